@@ -1,0 +1,379 @@
+//! Customers (SPEC §8): the parsed, always-valid forms of what clients send, and the record the
+//! API returns. Parsing happens once, here, and reports every failing field together.
+
+use crate::validation::{optional_text, required_text, Metadata, Violations};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub const NAME_MAX: usize = 256;
+pub const EMAIL_MAX: usize = 254;
+pub const PHONE_MAX: usize = 40;
+pub const COMPANY_MAX: usize = 256;
+pub const ADDRESS_FIELD_MAX: usize = 200;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CustomerId(pub i64);
+
+impl fmt::Display for CustomerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A trimmed, syntactically valid address. Uniqueness is case-insensitive, so storage keys on
+/// [`Email::normalized`] while the customer keeps the spelling they gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(raw: &str) -> Result<Email, &'static str> {
+        let s = raw.trim();
+        if s.is_empty() {
+            return Err("is required");
+        }
+        if s.chars().count() > EMAIL_MAX {
+            return Err("must be at most 254 characters");
+        }
+        let valid = email_address::EmailAddress::parse_with_options(
+            s,
+            email_address::Options::default().without_display_text(),
+        )
+        .is_ok();
+        // A deliverable business address has a dotted domain; `user@localhost` is a typo here.
+        let dotted_domain = s
+            .rsplit_once('@')
+            .is_some_and(|(_, d)| d.contains('.') && !d.starts_with('.') && !d.ends_with('.'));
+        if valid && dotted_domain && !s.contains(char::is_whitespace) {
+            Ok(Email(s.to_string()))
+        } else {
+            Err("must be a valid email address")
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn normalized(&self) -> String {
+        self.0.to_lowercase()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Address {
+    pub line1: Option<String>,
+    pub line2: Option<String>,
+    pub city: Option<String>,
+    pub state: Option<String>,
+    pub postal_code: Option<String>,
+    pub country: Option<String>,
+}
+
+/// The address object as sent; every part optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct AddressInput {
+    pub line1: Option<String>,
+    pub line2: Option<String>,
+    pub city: Option<String>,
+    pub state: Option<String>,
+    pub postal_code: Option<String>,
+    pub country: Option<String>,
+}
+
+impl AddressInput {
+    fn parse(self, v: &mut Violations, prefix: &str) -> Address {
+        let mut field = |name: &str, value: Option<String>| {
+            optional_text(v, &format!("{prefix}.{name}"), value, ADDRESS_FIELD_MAX)
+        };
+        Address {
+            line1: field("line1", self.line1),
+            line2: field("line2", self.line2),
+            city: field("city", self.city),
+            state: field("state", self.state),
+            postal_code: field("postal_code", self.postal_code),
+            country: field("country", self.country),
+        }
+    }
+}
+
+/// The body of `POST /api/v1/customers` (and the inline `customer` of documents).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CustomerInput {
+    /// Full name of the customer.
+    pub name: Option<String>,
+    /// Unique per account and environment, compared case-insensitively; trimmed.
+    pub email: Option<String>,
+    /// Phone number including country code.
+    pub phone: Option<String>,
+    pub company: Option<String>,
+    pub address: Option<AddressInput>,
+    /// At most 50 pairs; keys ≤ 40 characters, values ≤ 500.
+    pub metadata: Option<BTreeMap<String, String>>,
+}
+
+/// A customer ready to store: every field already valid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewCustomer {
+    pub name: String,
+    pub email: Email,
+    pub phone: Option<String>,
+    pub company: Option<String>,
+    pub address: Option<Address>,
+    pub metadata: Metadata,
+}
+
+fn parse_phone(v: &mut Violations, param: &str, raw: Option<String>) -> Option<String> {
+    let phone = optional_text(v, param, raw, PHONE_MAX)?;
+    let phone = phone.trim().to_string();
+    let allowed = phone
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '+' | ' ' | '-' | '(' | ')' | '.'));
+    let digits = phone.chars().filter(char::is_ascii_digit).count();
+    if allowed && (5..=20).contains(&digits) {
+        Some(phone)
+    } else {
+        v.push(
+            param,
+            "must be a phone number of 5 to 20 digits (with + ( ) - . and spaces allowed)",
+        );
+        None
+    }
+}
+
+fn parse_email(v: &mut Violations, raw: Option<String>) -> Option<Email> {
+    match raw {
+        None => {
+            v.push("email", "is required");
+            None
+        }
+        Some(raw) => Email::parse(&raw).map_err(|m| v.push("email", m)).ok(),
+    }
+}
+
+fn parse_metadata(
+    v: &mut Violations,
+    raw: Option<BTreeMap<String, String>>,
+) -> Option<Metadata> {
+    match Metadata::parse("metadata", raw.unwrap_or_default()) {
+        Ok(m) => Some(m),
+        Err(errs) => {
+            v.extend_prefixed("", errs);
+            None
+        }
+    }
+}
+
+impl CustomerInput {
+    pub fn parse(self) -> Result<NewCustomer, Violations> {
+        let mut v = Violations::new();
+        let name = required_text(&mut v, "name", self.name, NAME_MAX);
+        let email = parse_email(&mut v, self.email);
+        let phone = parse_phone(&mut v, "phone", self.phone);
+        let company = optional_text(&mut v, "company", self.company, COMPANY_MAX);
+        let address = self.address.map(|a| a.parse(&mut v, "address"));
+        let metadata = parse_metadata(&mut v, self.metadata);
+        match (name, email, metadata) {
+            (Some(name), Some(email), Some(metadata)) if v.is_empty() => Ok(NewCustomer {
+                name,
+                email,
+                phone,
+                company,
+                address,
+                metadata,
+            }),
+            _ => Err(v),
+        }
+    }
+}
+
+/// The body of `PATCH /api/v1/customers/{id}`: absent fields stay as they are, `null` clears
+/// an optional field.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CustomerPatchInput {
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub name: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub email: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub phone: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub company: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub address: Option<Option<AddressInput>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub metadata: Option<Option<BTreeMap<String, String>>>,
+}
+
+/// A validated change; `None` leaves a field alone, `Some(None)` clears an optional one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CustomerPatch {
+    pub name: Option<String>,
+    pub email: Option<Email>,
+    pub phone: Option<Option<String>>,
+    pub company: Option<Option<String>>,
+    pub address: Option<Option<Address>>,
+    pub metadata: Option<Metadata>,
+}
+
+impl CustomerPatchInput {
+    pub fn parse(self) -> Result<CustomerPatch, Violations> {
+        let mut v = Violations::new();
+        let mut patch = CustomerPatch::default();
+        match self.name {
+            None => {}
+            Some(None) => v.push("name", "must not be null"),
+            Some(name) => patch.name = required_text(&mut v, "name", name, NAME_MAX),
+        }
+        match self.email {
+            None => {}
+            Some(None) => v.push("email", "must not be null"),
+            Some(email) => patch.email = parse_email(&mut v, email),
+        }
+        patch.phone = self.phone.map(|p| parse_phone(&mut v, "phone", p));
+        patch.company = self
+            .company
+            .map(|c| optional_text(&mut v, "company", c, COMPANY_MAX));
+        patch.address = self
+            .address
+            .map(|a| a.map(|a| a.parse(&mut v, "address")));
+        patch.metadata = match self.metadata {
+            None => None,
+            Some(m) => parse_metadata(&mut v, m),
+        };
+        v.finish(|| patch)
+    }
+}
+
+/// A customer as the API returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Customer {
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub id: CustomerId,
+    pub object: &'static str,
+    pub name: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub email: Email,
+    pub phone: Option<String>,
+    pub company: Option<String>,
+    pub address: Option<Address>,
+    pub metadata: Metadata,
+    pub livemode: bool,
+    #[serde(serialize_with = "crate::time::serialize")]
+    pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::time::serialize")]
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Customer {
+    pub const OBJECT: &'static str = "customer";
+}
+
+/// Filters of `GET /api/v1/customers`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CustomerFilter {
+    pub email: Option<String>,
+}
+
+/// Whether a create made a new customer or found the one with that email (SPEC §8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Created<T> {
+    New(T),
+    Existing(T),
+}
+
+impl<T> Created<T> {
+    pub fn into_inner(self) -> T {
+        match self {
+            Created::New(t) | Created::Existing(t) => t,
+        }
+    }
+
+    pub fn is_new(&self) -> bool {
+        matches!(self, Created::New(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(name: &str, email: &str) -> CustomerInput {
+        CustomerInput {
+            name: Some(name.into()),
+            email: Some(email.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn email_is_trimmed_and_compared_case_insensitively() {
+        let c = input("Ada", "  Ada@Example.COM ").parse().unwrap();
+        assert_eq!(c.email.as_str(), "Ada@Example.COM");
+        assert_eq!(c.email.normalized(), "ada@example.com");
+    }
+
+    #[test]
+    fn rejects_bad_emails() {
+        for bad in ["", "   ", "ada", "ada@", "@example.com", "ada@localhost", "a b@example.com", "ada@example."] {
+            assert!(Email::parse(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(Email::parse("ada.lovelace+billing@mail.example.co.uk").is_ok());
+    }
+
+    #[test]
+    fn reports_every_failing_field() {
+        let err = CustomerInput {
+            name: None,
+            email: Some("nope".into()),
+            phone: Some("call me".into()),
+            metadata: Some([("k".repeat(41), "v".into())].into()),
+            address: Some(AddressInput {
+                city: Some("x".repeat(201)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .parse()
+        .unwrap_err();
+        let params: Vec<_> = err.errors().iter().map(|e| e.param.clone()).collect();
+        assert_eq!(
+            params,
+            vec![
+                "name".to_string(),
+                "email".into(),
+                "phone".into(),
+                "address.city".into(),
+                format!("metadata.{}", "k".repeat(41)),
+            ]
+        );
+    }
+
+    #[test]
+    fn patch_distinguishes_absent_from_null() {
+        let p: CustomerPatchInput =
+            serde_json::from_str(r#"{"phone": null, "company": "Acme"}"#).unwrap();
+        let p = p.parse().unwrap();
+        assert_eq!(p.phone, Some(None));
+        assert_eq!(p.company, Some(Some("Acme".into())));
+        assert_eq!(p.name, None);
+        let p: CustomerPatchInput = serde_json::from_str(r#"{"email": null}"#).unwrap();
+        assert_eq!(p.parse().unwrap_err().errors()[0].param, "email");
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        assert!(serde_json::from_str::<CustomerInput>(r#"{"nme": "x"}"#).is_err());
+    }
+}

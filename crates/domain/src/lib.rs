@@ -1,0 +1,16 @@
+//! The billing domain, free of I/O: money in minor units, currencies, quantities, tax and rounding,
+//! validation of what clients send, API-key rules, and the repository traits (ports) that storage
+//! implements. The HTTP layer and other Rust services build on these types; nothing here knows
+//! about diesel, actix or any transport.
+
+pub mod api_key;
+pub mod currency;
+pub mod customer;
+pub mod decimal;
+pub mod lines;
+pub mod money;
+pub mod paging;
+pub mod ports;
+pub mod tenant;
+pub mod time;
+pub mod validation;

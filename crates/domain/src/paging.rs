@@ -1,0 +1,103 @@
+//! Page requests and pages of results (SPEC §5), shared by every list endpoint.
+
+use serde::Serialize;
+
+pub const DEFAULT_PER_PAGE: u32 = 20;
+pub const MAX_PER_PAGE: u32 = 100;
+
+/// A validated page request: `page` ≥ 1 and `1 ≤ per_page ≤ 100`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageRequest {
+    page: u32,
+    per_page: u32,
+}
+
+impl PageRequest {
+    pub fn new(page: u32, per_page: u32) -> Option<Self> {
+        // Bounding page keeps the OFFSET inside i64 whatever the client sends.
+        if (1..=1_000_000).contains(&page) && (1..=MAX_PER_PAGE).contains(&per_page) {
+            Some(PageRequest { page, per_page })
+        } else {
+            None
+        }
+    }
+
+    pub fn page(self) -> u32 {
+        self.page
+    }
+
+    pub fn per_page(self) -> u32 {
+        self.per_page
+    }
+
+    pub fn offset(self) -> i64 {
+        i64::from(self.page - 1) * i64::from(self.per_page)
+    }
+
+    pub fn limit(self) -> i64 {
+        i64::from(self.per_page)
+    }
+}
+
+impl Default for PageRequest {
+    fn default() -> Self {
+        PageRequest {
+            page: 1,
+            per_page: DEFAULT_PER_PAGE,
+        }
+    }
+}
+
+/// One page of a list, newest first, with the total count across all pages.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Page<T> {
+    pub data: Vec<T>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+impl<T> Page<T> {
+    pub fn new(data: Vec<T>, request: PageRequest, total: i64) -> Self {
+        let seen = request.offset() + data.len() as i64;
+        Page {
+            data,
+            page: request.page,
+            per_page: request.per_page,
+            total,
+            has_more: seen < total,
+        }
+    }
+
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            data: self.data.into_iter().map(f).collect(),
+            page: self.page,
+            per_page: self.per_page,
+            total: self.total,
+            has_more: self.has_more,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_enforced() {
+        assert!(PageRequest::new(0, 20).is_none());
+        assert!(PageRequest::new(1, 0).is_none());
+        assert!(PageRequest::new(1, 101).is_none());
+        assert!(PageRequest::new(1, 100).is_some());
+        assert_eq!(PageRequest::new(3, 20).map(|p| p.offset()), Some(40));
+    }
+
+    #[test]
+    fn has_more_reflects_remaining_rows() {
+        let req = PageRequest::new(2, 2).unwrap();
+        assert!(Page::new(vec![1, 2], req, 5).has_more);
+        assert!(!Page::new(vec![1], PageRequest::new(3, 2).unwrap(), 5).has_more);
+    }
+}

@@ -1,0 +1,104 @@
+//! Repository traits (ports): what the application needs from storage, stated in domain types.
+//! Every tenant method takes a [`Scope`], so no query can forget its account and environment.
+
+use crate::api_key::{ApiKey, ApiKeyId, NewApiKey};
+use crate::currency::Currency;
+use crate::customer::{Created, Customer, CustomerFilter, CustomerId, CustomerPatch, NewCustomer};
+use crate::paging::{Page, PageRequest};
+use crate::tenant::{AccountId, Scope};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+/// Storage failures in the terms the API answers with.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("no such resource")]
+    NotFound,
+    /// The id exists but belongs to another account or environment (403, not 404: SPEC §2).
+    #[error("the resource belongs to another account or environment")]
+    Forbidden,
+    #[error("{0}")]
+    InUse(String),
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    #[error("storage failure: {0}")]
+    Internal(String),
+}
+
+pub type RepoResult<T> = Result<T, RepoError>;
+
+/// A tenant: everything else hangs off one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Account {
+    pub id: AccountId,
+    pub name: String,
+    pub default_currency: Currency,
+    #[serde(serialize_with = "crate::time::serialize")]
+    pub created_at: DateTime<Utc>,
+}
+
+pub trait AccountRepository {
+    fn create_account(&self, name: &str, default_currency: Currency) -> RepoResult<Account>;
+    fn get_account(&self, id: AccountId) -> RepoResult<Account>;
+    /// Creates the first account and key on an empty database, exactly once even when several
+    /// processes start together; `None` when the database already had an account.
+    fn bootstrap_if_empty(
+        &self,
+        name: &str,
+        default_currency: Currency,
+        key: NewApiKey,
+    ) -> RepoResult<Option<(Account, ApiKey)>>;
+}
+
+pub trait ApiKeyRepository {
+    fn insert_key(&self, account: AccountId, key: NewApiKey) -> RepoResult<ApiKey>;
+    fn get_key(&self, id: ApiKeyId) -> RepoResult<ApiKey>;
+    fn find_key_by_hash(&self, key_hash: &str) -> RepoResult<Option<ApiKey>>;
+    fn list_keys(&self, account: AccountId) -> RepoResult<Vec<ApiKey>>;
+    fn revoke_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> RepoResult<ApiKey>;
+    /// Issues `replacement` (same account and environment) and makes the old key expire at
+    /// `old_expires_at` if that is sooner, in one transaction, so a rotation never leaves an
+    /// account without a working key. Answers `(old, new)`.
+    fn rotate_key(
+        &self,
+        id: ApiKeyId,
+        replacement: NewApiKey,
+        old_expires_at: DateTime<Utc>,
+    ) -> RepoResult<(ApiKey, ApiKey)>;
+}
+
+pub trait CustomerRepository {
+    /// Creates the customer, or returns the existing one with the same email unchanged: exactly
+    /// one row per email even under concurrent identical requests.
+    fn create_customer(&self, scope: Scope, new: NewCustomer) -> RepoResult<Created<Customer>>;
+    fn get_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<Customer>;
+    fn list_customers(
+        &self,
+        scope: Scope,
+        filter: &CustomerFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Customer>>;
+    fn update_customer(
+        &self,
+        scope: Scope,
+        id: CustomerId,
+        patch: CustomerPatch,
+    ) -> RepoResult<Customer>;
+    fn delete_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<()>;
+}
+
+/// Liveness of the store, for `/readyz`.
+pub trait HealthCheck {
+    fn ping(&self) -> RepoResult<()>;
+}
+
+/// Everything the API needs from storage, as one object-safe handle.
+pub trait Repositories:
+    AccountRepository + ApiKeyRepository + CustomerRepository + HealthCheck + Send + Sync
+{
+}
+
+impl<T> Repositories for T where
+    T: AccountRepository + ApiKeyRepository + CustomerRepository + HealthCheck + Send + Sync
+{
+}

@@ -1,0 +1,237 @@
+//! Field-level validation: every failing field of a request is collected into one [`Violations`]
+//! so that a client fixes all of them in one round trip (SPEC §4, `details`).
+
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One failing input field, addressed the way the client wrote it (`line_items[1].quantity`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub param: String,
+    pub message: String,
+}
+
+/// All failing fields of one request, in the order they were checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Violations(Vec<FieldError>);
+
+impl Violations {
+    pub fn new() -> Self {
+        Violations(Vec::new())
+    }
+
+    pub fn single(param: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut v = Violations::new();
+        v.push(param, message);
+        v
+    }
+
+    pub fn push(&mut self, param: impl Into<String>, message: impl Into<String>) {
+        self.0.push(FieldError {
+            param: param.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Adds another set of violations whose params are relative to `prefix` (for nested objects).
+    pub fn extend_prefixed(&mut self, prefix: &str, other: Violations) {
+        for e in other.0 {
+            self.push(join_param(prefix, &e.param), e.message);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn errors(&self) -> &[FieldError] {
+        &self.0
+    }
+
+    pub fn into_errors(self) -> Vec<FieldError> {
+        self.0
+    }
+
+    /// `Ok(value)` when nothing failed, so a parser can end with `violations.finish(build)`.
+    pub fn finish<T>(self, build: impl FnOnce() -> T) -> Result<T, Violations> {
+        if self.0.is_empty() {
+            Ok(build())
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl fmt::Display for Violations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.first() {
+            Some(e) => write!(f, "{} {}", e.param, e.message),
+            None => f.write_str("no violations"),
+        }
+    }
+}
+
+impl std::error::Error for Violations {}
+
+pub fn join_param(prefix: &str, param: &str) -> String {
+    if prefix.is_empty() {
+        param.to_string()
+    } else if param.starts_with('[') {
+        format!("{prefix}{param}")
+    } else {
+        format!("{prefix}.{param}")
+    }
+}
+
+/// A required text field: present, not blank, at most `max` characters.
+pub fn required_text(
+    v: &mut Violations,
+    param: &str,
+    value: Option<String>,
+    max: usize,
+) -> Option<String> {
+    match value {
+        None => {
+            v.push(param, "is required");
+            None
+        }
+        Some(s) => check_text(v, param, s, max, false),
+    }
+}
+
+/// An optional text field: absent is fine; present must be within `max` characters.
+/// An empty string is read as "no value" so clients can clear a field either way.
+pub fn optional_text(
+    v: &mut Violations,
+    param: &str,
+    value: Option<String>,
+    max: usize,
+) -> Option<String> {
+    let s = value?;
+    if s.trim().is_empty() {
+        return None;
+    }
+    check_text(v, param, s, max, true)
+}
+
+fn check_text(
+    v: &mut Violations,
+    param: &str,
+    s: String,
+    max: usize,
+    allow_blank: bool,
+) -> Option<String> {
+    if !allow_blank && s.trim().is_empty() {
+        v.push(param, "must not be blank");
+        None
+    } else if s.chars().count() > max {
+        v.push(param, format!("must be at most {max} characters"));
+        None
+    } else {
+        Some(s)
+    }
+}
+
+pub const METADATA_MAX_PAIRS: usize = 50;
+pub const METADATA_MAX_KEY: usize = 40;
+pub const METADATA_MAX_VALUE: usize = 500;
+
+/// Free-form string pairs a client attaches to a resource; bounded so it cannot become a blob store.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(transparent)]
+pub struct Metadata(BTreeMap<String, String>);
+
+impl Metadata {
+    pub fn parse(param: &str, raw: BTreeMap<String, String>) -> Result<Metadata, Violations> {
+        let mut v = Violations::new();
+        if raw.len() > METADATA_MAX_PAIRS {
+            v.push(
+                param,
+                format!("must have at most {METADATA_MAX_PAIRS} keys"),
+            );
+        }
+        for (key, value) in &raw {
+            let at = format!("{param}.{key}");
+            if key.is_empty() || key.chars().count() > METADATA_MAX_KEY {
+                v.push(
+                    at.clone(),
+                    format!("keys must be 1 to {METADATA_MAX_KEY} characters"),
+                );
+            }
+            if value.chars().count() > METADATA_MAX_VALUE {
+                v.push(
+                    at,
+                    format!("values must be at most {METADATA_MAX_VALUE} characters"),
+                );
+            }
+        }
+        v.finish(|| Metadata(raw))
+    }
+
+    pub fn as_map(&self) -> &BTreeMap<String, String> {
+        &self.0
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&self.0).unwrap_or_else(|_| "{}".to_string())
+    }
+
+    /// Reads what storage wrote with [`Metadata::to_json`]; unreadable text becomes empty metadata
+    /// rather than failing a read of an otherwise valid record.
+    pub fn from_json(text: &str) -> Metadata {
+        Metadata(serde_json::from_str(text).unwrap_or_default())
+    }
+}
+
+/// For PATCH bodies: tells an absent field (`None`) from an explicit `null` (`Some(None)`).
+pub fn double_option<'de, T, D>(de: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(de).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collects_every_failure_in_order() {
+        let mut v = Violations::new();
+        assert_eq!(required_text(&mut v, "name", None, 10), None);
+        assert_eq!(required_text(&mut v, "company", Some("  ".into()), 10), None);
+        assert_eq!(
+            required_text(&mut v, "x", Some("abc".into()), 10),
+            Some("abc".into())
+        );
+        let params: Vec<_> = v.errors().iter().map(|e| e.param.as_str()).collect();
+        assert_eq!(params, ["name", "company"]);
+        assert_eq!(v.to_string(), "name is required");
+    }
+
+    #[test]
+    fn metadata_limits() {
+        let mut m = BTreeMap::new();
+        for i in 0..51 {
+            m.insert(format!("k{i}"), "v".to_string());
+        }
+        assert!(Metadata::parse("metadata", m).is_err());
+        let long_key: BTreeMap<_, _> = [("k".repeat(41), "v".to_string())].into();
+        let err = Metadata::parse("metadata", long_key).unwrap_err();
+        assert!(err.errors()[0].param.starts_with("metadata.k"));
+        let ok: BTreeMap<_, _> = [("k".repeat(40), "v".repeat(500))].into();
+        assert!(Metadata::parse("metadata", ok).is_ok());
+    }
+
+    #[test]
+    fn prefixes_nested_params() {
+        let mut outer = Violations::new();
+        outer.extend_prefixed("customer", Violations::single("email", "is required"));
+        outer.extend_prefixed("line_items", Violations::single("[1].quantity", "bad"));
+        assert_eq!(outer.errors()[0].param, "customer.email");
+        assert_eq!(outer.errors()[1].param, "line_items[1].quantity");
+    }
+}

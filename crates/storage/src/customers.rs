@@ -1,0 +1,225 @@
+//! Customers: one row per email per tenant, enforced by a unique index.
+
+use crate::connection::AnyConnection;
+use crate::rows::{returning, from_db, missing_or_forbidden, now_db, scoped};
+use crate::schema::customers;
+use crate::store::{Store, TxError};
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use invoicing_domain::customer::{
+    Address, Created, Customer, CustomerFilter, CustomerId, CustomerPatch, Email, NewCustomer,
+};
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{CustomerRepository, RepoError, RepoResult};
+use invoicing_domain::tenant::Scope;
+use invoicing_domain::validation::Metadata;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = customers)]
+struct CustomerRow {
+    id: i64,
+    livemode: bool,
+    name: String,
+    email: String,
+    phone: Option<String>,
+    company: Option<String>,
+    address: Option<String>,
+    metadata: String,
+    created_at: NaiveDateTime,
+    updated_at: NaiveDateTime,
+}
+
+impl CustomerRow {
+    fn into_domain(self) -> Result<Customer, TxError> {
+        let email = Email::parse(&self.email)
+            .map_err(|_| RepoError::Internal(format!("customer {} has a bad email", self.id)))?;
+        let address = match self.address {
+            None => None,
+            Some(text) => Some(serde_json::from_str::<Address>(&text).map_err(|e| {
+                RepoError::Internal(format!("customer {} address: {e}", self.id))
+            })?),
+        };
+        Ok(Customer {
+            id: CustomerId(self.id),
+            object: Customer::OBJECT,
+            name: self.name,
+            email,
+            phone: self.phone,
+            company: self.company,
+            address,
+            metadata: Metadata::from_json(&self.metadata),
+            livemode: self.livemode,
+            created_at: from_db(self.created_at),
+            updated_at: from_db(self.updated_at),
+        })
+    }
+}
+
+fn address_json(address: &Option<Address>) -> Option<String> {
+    address
+        .as_ref()
+        .map(|a| serde_json::to_string(a).unwrap_or_else(|_| "{}".into()))
+}
+
+const EMAIL_TAKEN: &str = "another customer already has this email";
+
+pub(crate) fn find_by_email(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    email: &Email,
+) -> Result<Option<Customer>, TxError> {
+    scoped!(customers, scope)
+        .filter(customers::email_normalized.eq(email.normalized()))
+        .select(CustomerRow::as_select())
+        .first::<CustomerRow>(conn)
+        .optional()?
+        .map(CustomerRow::into_domain)
+        .transpose()
+}
+
+/// Finds the customer with this email or inserts it, inside the caller's transaction. Documents
+/// with an inline customer use the same path, so both behave exactly as SPEC §8 says.
+pub(crate) fn find_or_insert(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    new: &NewCustomer,
+) -> Result<Created<Customer>, TxError> {
+    if let Some(existing) = find_by_email(conn, scope, &new.email)? {
+        return Ok(Created::Existing(existing));
+    }
+    let now = now_db();
+    let row = diesel::insert_into(customers::table)
+        .values((
+            customers::account_id.eq(scope.account_id.0),
+            customers::livemode.eq(scope.livemode()),
+            customers::name.eq(&new.name),
+            customers::email.eq(new.email.as_str()),
+            customers::email_normalized.eq(new.email.normalized()),
+            customers::phone.eq(&new.phone),
+            customers::company.eq(&new.company),
+            customers::address.eq(address_json(&new.address)),
+            customers::metadata.eq(new.metadata.to_json()),
+            customers::created_at.eq(now),
+            customers::updated_at.eq(now),
+        ))
+        .returning(returning::<CustomerRow>())
+        .get_result::<CustomerRow>(conn)?;
+    Ok(Created::New(row.into_domain()?))
+}
+
+pub(crate) fn load_scoped(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: CustomerId,
+) -> Result<Customer, TxError> {
+    match scoped!(customers, scope)
+        .filter(customers::id.eq(id.0))
+        .select(CustomerRow::as_select())
+        .first::<CustomerRow>(conn)
+        .optional()?
+    {
+        Some(row) => row.into_domain(),
+        None => Err(missing_or_forbidden!(conn, customers, id.0).into()),
+    }
+}
+
+impl CustomerRepository for Store {
+    fn create_customer(&self, scope: Scope, new: NewCustomer) -> RepoResult<Created<Customer>> {
+        // A concurrent create of the same email can win between our lookup and insert (PostgreSQL
+        // at READ COMMITTED); the unique index refuses ours, and the retry finds theirs.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.try_write(|conn| find_or_insert(conn, scope, &new)) {
+                Err(e) if e.is_unique_violation() && attempts < 3 => continue,
+                result => return result.map_err(TxError::into_repo),
+            }
+        }
+    }
+
+    fn get_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<Customer> {
+        self.read(|conn| load_scoped(conn, scope, id))
+    }
+
+    fn list_customers(
+        &self,
+        scope: Scope,
+        filter: &CustomerFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Customer>> {
+        let email = filter.email.as_ref().map(|e| e.trim().to_lowercase());
+        self.read(|conn| {
+            let mut count = scoped!(customers, scope).into_boxed();
+            let mut rows = scoped!(customers, scope).into_boxed();
+            if let Some(email) = &email {
+                count = count.filter(customers::email_normalized.eq(email.clone()));
+                rows = rows.filter(customers::email_normalized.eq(email.clone()));
+            }
+            let total: i64 = count.count().get_result(conn)?;
+            let data = rows
+                .order((customers::created_at.desc(), customers::id.desc()))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(CustomerRow::as_select())
+                .load::<CustomerRow>(conn)?
+                .into_iter()
+                .map(CustomerRow::into_domain)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page::new(data, page, total))
+        })
+    }
+
+    fn update_customer(
+        &self,
+        scope: Scope,
+        id: CustomerId,
+        patch: CustomerPatch,
+    ) -> RepoResult<Customer> {
+        let result = self.try_write(|conn| {
+            let current = load_scoped(conn, scope, id)?;
+            if let Some(email) = &patch.email {
+                if let Some(other) = find_by_email(conn, scope, email)? {
+                    if other.id != current.id {
+                        return Err(RepoError::InUse(EMAIL_TAKEN.into()).into());
+                    }
+                }
+            }
+            let name = patch.name.unwrap_or(current.name);
+            let email = patch.email.unwrap_or(current.email);
+            let phone = patch.phone.unwrap_or(current.phone);
+            let company = patch.company.unwrap_or(current.company);
+            let address = patch.address.unwrap_or(current.address);
+            let metadata = patch.metadata.unwrap_or(current.metadata);
+            diesel::update(scoped!(customers, scope).filter(customers::id.eq(id.0)))
+                .set((
+                    customers::name.eq(name),
+                    customers::email.eq(email.as_str()),
+                    customers::email_normalized.eq(email.normalized()),
+                    customers::phone.eq(phone),
+                    customers::company.eq(company),
+                    customers::address.eq(address_json(&address)),
+                    customers::metadata.eq(metadata.to_json()),
+                    customers::updated_at.eq(now_db()),
+                ))
+                .execute(conn)?;
+            load_scoped(conn, scope, id)
+        });
+        // Two renames to the same email at once: the unique index stops the second.
+        result.map_err(|e| {
+            if e.is_unique_violation() {
+                RepoError::InUse(EMAIL_TAKEN.into())
+            } else {
+                e.into_repo()
+            }
+        })
+    }
+
+    fn delete_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<()> {
+        self.write(|conn| {
+            load_scoped(conn, scope, id)?;
+            diesel::delete(scoped!(customers, scope).filter(customers::id.eq(id.0)))
+                .execute(conn)?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,14 @@
+//! Storage: the domain's repository ports implemented with diesel over PostgreSQL and SQLite
+//! through one code path (`AnyConnection`), with embedded migrations for each backend.
+//! The backend is chosen by the `DATABASE_URL` scheme at run time.
+
+mod accounts;
+pub mod connection;
+mod customers;
+mod keys;
+mod rows;
+mod schema;
+mod store;
+
+pub use connection::{Backend, DatabaseUrl};
+pub use store::{Store, StoreError};

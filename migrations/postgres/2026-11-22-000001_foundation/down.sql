@@ -1,0 +1,3 @@
+DROP TABLE customers;
+DROP TABLE api_keys;
+DROP TABLE accounts;
