@@ -1,1 +1,35 @@
-fn main() {}
+//! invoicing-server: configuration, CLI, wiring of storage into the HTTP app, TLS, and (as they
+//! arrive) the background workers. Everything of substance lives in the library crates.
+
+mod cli;
+mod config;
+mod serve;
+mod tls;
+
+use clap::Parser;
+use config::{Cli, Command};
+use std::io::Write;
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => run_server(cli.serve),
+        Some(Command::Serve(args)) => run_server(args),
+        Some(Command::Migrate(db)) => invoicing_storage::Store::connect(&db.database_url, 1)
+            .map_err(anyhow::Error::from)
+            .and_then(|s| Ok(s.migrate()?))
+            .map(|()| println!("{{\"migrated\": true}}")),
+        Some(Command::Accounts(cmd)) => cli::accounts(cmd),
+        Some(Command::Keys(cmd)) => cli::keys(cmd),
+    };
+    let _ = std::io::stdout().flush();
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run_server(args: config::ServeArgs) -> anyhow::Result<()> {
+    actix_web::rt::System::new().block_on(serve::run(args))
+}

@@ -85,8 +85,7 @@ pub fn parse_key_shape(token: &str) -> Option<Environment> {
     } else {
         return None;
     };
-    (rest.len() == KEY_RANDOM_LEN && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
-        .then_some(env)
+    (rest.len() == KEY_RANDOM_LEN && rest.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(env)
 }
 
 /// The resources a key's scopes can name.
@@ -298,8 +297,14 @@ mod tests {
     #[test]
     fn shape_check_rejects_near_misses() {
         assert_eq!(parse_key_shape("sk_test_short"), None);
-        assert_eq!(parse_key_shape(&format!("pk_test_{}", "a".repeat(32))), None);
-        assert_eq!(parse_key_shape(&format!("sk_test_{}!", "a".repeat(31))), None);
+        assert_eq!(
+            parse_key_shape(&format!("pk_test_{}", "a".repeat(32))),
+            None
+        );
+        assert_eq!(
+            parse_key_shape(&format!("sk_test_{}!", "a".repeat(31))),
+            None
+        );
         assert_eq!(
             parse_key_shape(&format!("sk_test_{}", "a".repeat(32))),
             Some(Environment::Test)

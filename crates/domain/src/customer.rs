@@ -159,10 +159,7 @@ fn parse_email(v: &mut Violations, raw: Option<String>) -> Option<Email> {
     }
 }
 
-fn parse_metadata(
-    v: &mut Violations,
-    raw: Option<BTreeMap<String, String>>,
-) -> Option<Metadata> {
+fn parse_metadata(v: &mut Violations, raw: Option<BTreeMap<String, String>>) -> Option<Metadata> {
     match Metadata::parse("metadata", raw.unwrap_or_default()) {
         Ok(m) => Some(m),
         Err(errs) => {
@@ -244,9 +241,7 @@ impl CustomerPatchInput {
         patch.company = self
             .company
             .map(|c| optional_text(&mut v, "company", c, COMPANY_MAX));
-        patch.address = self
-            .address
-            .map(|a| a.map(|a| a.parse(&mut v, "address")));
+        patch.address = self.address.map(|a| a.map(|a| a.parse(&mut v, "address")));
         patch.metadata = match self.metadata {
             None => None,
             Some(m) => parse_metadata(&mut v, m),
@@ -326,7 +321,16 @@ mod tests {
 
     #[test]
     fn rejects_bad_emails() {
-        for bad in ["", "   ", "ada", "ada@", "@example.com", "ada@localhost", "a b@example.com", "ada@example."] {
+        for bad in [
+            "",
+            "   ",
+            "ada",
+            "ada@",
+            "@example.com",
+            "ada@localhost",
+            "a b@example.com",
+            "ada@example.",
+        ] {
             assert!(Email::parse(bad).is_err(), "{bad:?} accepted");
         }
         assert!(Email::parse("ada.lovelace+billing@mail.example.co.uk").is_ok());

@@ -31,7 +31,8 @@ mod tests {
 
     #[test]
     fn whole_seconds_with_z() {
-        let t = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap() + chrono::Duration::milliseconds(678);
+        let t = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap()
+            + chrono::Duration::milliseconds(678);
         assert_eq!(format(&t), "2026-01-02T03:04:05Z");
         assert_eq!(format(&whole_seconds(t)), "2026-01-02T03:04:05Z");
         assert_eq!(whole_seconds(t).nanosecond(), 0);

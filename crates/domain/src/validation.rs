@@ -202,7 +202,10 @@ mod tests {
     fn collects_every_failure_in_order() {
         let mut v = Violations::new();
         assert_eq!(required_text(&mut v, "name", None, 10), None);
-        assert_eq!(required_text(&mut v, "company", Some("  ".into()), 10), None);
+        assert_eq!(
+            required_text(&mut v, "company", Some("  ".into()), 10),
+            None
+        );
         assert_eq!(
             required_text(&mut v, "x", Some("abc".into()), 10),
             Some("abc".into())

@@ -2,7 +2,7 @@
 
 use crate::connection::AnyConnection;
 use crate::keys::insert_key_row;
-use crate::rows::{returning, from_db, now_db};
+use crate::rows::{from_db, now_db, returning};
 use crate::schema::accounts;
 use crate::store::{Store, TxError, BOOTSTRAP_LOCK_ID};
 use diesel::connection::SimpleConnection;
@@ -24,7 +24,10 @@ struct AccountRow {
 impl AccountRow {
     fn into_domain(self) -> Result<Account, TxError> {
         let default_currency = Currency::parse(&self.default_currency).map_err(|_| {
-            RepoError::Internal(format!("account {} has currency {:?}", self.id, self.default_currency))
+            RepoError::Internal(format!(
+                "account {} has currency {:?}",
+                self.id, self.default_currency
+            ))
         })?;
         Ok(Account {
             id: AccountId(self.id),
@@ -74,7 +77,9 @@ impl AccountRepository for Store {
     ) -> RepoResult<Option<(Account, ApiKey)>> {
         self.write(|conn| {
             if let AnyConnection::Postgresql(_) = conn {
-                conn.batch_execute(&format!("SELECT pg_advisory_xact_lock({BOOTSTRAP_LOCK_ID})"))?;
+                conn.batch_execute(&format!(
+                    "SELECT pg_advisory_xact_lock({BOOTSTRAP_LOCK_ID})"
+                ))?;
             }
             let existing: i64 = accounts::table.count().get_result(conn)?;
             if existing > 0 {

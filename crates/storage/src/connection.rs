@@ -34,7 +34,9 @@ impl DatabaseUrl {
             })
         } else if let Some(path) = url.strip_prefix("sqlite://") {
             if path.is_empty() {
-                return Err("sqlite:// needs a file path, e.g. sqlite://./data/invoicing.db".into());
+                return Err(
+                    "sqlite:// needs a file path, e.g. sqlite://./data/invoicing.db".into(),
+                );
             }
             Ok(DatabaseUrl {
                 backend: Backend::Sqlite,

@@ -1,7 +1,7 @@
 //! Customers: one row per email per tenant, enforced by a unique index.
 
 use crate::connection::AnyConnection;
-use crate::rows::{returning, from_db, missing_or_forbidden, now_db, scoped};
+use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::customers;
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
@@ -33,12 +33,13 @@ impl CustomerRow {
     fn into_domain(self) -> Result<Customer, TxError> {
         let email = Email::parse(&self.email)
             .map_err(|_| RepoError::Internal(format!("customer {} has a bad email", self.id)))?;
-        let address = match self.address {
-            None => None,
-            Some(text) => Some(serde_json::from_str::<Address>(&text).map_err(|e| {
-                RepoError::Internal(format!("customer {} address: {e}", self.id))
-            })?),
-        };
+        let address =
+            match self.address {
+                None => None,
+                Some(text) => Some(serde_json::from_str::<Address>(&text).map_err(|e| {
+                    RepoError::Internal(format!("customer {} address: {e}", self.id))
+                })?),
+            };
         Ok(Customer {
             id: CustomerId(self.id),
             object: Customer::OBJECT,

@@ -1,7 +1,7 @@
 //! API keys: stored by SHA-256 only, looked up by hash on every request.
 
 use crate::connection::AnyConnection;
-use crate::rows::{returning, from_db, now_db, to_db};
+use crate::rows::{from_db, now_db, returning, to_db};
 use crate::schema::api_keys;
 use crate::store::{Store, TxError};
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -142,7 +142,9 @@ impl ApiKeyRepository for Store {
                 return Err(RepoError::InUse("a revoked key cannot be rotated".into()).into());
             }
             if old.environment != replacement.environment {
-                return Err(RepoError::Internal("rotation must keep the environment".into()).into());
+                return Err(
+                    RepoError::Internal("rotation must keep the environment".into()).into(),
+                );
             }
             let expires = match old.expires_at {
                 Some(current) if current < old_expires_at => current,

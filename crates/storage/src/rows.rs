@@ -44,7 +44,8 @@ pub(crate) use missing_or_forbidden;
 
 /// The columns of `T` for a `RETURNING` clause. `as_select()` is tied to one backend and does not
 /// compile through the shared connection; the column tuple does.
-pub(crate) fn returning<T>() -> <T as diesel::Selectable<crate::connection::MultiBackend>>::SelectExpression
+pub(crate) fn returning<T>(
+) -> <T as diesel::Selectable<crate::connection::MultiBackend>>::SelectExpression
 where
     T: diesel::Selectable<crate::connection::MultiBackend>,
 {

@@ -185,7 +185,10 @@ impl TxError {
     pub(crate) fn is_unique_violation(&self) -> bool {
         matches!(
             self,
-            TxError::Db(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+            TxError::Db(DieselError::DatabaseError(
+                DatabaseErrorKind::UniqueViolation,
+                _
+            ))
         )
     }
 

@@ -1,0 +1,200 @@
+//! Command line and environment (SPEC §1): every flag falls back to its variable, then to the
+//! documented default.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "invoicing-server",
+    version,
+    about = "Self-hosted invoicing API",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// With no subcommand the server runs (`serve`).
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Apply pending migrations, then serve (the default).
+    Serve(ServeArgs),
+    /// Apply pending migrations and exit.
+    Migrate(DbArgs),
+    /// Manage accounts (tenants).
+    #[command(subcommand)]
+    Accounts(AccountsCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DbArgs {
+    /// sqlite://PATH (embedded) or postgres://… ; the scheme picks the backend.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://./data/invoicing.db"
+    )]
+    pub database_url: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// TLS listener.
+    #[arg(long, env = "HTTPS_BIND", default_value = "127.0.0.1:8443")]
+    pub https_bind: String,
+    /// Plain listener that only rejects API calls and redirects pages; `off` disables it.
+    #[arg(long, env = "HTTP_BIND", default_value = "127.0.0.1:8080")]
+    pub http_bind: String,
+    /// Base address of the public pages.
+    #[arg(long, env = "PUBLIC_URL", default_value = "https://localhost:8443")]
+    pub public_url: String,
+    /// PEM certificate chain; unset: a self-signed certificate is generated into DATA_DIR.
+    #[arg(long, env = "TLS_CERT_FILE", requires = "tls_key_file")]
+    pub tls_cert_file: Option<PathBuf>,
+    /// PEM private key for TLS_CERT_FILE.
+    #[arg(long, env = "TLS_KEY_FILE", requires = "tls_cert_file")]
+    pub tls_key_file: Option<PathBuf>,
+    /// Embedded database and generated certificate.
+    #[arg(long, env = "DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// CIDRs whose X-Forwarded-Proto / X-Forwarded-For are believed (comma-separated).
+    #[arg(long, env = "TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: String,
+    /// How often overdue invoices and expired quotations are swept, in seconds.
+    #[arg(long, env = "SCHEDULER_INTERVAL_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub scheduler_interval_secs: u64,
+    /// Delays between webhook delivery attempts after the first.
+    #[arg(
+        long,
+        env = "WEBHOOK_RETRY_SCHEDULE",
+        default_value = "5s,5m,30m,2h,5h,10h,10h"
+    )]
+    pub webhook_retry_schedule: String,
+    /// Allow webhook URLs on loopback/private/link-local addresses.
+    #[arg(long, env = "WEBHOOK_ALLOW_PRIVATE_TARGETS", default_value_t = false, action = clap::ArgAction::Set)]
+    pub webhook_allow_private_targets: bool,
+    /// Default requests per minute per key (and per IP without a valid key).
+    #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit_per_minute: u32,
+    /// Default burst per key (and per IP without a valid key).
+    #[arg(long, env = "RATE_LIMIT_BURST", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit_burst: u32,
+    /// Public pages: requests per minute per client IP.
+    #[arg(long, env = "PUBLIC_RATE_LIMIT_PER_MINUTE", default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..))]
+    pub public_rate_limit_per_minute: u32,
+    /// Public pages: burst per client IP.
+    #[arg(long, env = "PUBLIC_RATE_LIMIT_BURST", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    pub public_rate_limit_burst: u32,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AccountsCommand {
+    /// Create an account; prints it as JSON.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Default currency of the account's documents.
+        #[arg(long, default_value = "EUR")]
+        currency: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeysCommand {
+    /// Create a key; prints it as JSON, the only time the key itself is shown.
+    Create {
+        #[arg(long)]
+        account: i64,
+        #[arg(long, value_parser = ["test", "live"])]
+        env: String,
+        /// `*` or a comma-separated list of RESOURCE:read|write.
+        #[arg(long, default_value = "*")]
+        scopes: String,
+        /// RFC 3339 time after which the key stops working.
+        #[arg(long)]
+        expires_at: Option<String>,
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        rate_per_minute: Option<u32>,
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        burst: Option<u32>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// List an account's keys (never the keys themselves).
+    List {
+        #[arg(long)]
+        account: i64,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Revoke a key at once.
+    Revoke {
+        key_id: i64,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Issue a replacement; the old key keeps working for the grace period.
+    Rotate {
+        key_id: i64,
+        #[arg(long, default_value_t = 24)]
+        grace_hours: u32,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+/// Parses `WEBHOOK_RETRY_SCHEDULE` (`5s,5m,30m,2h`) so a typo fails at start, not at the first retry.
+pub fn parse_retry_schedule(text: &str) -> Result<Vec<std::time::Duration>, String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let (num, unit) = item.split_at(
+                item.find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(item.len()),
+            );
+            let n: u64 = num
+                .parse()
+                .map_err(|_| format!("{item:?}: expected a number and s/m/h/d"))?;
+            let secs = match unit {
+                "s" => n,
+                "m" => n * 60,
+                "h" => n * 3600,
+                "d" => n * 86_400,
+                _ => return Err(format!("{item:?}: the unit must be s, m, h or d")),
+            };
+            Ok(std::time::Duration::from_secs(secs))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn retry_schedule_parses_the_default() {
+        let s = parse_retry_schedule("5s,5m,30m,2h,5h,10h,10h").unwrap();
+        assert_eq!(s.len(), 7);
+        assert_eq!(s[1].as_secs(), 300);
+        assert!(parse_retry_schedule("5x").is_err());
+        assert!(parse_retry_schedule("s").is_err());
+    }
+}

@@ -1,0 +1,110 @@
+//! `serve`: migrations, the first-start bootstrap, and the HTTPS and plain listeners with a
+//! graceful drain on SIGTERM/SIGINT.
+
+use crate::config::{parse_retry_schedule, ServeArgs};
+use crate::tls;
+use actix_web::{web, HttpServer};
+use anyhow::{anyhow, Context, Result};
+use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::ports::AccountRepository;
+use invoicing_domain::tenant::Environment;
+use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
+use invoicing_http::{build_app, AppState, TlsConnection};
+use invoicing_storage::{Backend, Store};
+use std::sync::Arc;
+use std::time::Duration;
+
+const DRAIN_SECS: u64 = 30;
+
+fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
+    if !(args.public_url.starts_with("https://") || args.public_url.starts_with("http://")) {
+        return Err(anyhow!("PUBLIC_URL must be an absolute http(s) URL"));
+    }
+    let mut config = HttpConfig::new(&args.public_url);
+    config.trusted_proxies = parse_trusted_proxies(&args.trusted_proxies)
+        .map_err(|e| anyhow!("TRUSTED_PROXIES: {e}"))?;
+    config.api_rate = RateConfig {
+        per_minute: args.rate_limit_per_minute,
+        burst: args.rate_limit_burst,
+    };
+    config.public_rate = RateConfig {
+        per_minute: args.public_rate_limit_per_minute,
+        burst: args.public_rate_limit_burst,
+    };
+    Ok(config)
+}
+
+/// Creates account "Default" and one test key on an empty database and shows the key once.
+fn bootstrap(store: &Store) -> Result<()> {
+    let key = GeneratedKey::generate(Environment::Test, &mut rand::rngs::OsRng);
+    let new = NewApiKey::from_generated(&key, KeyScopes::All, RateOverride::default(), None);
+    let eur = Currency::parse("EUR").map_err(|e| anyhow!("{e}"))?;
+    if let Some((account, _)) = store.bootstrap_if_empty("Default", eur, new)? {
+        println!(
+            "Created account \"Default\" (id {}) with a test API key:",
+            account.id
+        );
+        println!("    {}", key.plain());
+        println!("This key will not be shown again: store it now.");
+    }
+    Ok(())
+}
+
+pub async fn run(args: ServeArgs) -> Result<()> {
+    parse_retry_schedule(&args.webhook_retry_schedule)
+        .map_err(|e| anyhow!("WEBHOOK_RETRY_SCHEDULE: {e}"))?;
+    let config = http_config(&args)?;
+    let url = args.db.database_url.clone();
+    let store = web::block(move || -> Result<Store> {
+        let pool_size = if url.starts_with("sqlite") { 8 } else { 16 };
+        let store = Store::connect(&url, pool_size)?;
+        store.migrate()?;
+        bootstrap(&store)?;
+        Ok(store)
+    })
+    .await??;
+    log::info!(
+        "database ready ({})",
+        match store.backend() {
+            Backend::Postgres => "PostgreSQL",
+            Backend::Sqlite => "SQLite",
+        }
+    );
+    let tls = tls::server_config(
+        args.tls_cert_file.as_deref(),
+        args.tls_key_file.as_deref(),
+        &args.data_dir,
+    )?;
+    let state = web::Data::new(AppState::new(Arc::new(store), config));
+
+    let mut server = HttpServer::new(move || build_app(state.clone()))
+        .on_connect(|conn, data| {
+            type Tls = actix_tls::accept::rustls_0_23::TlsStream<actix_web::rt::net::TcpStream>;
+            if conn.downcast_ref::<Tls>().is_some() {
+                data.insert(TlsConnection);
+            }
+        })
+        .shutdown_timeout(DRAIN_SECS)
+        .bind_rustls_0_23(&args.https_bind, tls)
+        .with_context(|| format!("binding HTTPS_BIND {}", args.https_bind))?;
+    let https_addrs = server.addrs();
+    if !args.http_bind.eq_ignore_ascii_case("off") {
+        server = server
+            .bind(&args.http_bind)
+            .with_context(|| format!("binding HTTP_BIND {}", args.http_bind))?;
+    }
+    for addr in server.addrs() {
+        let scheme = if https_addrs.contains(&addr) {
+            "https"
+        } else {
+            "http"
+        };
+        println!("listening on {scheme}://{addr}");
+    }
+    server.run().await.context("serving")?;
+    // Worker threads have drained by now; give log output a moment to flush.
+    std::thread::sleep(Duration::from_millis(10));
+    log::info!("stopped");
+    Ok(())
+}

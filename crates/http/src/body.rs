@@ -1,0 +1,188 @@
+//! The JSON body extractor (SPEC §3, §4): content type, size, syntax, depth, NUL characters and
+//! field types are checked here, each with its own error, before a handler sees the value.
+
+use crate::error::ApiError;
+use actix_web::dev::Payload;
+use actix_web::http::header::CONTENT_TYPE;
+use actix_web::{FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+use futures_util::StreamExt;
+use invoicing_domain::validation::Violations;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const MAX_DEPTH: usize = 32;
+
+/// A request body parsed into `T`.
+pub struct JsonBody<T>(pub T);
+
+fn is_json(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let json = is_json(req);
+        let declared = req
+            .headers()
+            .get(actix_web::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if !json {
+                return Err(ApiError::unsupported_media_type());
+            }
+            if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+                return Err(ApiError::payload_too_large());
+            }
+            let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY_BYTES));
+            while let Some(chunk) = payload.next().await {
+                let chunk =
+                    chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
+                if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                    return Err(ApiError::payload_too_large());
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            parse_body(&bytes).map(JsonBody)
+        })
+    }
+}
+
+/// Everything after transport: syntax, depth, NUL characters, then the typed shape.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::invalid_json(
+            "The request body is empty; send a JSON object",
+        ));
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        if e.to_string().contains("recursion limit") {
+            too_deep()
+        } else {
+            ApiError::invalid_json(format!("The body is not valid JSON: {e}"))
+        }
+    })?;
+    if depth(&value) > MAX_DEPTH {
+        return Err(too_deep());
+    }
+    let mut nul = Violations::new();
+    find_nul(&value, "", &mut nul);
+    if !nul.is_empty() {
+        return Err(nul.into());
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.inner().to_string();
+        let path = e.path().to_string();
+        let param = unknown_field(&inner)
+            .map(|field| invoicing_domain::validation::join_param(clean_path(&path), &field))
+            .unwrap_or_else(|| clean_path(&path).to_string());
+        ApiError::invalid_parameter(
+            if param.is_empty() {
+                "body".into()
+            } else {
+                param
+            },
+            inner,
+        )
+    })
+}
+
+fn too_deep() -> ApiError {
+    ApiError::invalid_json(format!("The body is nested deeper than {MAX_DEPTH} levels"))
+}
+
+fn clean_path(path: &str) -> &str {
+    if path == "." {
+        ""
+    } else {
+        path
+    }
+}
+
+fn unknown_field(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split('`').next().map(str::to_string)
+}
+
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn find_nul(value: &Value, at: &str, out: &mut Violations) {
+    match value {
+        Value::String(s) if s.contains('\0') => out.push(at, "must not contain NUL characters"),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                find_nul(item, &format!("{at}[{i}]"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let here = invoicing_domain::validation::join_param(at, key);
+                if key.contains('\0') {
+                    out.push(here.clone(), "must not contain NUL characters");
+                }
+                find_nul(item, &here, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use invoicing_domain::customer::CustomerInput;
+
+    #[test]
+    fn each_failure_has_its_code() {
+        let code = |body: &str| {
+            parse_body::<CustomerInput>(body.as_bytes())
+                .err()
+                .map(|e| (e.code, e.param))
+        };
+        assert_eq!(code("{").unwrap().0, "invalid_json");
+        assert_eq!(code("").unwrap().0, "invalid_json");
+        assert_eq!(
+            code(r#"{"name": 5}"#).unwrap(),
+            ("invalid_parameter", Some("name".into()))
+        );
+        assert_eq!(
+            code(r#"{"nmae": "x"}"#).unwrap(),
+            ("invalid_parameter", Some("nmae".into()))
+        );
+        assert_eq!(
+            code(r#"{"address": {"city": 1}}"#).unwrap(),
+            ("invalid_parameter", Some("address.city".into()))
+        );
+        assert_eq!(
+            code(r#"{"name": "a\u0000b"}"#).unwrap(),
+            ("validation_failed", Some("name".into()))
+        );
+        let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+        assert_eq!(code(&deep).unwrap().0, "invalid_json");
+        let very_deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(code(&very_deep).unwrap().0, "invalid_json");
+        assert!(code(r#"{"name": "Ada", "email": "ada@example.com"}"#).is_none());
+    }
+
+    #[test]
+    fn depth_counts_containers() {
+        let v: Value = serde_json::from_str(r#"{"a": [1, {"b": []}]}"#).unwrap();
+        assert_eq!(depth(&v), 4);
+    }
+}

@@ -1,0 +1,155 @@
+//! The outermost middleware: request ids, the plain-HTTP redirect of public pages, panics caught,
+//! every error body rendered with its request id, HSTS, and the access log line.
+
+use crate::client::is_https;
+use crate::error::{from_actix, render, ApiError};
+use crate::AppState;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage, HttpResponse};
+use futures_util::FutureExt;
+use rand::distributions::{Alphanumeric, DistString};
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+/// The id of the request being served; also in its log line and error body.
+#[derive(Clone, Debug)]
+pub struct RequestId(pub String);
+
+fn request_id(req: &ServiceRequest) -> String {
+    let given = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| {
+            (1..=128).contains(&v.len())
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+        });
+    match given {
+        Some(id) => id.to_string(),
+        None => format!(
+            "req_{}",
+            Alphanumeric.sample_string(&mut rand::thread_rng(), 24)
+        ),
+    }
+}
+
+/// Paths that belong to the JSON API, as opposed to public pages.
+pub fn is_api_path(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/") || path == "/v1" || path.starts_with("/v1/")
+}
+
+pub async fn envelope(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = request_id(&req);
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let https = state
+        .as_ref()
+        .is_some_and(|s| is_https(req.request(), &s.config));
+    let method = req.method().clone();
+    let path = req.path().to_string();
+    let log = |status: u16| {
+        log::info!(
+            "{id} {method} {path} {status} {}ms",
+            started.elapsed().as_millis()
+        );
+    };
+
+    let mut res = if !https && !is_api_path(&path) {
+        let base = state
+            .as_ref()
+            .map(|s| s.config.public_url.as_str())
+            .unwrap_or("");
+        let query = req.query_string();
+        let target = if query.is_empty() {
+            format!("{base}{path}")
+        } else {
+            format!("{base}{path}?{query}")
+        };
+        req.into_response(
+            HttpResponse::MovedPermanently()
+                .insert_header((header::LOCATION, target))
+                .finish(),
+        )
+    } else {
+        // The request cannot be kept for these two rare paths (routing needs it unshared), so
+        // they answer through an error that carries its own request id.
+        match AssertUnwindSafe(next.call(req)).catch_unwind().await {
+            Ok(Ok(res)) => with_error_body(res.map_into_boxed_body(), &id),
+            Ok(Err(err)) => {
+                let e = from_actix(&err);
+                log(e.status.as_u16());
+                return Err(e.for_request(&id, https).into());
+            }
+            Err(panic) => {
+                let cause = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                log::error!("{id} {method} {path} panicked: {cause}");
+                log(500);
+                return Err(ApiError::internal().for_request(&id, https).into());
+            }
+        }
+    };
+
+    let headers = res.headers_mut();
+    for (name, value) in transport_headers(&id, https) {
+        headers.insert(name, value);
+    }
+    log(res.status().as_u16());
+    Ok(res)
+}
+
+fn transport_headers(id: &str, https: bool) -> Vec<(header::HeaderName, HeaderValue)> {
+    let mut out = Vec::new();
+    if let Ok(v) = HeaderValue::from_str(id) {
+        out.push((header::HeaderName::from_static("x-request-id"), v));
+    }
+    if https {
+        out.push((
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static("max-age=31536000; includeSubDomains"),
+        ));
+    }
+    out
+}
+
+impl ApiError {
+    /// An error rendered by actix itself, still carrying the request id and transport headers.
+    fn for_request(mut self, id: &str, https: bool) -> ApiError {
+        self.request_id = Some(id.to_string());
+        self.headers.extend(transport_headers(id, https));
+        self
+    }
+}
+
+/// A response that carries an error gets the SPEC §4 body with the request id, keeping the
+/// headers added on the way out (rate limits, `Allow`, `Retry-After`).
+fn with_error_body(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<BoxBody> {
+    let Some(err) = res.response().error() else {
+        return res;
+    };
+    let api_error = from_actix(err);
+    if api_error.status == StatusCode::INTERNAL_SERVER_ERROR && err.as_error::<ApiError>().is_none()
+    {
+        log::error!("{id} unhandled error: {err}");
+    }
+    let (req, old) = res.into_parts();
+    let mut new = render(&api_error, id);
+    for (name, value) in old.headers() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            new.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    ServiceResponse::new(req, new)
+}

@@ -1,0 +1,336 @@
+//! The error contract (SPEC §4). Every failure, whatever produced it, becomes an [`ApiError`]
+//! here, and [`render`] is the only place its JSON body is written.
+
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::validation::{FieldError, Violations};
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorType {
+    InvalidRequestError,
+    AuthenticationError,
+    PermissionError,
+    RateLimitError,
+    ApiError,
+}
+
+/// A failure on its way to the client: status, SPEC §4 type and code, and extra headers
+/// (`Allow`, `Retry-After`) that belong with it.
+#[derive(Clone, Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub kind: ErrorType,
+    pub code: &'static str,
+    pub message: String,
+    pub param: Option<String>,
+    pub details: Vec<FieldError>,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Set only where the error leaves without passing the envelope's re-rendering.
+    pub request_id: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(
+        status: StatusCode,
+        kind: ErrorType,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        ApiError {
+            status,
+            kind,
+            code,
+            message: message.into(),
+            param: None,
+            details: Vec::new(),
+            headers: Vec::new(),
+            request_id: None,
+        }
+    }
+
+    fn invalid(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::new(status, ErrorType::InvalidRequestError, code, message)
+    }
+
+    pub fn with_param(mut self, param: impl Into<String>) -> Self {
+        self.param = Some(param.into());
+        self
+    }
+
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
+    pub fn invalid_json(message: impl Into<String>) -> Self {
+        ApiError::invalid(StatusCode::BAD_REQUEST, "invalid_json", message)
+    }
+
+    pub fn invalid_parameter(param: impl Into<String>, message: impl Into<String>) -> Self {
+        let param = param.into();
+        let message = message.into();
+        ApiError::invalid(
+            StatusCode::BAD_REQUEST,
+            "invalid_parameter",
+            format!("{param}: {message}"),
+        )
+        .with_param(param)
+    }
+
+    pub fn missing_api_key() -> Self {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            ErrorType::AuthenticationError,
+            "missing_api_key",
+            "No API key given: send it as `Authorization: Bearer sk_test_…`",
+        )
+    }
+
+    pub fn invalid_api_key() -> Self {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            ErrorType::AuthenticationError,
+            "invalid_api_key",
+            "The API key is not valid (unknown, malformed or revoked)",
+        )
+    }
+
+    pub fn api_key_expired() -> Self {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            ErrorType::AuthenticationError,
+            "api_key_expired",
+            "The API key has expired: use its replacement or create a new one",
+        )
+    }
+
+    pub fn https_required() -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorType::PermissionError,
+            "https_required",
+            "The API is served over HTTPS only. This request travelled in clear text, so any API \
+             key it carried must be treated as leaked: revoke or rotate it.",
+        )
+    }
+
+    pub fn insufficient_permissions(scope: &str) -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorType::PermissionError,
+            "insufficient_permissions",
+            format!("The API key lacks the scope {scope}"),
+        )
+    }
+
+    pub fn resource_forbidden() -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorType::PermissionError,
+            "resource_forbidden",
+            "The resource belongs to another account or environment",
+        )
+    }
+
+    pub fn resource_missing(what: &str) -> Self {
+        ApiError::invalid(
+            StatusCode::NOT_FOUND,
+            "resource_missing",
+            format!("No such {what}"),
+        )
+    }
+
+    pub fn route_not_found(method: &str, path: &str) -> Self {
+        ApiError::invalid(
+            StatusCode::NOT_FOUND,
+            "route_not_found",
+            format!("No route for {method} {path}"),
+        )
+    }
+
+    pub fn method_not_allowed(method: &str, allow: &str) -> Self {
+        let mut e = ApiError::invalid(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!("{method} is not allowed here; allowed: {allow}"),
+        );
+        if let Ok(v) = HeaderValue::from_str(allow) {
+            e.headers.push((actix_web::http::header::ALLOW, v));
+        }
+        e
+    }
+
+    pub fn payload_too_large() -> Self {
+        ApiError::invalid(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "The request body is larger than 1 MiB",
+        )
+    }
+
+    pub fn unsupported_media_type() -> Self {
+        ApiError::invalid(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Send the body as JSON with `Content-Type: application/json`",
+        )
+    }
+
+    pub fn resource_in_use(message: impl Into<String>) -> Self {
+        ApiError::invalid(StatusCode::CONFLICT, "resource_in_use", message)
+    }
+
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        let mut e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorType::RateLimitError,
+            "rate_limited",
+            format!("Too many requests: retry in {retry_after_secs} s"),
+        );
+        e.headers.push((
+            actix_web::http::header::RETRY_AFTER,
+            HeaderValue::from(retry_after_secs),
+        ));
+        e
+    }
+
+    pub fn internal() -> Self {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorType::ApiError,
+            "internal_error",
+            "Something went wrong on our side; it has been logged with the request id",
+        )
+    }
+
+    pub fn service_unavailable() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorType::ApiError,
+            "service_unavailable",
+            "The database is not answering; retry later",
+        )
+    }
+
+    /// For errors that did not start as an [`ApiError`] (actix's own), keyed by their status.
+    pub fn from_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::NOT_FOUND => ApiError::invalid(status, "route_not_found", "No such route"),
+            StatusCode::METHOD_NOT_ALLOWED => {
+                ApiError::invalid(status, "method_not_allowed", "Method not allowed")
+            }
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::payload_too_large(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::unsupported_media_type(),
+            StatusCode::SERVICE_UNAVAILABLE => ApiError::service_unavailable(),
+            s if s.is_client_error() => ApiError::invalid(
+                StatusCode::BAD_REQUEST,
+                "invalid_parameter",
+                "The request could not be read",
+            ),
+            _ => ApiError::internal(),
+        }
+    }
+}
+
+impl From<Violations> for ApiError {
+    fn from(v: Violations) -> Self {
+        let mut e = ApiError::invalid(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+            v.to_string(),
+        );
+        e.param = v.errors().first().map(|f| f.param.clone());
+        e.details = v.into_errors();
+        e
+    }
+}
+
+impl From<RepoError> for ApiError {
+    fn from(e: RepoError) -> Self {
+        match e {
+            RepoError::NotFound => ApiError::resource_missing("resource"),
+            RepoError::Forbidden => ApiError::resource_forbidden(),
+            RepoError::InUse(message) => ApiError::resource_in_use(message),
+            RepoError::Unavailable(cause) => {
+                log::error!("database unavailable: {cause}");
+                ApiError::service_unavailable()
+            }
+            RepoError::Internal(cause) => {
+                log::error!("storage failure: {cause}");
+                ApiError::internal()
+            }
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.code,
+            self.message
+        )
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The request id is not known here; the envelope middleware re-renders the body with it.
+    fn error_response(&self) -> HttpResponse {
+        render(self, self.request_id.as_deref().unwrap_or(""))
+    }
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    #[serde(rename = "type")]
+    kind: ErrorType,
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    param: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    details: &'a [FieldError],
+    request_id: &'a str,
+}
+
+/// Writes the SPEC §4 body, with the extra headers the error carries.
+pub fn render(e: &ApiError, request_id: &str) -> HttpResponse {
+    let mut res = HttpResponse::build(e.status);
+    for (name, value) in &e.headers {
+        res.insert_header((name.clone(), value.clone()));
+    }
+    res.json(Body {
+        error: Inner {
+            kind: e.kind,
+            code: e.code,
+            message: &e.message,
+            param: e.param.as_deref(),
+            details: &e.details,
+            request_id,
+        },
+    })
+}
+
+/// Maps any error actix hands back to the contract: ours as they are, the rest by status.
+pub fn from_actix(err: &actix_web::Error) -> ApiError {
+    match err.as_error::<ApiError>() {
+        Some(e) => e.clone(),
+        None => ApiError::from_status(err.as_response_error().status_code()),
+    }
+}

@@ -1,0 +1,147 @@
+//! `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the handlers'
+//! annotations, with the error answers every operation shares added from the same rules the
+//! middleware applies, so the document cannot drift from the code.
+
+use crate::routes::{customers, health};
+use actix_web::HttpResponse;
+use invoicing_domain::customer::{
+    Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
+};
+use invoicing_domain::validation::Metadata;
+use serde::Serialize;
+use std::sync::OnceLock;
+use utoipa::openapi::path::{HttpMethod, Operation};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+/// The SPEC §4 error body.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorObject,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorObject {
+    /// invalid_request_error, authentication_error, permission_error, rate_limit_error, api_error
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub code: String,
+    pub message: String,
+    pub param: Option<String>,
+    pub details: Option<Vec<ErrorDetail>>,
+    pub request_id: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    pub param: String,
+    pub message: String,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`."),
+    paths(
+        health::healthz, health::readyz, serve,
+        customers::create, customers::list, customers::get, customers::update, customers::delete,
+    ),
+    components(schemas(ErrorBody, ErrorObject, ErrorDetail, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList)),
+    modifiers(&CommonAnswers),
+)]
+struct ApiDoc;
+
+/// Adds what the middleware answers for every operation, so each lists all its status codes.
+struct CommonAnswers;
+
+fn error_response(description: &str) -> utoipa::openapi::Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+}
+
+fn add(op: &mut Operation, status: &str, description: &str) {
+    op.responses
+        .responses
+        .entry(status.to_string())
+        .or_insert_with(|| error_response(description).into());
+}
+
+impl Modify for CommonAnswers {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        for (path, item) in doc.paths.paths.iter_mut() {
+            let api = path.starts_with("/api/") || path.starts_with("/v1/");
+            let ops = [
+                (HttpMethod::Get, item.get.as_mut()),
+                (HttpMethod::Post, item.post.as_mut()),
+                (HttpMethod::Patch, item.patch.as_mut()),
+                (HttpMethod::Delete, item.delete.as_mut()),
+                (HttpMethod::Put, item.put.as_mut()),
+            ];
+            for (_, op) in ops {
+                let Some(op) = op else { continue };
+                let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
+                if op.request_body.is_some() {
+                    add(op, "400", "Malformed JSON (`invalid_json`) or a field of the wrong type or unknown (`invalid_parameter`)");
+                    add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");
+                    add(
+                        op,
+                        "415",
+                        "Body not sent as application/json (`unsupported_media_type`)",
+                    );
+                    add(
+                        op,
+                        "422",
+                        "Invalid values; `details` lists every failing field (`validation_failed`)",
+                    );
+                }
+                if api {
+                    add(op, "403", "Plain HTTP (`https_required`), missing scope (`insufficient_permissions`) or another tenant's resource (`resource_forbidden`)");
+                    add(
+                        op,
+                        "429",
+                        "Rate limit exceeded (`rate_limited`); see `Retry-After`",
+                    );
+                }
+                if keyed {
+                    add(op, "401", "Missing, invalid, revoked or expired API key");
+                    add(op, "400", "A bad query or path value (`invalid_parameter`)");
+                    add(
+                        op,
+                        "503",
+                        "The database is unavailable (`service_unavailable`)",
+                    );
+                }
+                add(
+                    op,
+                    "500",
+                    "Internal error (`internal_error`); nothing internal is disclosed",
+                );
+            }
+        }
+    }
+}
+
+/// The generated document (built once).
+pub fn document() -> &'static serde_json::Value {
+    static DOC: OnceLock<serde_json::Value> = OnceLock::new();
+    DOC.get_or_init(|| serde_json::to_value(ApiDoc::openapi()).unwrap_or_default())
+}
+
+/// The OpenAPI 3.1 document of this API.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "operations",
+    responses((status = 200, description = "The OpenAPI 3.1 document")))]
+pub async fn serve() -> HttpResponse {
+    HttpResponse::Ok().json(document())
+}

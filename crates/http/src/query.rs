@@ -1,0 +1,117 @@
+//! Query strings of list endpoints (SPEC §5): known parameters only, each value checked, every
+//! mistake a 400 `invalid_parameter` naming the parameter.
+
+use crate::error::ApiError;
+use invoicing_domain::paging::{PageRequest, DEFAULT_PER_PAGE, MAX_PER_PAGE};
+use std::collections::HashMap;
+
+pub struct ListQuery {
+    values: HashMap<String, String>,
+}
+
+const PAGING: [&str; 2] = ["page", "per_page"];
+
+impl ListQuery {
+    /// Parses `query`, refusing parameters outside `filters` and the paging pair, and repeats.
+    pub fn parse(query: &str, filters: &[&str]) -> Result<ListQuery, ApiError> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query)
+            .map_err(|_| ApiError::invalid_parameter("query", "the query string is malformed"))?;
+        let mut values = HashMap::new();
+        for (name, value) in pairs {
+            if !filters.contains(&name.as_str()) && !PAGING.contains(&name.as_str()) {
+                let mut known: Vec<&str> = filters.to_vec();
+                known.extend(PAGING);
+                return Err(ApiError::invalid_parameter(
+                    name,
+                    format!("unknown parameter; known: {}", known.join(", ")),
+                ));
+            }
+            if values.insert(name.clone(), value).is_some() {
+                return Err(ApiError::invalid_parameter(name, "given more than once"));
+            }
+        }
+        Ok(ListQuery { values })
+    }
+
+    pub fn page(&self) -> Result<PageRequest, ApiError> {
+        let page = self.number("page", 1, "must be an integer ≥ 1")?;
+        let per_page = self.number(
+            "per_page",
+            DEFAULT_PER_PAGE,
+            "must be an integer from 1 to 100",
+        )?;
+        PageRequest::new(page, per_page).ok_or_else(|| {
+            if per_page == 0 || per_page > MAX_PER_PAGE {
+                ApiError::invalid_parameter("per_page", "must be an integer from 1 to 100")
+            } else {
+                ApiError::invalid_parameter("page", "must be an integer from 1 to 1000000")
+            }
+        })
+    }
+
+    fn number(&self, name: &str, default: u32, message: &str) -> Result<u32, ApiError> {
+        match self.values.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<u32>()
+                .map_err(|_| ApiError::invalid_parameter(name, message)),
+        }
+    }
+
+    /// A text filter, if given; an empty value is a mistake, not "no filter".
+    pub fn text(&self, name: &str) -> Result<Option<String>, ApiError> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(v) if v.trim().is_empty() => {
+                Err(ApiError::invalid_parameter(name, "must not be empty"))
+            }
+            Some(v) => Ok(Some(v.clone())),
+        }
+    }
+}
+
+/// A path id: ids are positive integers, so anything else names no resource.
+pub fn parse_id(raw: &str, what: &str) -> Result<i64, ApiError> {
+    raw.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| ApiError::resource_missing(what))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paging_bounds_and_unknown_parameters() {
+        let page = |q: &str| ListQuery::parse(q, &["email"]).and_then(|l| l.page());
+        assert_eq!(page("").unwrap(), PageRequest::default());
+        assert_eq!(page("page=2&per_page=100").unwrap().offset(), 100);
+        for bad in [
+            "page=0",
+            "per_page=0",
+            "per_page=101",
+            "page=x",
+            "page=-1",
+            "per_page=1.5",
+        ] {
+            assert_eq!(page(bad).unwrap_err().code, "invalid_parameter", "{bad}");
+        }
+        assert_eq!(page("pgae=1").unwrap_err().param.as_deref(), Some("pgae"));
+        assert_eq!(
+            page("page=1&page=2").unwrap_err().param.as_deref(),
+            Some("page")
+        );
+    }
+
+    #[test]
+    fn ids_are_positive_integers() {
+        assert_eq!(parse_id("12", "customer").unwrap(), 12);
+        for bad in ["0", "-1", "abc", "1.5", ""] {
+            assert_eq!(
+                parse_id(bad, "customer").unwrap_err().code,
+                "resource_missing"
+            );
+        }
+    }
+}

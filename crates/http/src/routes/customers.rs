@@ -1,0 +1,152 @@
+//! `/api/v1/customers` (SPEC §8).
+
+use crate::auth::Auth;
+use crate::body::JsonBody;
+use crate::error::ApiError;
+use crate::query::{parse_id, ListQuery};
+use crate::{blocking, AppState};
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::customer::{
+    Created, Customer, CustomerFilter, CustomerId, CustomerInput, CustomerPatchInput,
+};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A page of customers (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct CustomerList {
+    pub data: Vec<Customer>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+fn missing(e: ApiError) -> ApiError {
+    if e.code == "resource_missing" {
+        ApiError::resource_missing("customer")
+    } else {
+        e
+    }
+}
+
+/// Create a customer, or get the existing one with this email.
+#[utoipa::path(post, path = "/api/v1/customers", tag = "customers",
+    request_body = CustomerInput,
+    responses(
+        (status = 201, description = "Customer created", body = Customer),
+        (status = 200, description = "A customer with this email exists; returned unchanged, nothing created", body = Customer),
+    ),
+    security(("api_key" = [])))]
+pub async fn create(
+    state: web::Data<AppState>,
+    auth: Auth,
+    body: JsonBody<CustomerInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Customers, Access::Write)?;
+    let new = body.0.parse()?;
+    let repos = state.repos.clone();
+    Ok(
+        match blocking(move || repos.create_customer(scope, new)).await? {
+            Created::New(c) => HttpResponse::Created().json(c),
+            Created::Existing(c) => HttpResponse::Ok().json(c),
+        },
+    )
+}
+
+/// List customers, newest first; `email` finds one by address (exact, case-insensitive).
+#[utoipa::path(get, path = "/api/v1/customers", tag = "customers",
+    params(
+        ("email" = Option<String>, Query, description = "Exact email, compared case-insensitively"),
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "A page of customers", body = CustomerList)),
+    security(("api_key" = [])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Customers, Access::Read)?;
+    let query = ListQuery::parse(req.query_string(), &["email"])?;
+    let page = query.page()?;
+    let filter = CustomerFilter {
+        email: query.text("email")?,
+    };
+    let repos = state.repos.clone();
+    let page = blocking(move || repos.list_customers(scope, &filter, page)).await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Retrieve a customer.
+#[utoipa::path(get, path = "/api/v1/customers/{id}", tag = "customers",
+    params(("id" = i64, Path, description = "Customer id")),
+    responses(
+        (status = 200, description = "The customer", body = Customer),
+        (status = 404, description = "No such customer", body = crate::openapi::ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn get(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Customers, Access::Read)?;
+    let id = CustomerId(parse_id(&id, "customer")?);
+    let repos = state.repos.clone();
+    let customer = blocking(move || repos.get_customer(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(customer))
+}
+
+/// Update a customer; absent fields stay, `null` clears an optional field.
+#[utoipa::path(patch, path = "/api/v1/customers/{id}", tag = "customers",
+    params(("id" = i64, Path, description = "Customer id")),
+    request_body = CustomerPatchInput,
+    responses(
+        (status = 200, description = "The updated customer", body = Customer),
+        (status = 404, description = "No such customer", body = crate::openapi::ErrorBody),
+        (status = 409, description = "Another customer has this email (`resource_in_use`)", body = crate::openapi::ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn update(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: JsonBody<CustomerPatchInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Customers, Access::Write)?;
+    let id = CustomerId(parse_id(&id, "customer")?);
+    let patch = body.0.parse()?;
+    let repos = state.repos.clone();
+    let customer = blocking(move || repos.update_customer(scope, id, patch))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(customer))
+}
+
+/// Delete a customer that no document refers to.
+#[utoipa::path(delete, path = "/api/v1/customers/{id}", tag = "customers",
+    params(("id" = i64, Path, description = "Customer id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such customer", body = crate::openapi::ErrorBody),
+        (status = 409, description = "Documents refer to the customer (`resource_in_use`)", body = crate::openapi::ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Customers, Access::Write)?;
+    let id = CustomerId(parse_id(&id, "customer")?);
+    let repos = state.repos.clone();
+    blocking(move || repos.delete_customer(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,94 @@
+//! The route table: every endpoint the app serves is listed once here, which registers it,
+//! answers 405 with `Allow` for the other methods on its path, and lets tests compare the table
+//! with the OpenAPI document.
+
+pub mod customers;
+pub mod health;
+
+use crate::error::ApiError;
+use crate::openapi;
+use actix_web::http::Method;
+use actix_web::{web, HttpRequest, HttpResponse, Route};
+
+pub struct Endpoint {
+    pub method: Method,
+    pub path: &'static str,
+    route: Route,
+}
+
+fn ep(method: Method, path: &'static str, route: Route) -> Endpoint {
+    Endpoint {
+        method,
+        path,
+        route,
+    }
+}
+
+pub fn endpoints() -> Vec<Endpoint> {
+    use Method as M;
+    vec![
+        ep(M::GET, "/healthz", web::get().to(health::healthz)),
+        ep(M::GET, "/readyz", web::get().to(health::readyz)),
+        ep(
+            M::GET,
+            "/api/v1/openapi.json",
+            web::get().to(openapi::serve),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/customers",
+            web::post().to(customers::create),
+        ),
+        ep(M::GET, "/api/v1/customers", web::get().to(customers::list)),
+        ep(
+            M::GET,
+            "/api/v1/customers/{id}",
+            web::get().to(customers::get),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/customers/{id}",
+            web::patch().to(customers::update),
+        ),
+        ep(
+            M::DELETE,
+            "/api/v1/customers/{id}",
+            web::delete().to(customers::delete),
+        ),
+    ]
+}
+
+pub fn register(cfg: &mut web::ServiceConfig) {
+    let mut by_path: Vec<(&'static str, Vec<Method>, Vec<Route>)> = Vec::new();
+    for e in endpoints() {
+        match by_path.iter_mut().find(|(p, _, _)| *p == e.path) {
+            Some((_, methods, routes)) => {
+                methods.push(e.method);
+                routes.push(e.route);
+            }
+            None => by_path.push((e.path, vec![e.method], vec![e.route])),
+        }
+    }
+    for (path, methods, routes) in by_path {
+        let allow = methods
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut resource = web::resource(path);
+        for route in routes {
+            resource = resource.route(route);
+        }
+        cfg.service(resource.default_service(web::to(move |req: HttpRequest| {
+            let allow = allow.clone();
+            async move {
+                Err::<HttpResponse, _>(ApiError::method_not_allowed(req.method().as_str(), &allow))
+            }
+        })));
+    }
+}
+
+/// The app's default service: a path no route matches.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::route_not_found(req.method().as_str(), req.path()))
+}
