@@ -83,9 +83,14 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.inner().to_string();
         let path = e.path().to_string();
-        let param = unknown_field(&inner)
-            .map(|field| invoicing_domain::validation::join_param(clean_path(&path), &field))
-            .unwrap_or_else(|| clean_path(&path).to_string());
+        let path = clean_path(&path);
+        // The path already names an unknown field on some serde versions; add it where not.
+        let param = match unknown_field(&inner) {
+            Some(field) if path != field && !path.ends_with(&format!(".{field}")) => {
+                invoicing_domain::validation::join_param(path, &field)
+            }
+            _ => path.to_string(),
+        };
         ApiError::invalid_parameter(
             if param.is_empty() {
                 "body".into()

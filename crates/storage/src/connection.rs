@@ -58,26 +58,31 @@ impl Manager {
     }
 }
 
+/// Opens one connection, set up as the pool would set it up.
+pub fn establish(url: &DatabaseUrl) -> Result<AnyConnection, ConnectionError> {
+    match url.backend {
+        Backend::Postgres => {
+            diesel::PgConnection::establish(&url.target).map(AnyConnection::Postgresql)
+        }
+        Backend::Sqlite => {
+            let mut conn = diesel::SqliteConnection::establish(&url.target)?;
+            // busy_timeout first: the WAL switch itself may wait for another writer.
+            conn.batch_execute(
+                "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
+                     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+            )
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            Ok(AnyConnection::Sqlite(conn))
+        }
+    }
+}
+
 impl r2d2::ManageConnection for Manager {
     type Connection = AnyConnection;
     type Error = ConnectionError;
 
     fn connect(&self) -> Result<AnyConnection, ConnectionError> {
-        match self.url.backend {
-            Backend::Postgres => {
-                diesel::PgConnection::establish(&self.url.target).map(AnyConnection::Postgresql)
-            }
-            Backend::Sqlite => {
-                let mut conn = diesel::SqliteConnection::establish(&self.url.target)?;
-                // busy_timeout first: the WAL switch itself may wait for another writer.
-                conn.batch_execute(
-                    "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
-                     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-                )
-                .map_err(ConnectionError::CouldntSetupConfiguration)?;
-                Ok(AnyConnection::Sqlite(conn))
-            }
-        }
+        establish(&self.url)
     }
 
     fn is_valid(&self, conn: &mut AnyConnection) -> Result<(), ConnectionError> {

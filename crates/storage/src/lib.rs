@@ -12,3 +12,6 @@ mod store;
 
 pub use connection::{Backend, DatabaseUrl};
 pub use store::{Store, StoreError};
+
+#[cfg(feature = "testing")]
+pub mod testing;

@@ -196,9 +196,10 @@ impl TxError {
         match self {
             TxError::Repo(e) => e,
             TxError::Db(DieselError::NotFound) => RepoError::NotFound,
-            TxError::Db(DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info)) => {
-                RepoError::Unavailable(info.message().to_string())
-            }
+            TxError::Db(DieselError::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                info,
+            )) => RepoError::Unavailable(info.message().to_string()),
             TxError::Db(e) => RepoError::Internal(e.to_string()),
         }
     }

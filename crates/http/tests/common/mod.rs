@@ -1,0 +1,219 @@
+//! The real app on a real throwaway database, with keys to call it with.
+#![allow(dead_code)]
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceResponse};
+use actix_web::http::header::HeaderMap;
+use actix_web::http::{Method, StatusCode};
+use actix_web::test::{self, TestRequest};
+use actix_web::web;
+use chrono::{DateTime, Utc};
+use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::ports::{AccountRepository, ApiKeyRepository};
+use invoicing_domain::tenant::{AccountId, Environment};
+use invoicing_http::config::{parse_trusted_proxies, HttpConfig};
+use invoicing_http::AppState;
+use invoicing_storage::testing::TestDb;
+use invoicing_storage::Backend;
+use serde_json::Value;
+use std::sync::Arc;
+
+pub const PUBLIC_URL: &str = "https://billing.example.test";
+/// The peer the tests connect from; trusted, so `X-Forwarded-Proto: https` makes a request HTTPS.
+pub const PROXY: &str = "127.0.0.1:40000";
+
+pub struct Harness {
+    pub db: TestDb,
+    pub state: web::Data<AppState>,
+    pub account: AccountId,
+    /// A test key of `account` with every scope and a generous limit.
+    pub key: String,
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+}
+
+pub const GENEROUS: RateOverride = RateOverride {
+    per_minute: Some(60_000),
+    burst: Some(10_000),
+};
+
+impl Harness {
+    pub fn new(backend: Backend) -> Option<Harness> {
+        let db = TestDb::new(backend)?;
+        let mut config = HttpConfig::new(PUBLIC_URL);
+        config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
+        let state = web::Data::new(AppState::new(Arc::new(db.store.clone()), config));
+        let account = db
+            .store
+            .create_account("Acme Ltd", Currency::parse("EUR").unwrap())
+            .unwrap()
+            .id;
+        let mut h = Harness {
+            db,
+            state,
+            account,
+            key: String::new(),
+        };
+        h.key = h.make_key(account, Environment::Test, "*", GENEROUS, None);
+        Some(h)
+    }
+
+    pub fn new_account(&self, name: &str) -> AccountId {
+        self.db
+            .store
+            .create_account(name, Currency::parse("EUR").unwrap())
+            .unwrap()
+            .id
+    }
+
+    pub fn make_key(
+        &self,
+        account: AccountId,
+        env: Environment,
+        scopes: &str,
+        rate: RateOverride,
+        expires_at: Option<DateTime<Utc>>,
+    ) -> String {
+        let g = GeneratedKey::generate(env, &mut rand::rngs::OsRng);
+        let scopes = KeyScopes::parse(scopes).unwrap();
+        self.db
+            .store
+            .insert_key(
+                account,
+                NewApiKey::from_generated(&g, scopes, rate, expires_at),
+            )
+            .unwrap();
+        g.plain().to_string()
+    }
+
+    /// An HTTPS request (via the trusted proxy) with the default key.
+    pub fn req(&self, method: Method, path: &str) -> TestRequest {
+        self.req_as(&self.key, method, path)
+    }
+
+    pub fn req_as(&self, key: &str, method: Method, path: &str) -> TestRequest {
+        TestRequest::default()
+            .method(method)
+            .uri(path)
+            .peer_addr(PROXY.parse().unwrap())
+            .insert_header(("x-forwarded-proto", "https"))
+            .insert_header(("authorization", format!("Bearer {key}")))
+    }
+
+    /// A request with no key at all.
+    pub fn anonymous(&self, method: Method, path: &str) -> TestRequest {
+        TestRequest::default()
+            .method(method)
+            .uri(path)
+            .peer_addr(PROXY.parse().unwrap())
+            .insert_header(("x-forwarded-proto", "https"))
+    }
+}
+
+pub fn json(req: TestRequest, body: &Value) -> TestRequest {
+    req.insert_header(("content-type", "application/json"))
+        .set_payload(body.to_string())
+}
+
+pub async fn send<S, B>(app: &S, req: TestRequest) -> Reply
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let res = match app.call(req.to_request()).await {
+        Ok(res) => res,
+        Err(err) => {
+            let res = err.error_response();
+            let status = res.status();
+            let headers = res.headers().clone();
+            let bytes = actix_web::body::to_bytes(res.into_body())
+                .await
+                .unwrap_or_default();
+            return Reply {
+                status,
+                headers,
+                body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            };
+        }
+    };
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = test::read_body(res).await;
+    Reply {
+        status,
+        headers,
+        body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    }
+}
+
+/// Declares each async test body (`async fn(Harness)`) once per backend.
+#[macro_export]
+macro_rules! http_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[actix_web::test] async fn $name() {
+                super::$name($crate::common::Harness::new(invoicing_storage::Backend::Sqlite).unwrap()).await
+            } )*
+        }
+        mod postgres {
+            $( #[actix_web::test] async fn $name() {
+                if let Some(h) = $crate::common::Harness::new(invoicing_storage::Backend::Postgres) {
+                    super::$name(h).await
+                }
+            } )*
+        }
+    };
+}
+
+/// Every API response carries the SPEC §6 headers and, on errors, the SPEC §4 body.
+pub fn assert_api_headers(r: &Reply) {
+    for h in [
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+        "ratelimit-policy",
+        "ratelimit",
+        "x-request-id",
+    ] {
+        assert!(
+            r.headers.contains_key(h),
+            "missing {h} on a {} answer",
+            r.status
+        );
+    }
+}
+
+pub fn assert_error(r: &Reply, status: u16, code: &str) {
+    assert_eq!(r.status.as_u16(), status, "body: {}", r.body);
+    assert_eq!(r.code(), code, "body: {}", r.body);
+    let e = &r.body["error"];
+    assert!(
+        e["type"].is_string() && e["message"].is_string(),
+        "body: {}",
+        r.body
+    );
+    assert_eq!(
+        e["request_id"].as_str(),
+        Some(r.header("x-request-id")),
+        "request id in body and header"
+    );
+    assert_eq!(r.header("content-type"), "application/json");
+}

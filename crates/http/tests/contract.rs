@@ -1,0 +1,275 @@
+//! SPEC §3 and §4 from every source: transport, request bodies, routing, outages, panics, and
+//! the OpenAPI document against the route table.
+
+mod common;
+
+use actix_web::http::Method;
+use actix_web::middleware::from_fn;
+use actix_web::test::{init_service, TestRequest};
+use actix_web::{web, App, HttpResponse};
+use common::*;
+use invoicing_http::{build_app, envelope::envelope, routes};
+use invoicing_storage::Backend;
+use serde_json::Value;
+
+async fn plain_http_is_refused_or_redirected(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    for path in ["/api/v1/customers", "/v1/payment-requests", "/api/v1/nope"] {
+        let plain = TestRequest::get()
+            .uri(path)
+            .peer_addr("198.51.100.4:5000".parse().unwrap())
+            .insert_header(("authorization", format!("Bearer {}", h.key)))
+            .insert_header(("x-forwarded-proto", "https"));
+        let r = send(&app, plain).await;
+        assert_error(&r, 403, "https_required");
+        assert!(r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("clear"));
+        assert!(r.header("strict-transport-security").is_empty());
+        assert_api_headers(&r);
+    }
+    let trusted_but_http = h
+        .req(Method::GET, "/api/v1/customers")
+        .insert_header(("x-forwarded-proto", "http"));
+    assert_error(&send(&app, trusted_but_http).await, 403, "https_required");
+    let page = TestRequest::get()
+        .uri("/invoice/INV-2026-000001?token=abc")
+        .peer_addr("198.51.100.4:5000".parse().unwrap());
+    let r = send(&app, page).await;
+    assert_eq!(r.status, 301);
+    assert_eq!(
+        r.header("location"),
+        format!("{PUBLIC_URL}/invoice/INV-2026-000001?token=abc")
+    );
+    let https = send(&app, h.req(Method::GET, "/api/v1/customers")).await;
+    assert!(https
+        .header("strict-transport-security")
+        .starts_with("max-age="));
+}
+
+async fn request_ids_are_kept_or_made(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(
+        &app,
+        h.req(Method::GET, "/api/v1/customers")
+            .insert_header(("x-request-id", "client-abc.123")),
+    )
+    .await;
+    assert_eq!(r.header("x-request-id"), "client-abc.123");
+    let r = send(
+        &app,
+        h.req(Method::GET, "/api/v1/nope")
+            .insert_header(("x-request-id", "bad id with spaces")),
+    )
+    .await;
+    assert!(r.header("x-request-id").starts_with("req_"));
+    assert_error(&r, 404, "route_not_found");
+}
+
+async fn bodies_are_checked_in_order(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let post = || h.req(Method::POST, "/api/v1/customers");
+    let r = send(
+        &app,
+        post()
+            .insert_header(("content-type", "text/plain"))
+            .set_payload("{}"),
+    )
+    .await;
+    assert_error(&r, 415, "unsupported_media_type");
+    assert_api_headers(&r);
+    assert_error(
+        &send(&app, post().set_payload(r#"{"name":"a"}"#)).await,
+        415,
+        "unsupported_media_type",
+    );
+    let big = format!(
+        r#"{{"name": "{}", "email": "a@example.com"}}"#,
+        "a".repeat(1024 * 1024)
+    );
+    let r = send(
+        &app,
+        post()
+            .insert_header(("content-type", "application/json"))
+            .set_payload(big),
+    )
+    .await;
+    assert_error(&r, 413, "payload_too_large");
+    let raw = |body: &str| {
+        post()
+            .insert_header(("content-type", "application/json; charset=utf-8"))
+            .set_payload(body.to_string())
+    };
+    assert_error(&send(&app, raw("{\"name\": ")).await, 400, "invalid_json");
+    assert_error(&send(&app, raw("")).await, 400, "invalid_json");
+    let deep = format!("{}{}", "[".repeat(33), "]".repeat(33));
+    assert_error(&send(&app, raw(&deep)).await, 400, "invalid_json");
+    let wrong_type = send(&app, raw(r#"{"name": ["Ada"], "email": "a@example.com"}"#)).await;
+    assert_error(&wrong_type, 400, "invalid_parameter");
+    assert_eq!(wrong_type.body["error"]["param"], "name");
+    let unknown = send(
+        &app,
+        raw(r#"{"name": "Ada", "email": "a@example.com", "emial": "x"}"#),
+    )
+    .await;
+    assert_error(&unknown, 400, "invalid_parameter");
+    assert_eq!(unknown.body["error"]["param"], "emial");
+    let list = send(&app, h.req(Method::GET, "/api/v1/customers")).await;
+    assert_eq!(list.body["total"], 0, "no refused body created anything");
+}
+
+async fn unknown_routes_and_methods(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    assert_error(
+        &send(&app, h.req(Method::GET, "/api/v1/widgets")).await,
+        404,
+        "route_not_found",
+    );
+    assert_error(
+        &send(&app, h.req(Method::GET, "/nothing-here")).await,
+        404,
+        "route_not_found",
+    );
+    let r = send(&app, h.req(Method::PUT, "/api/v1/customers")).await;
+    assert_error(&r, 405, "method_not_allowed");
+    assert_eq!(r.header("allow"), "POST, GET");
+    assert_api_headers(&r);
+    let r = send(&app, h.req(Method::POST, "/api/v1/customers/1")).await;
+    assert_eq!(r.header("allow"), "GET, PATCH, DELETE");
+}
+
+async fn health_probes_and_outage(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    assert_eq!(
+        send(&app, h.anonymous(Method::GET, "/healthz"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        send(&app, h.anonymous(Method::GET, "/readyz")).await.status,
+        200
+    );
+    if h.db.backend() != Backend::Postgres {
+        return; // an open SQLite file cannot be taken away from its connections
+    }
+    h.db.destroy();
+    assert_eq!(
+        send(&app, h.anonymous(Method::GET, "/healthz"))
+            .await
+            .status,
+        200
+    );
+    assert_error(
+        &send(&app, h.anonymous(Method::GET, "/readyz")).await,
+        503,
+        "service_unavailable",
+    );
+    let r = send(&app, h.req(Method::GET, "/api/v1/customers")).await;
+    assert_error(&r, 503, "service_unavailable");
+    assert_eq!(r.body["error"]["type"], "api_error");
+    assert_api_headers(&r);
+}
+
+http_tests!(
+    plain_http_is_refused_or_redirected,
+    request_ids_are_kept_or_made,
+    bodies_are_checked_in_order,
+    unknown_routes_and_methods,
+    health_probes_and_outage,
+);
+
+#[actix_web::test]
+async fn panics_become_a_bare_500() {
+    let app = init_service(
+        App::new()
+            .route(
+                "/api/boom",
+                web::get().to(|| async {
+                    panic!("secret detail /etc/passwd");
+                    #[allow(unreachable_code)]
+                    HttpResponse::Ok()
+                }),
+            )
+            .wrap(from_fn(envelope)),
+    )
+    .await;
+    let r = send(
+        &app,
+        TestRequest::get()
+            .uri("/api/boom")
+            .insert_header(("x-request-id", "boom-2")),
+    )
+    .await;
+    assert_eq!(r.status.as_u16(), 500);
+    assert_eq!(r.code(), "internal_error");
+    assert_eq!(r.body["error"]["request_id"], "boom-2");
+    assert!(
+        !r.body.to_string().contains("passwd"),
+        "no internals in {}",
+        r.body
+    );
+}
+
+#[actix_web::test]
+async fn openapi_lists_exactly_the_served_routes() {
+    let h = Harness::new(Backend::Sqlite).unwrap();
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
+    assert_eq!(r.status, 200);
+    assert_api_headers(&r);
+    let doc = &r.body;
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    let mut documented: Vec<(String, String)> = paths
+        .iter()
+        .flat_map(|(p, item)| {
+            item.as_object()
+                .unwrap()
+                .keys()
+                .map(move |m| (m.to_uppercase(), p.clone()))
+        })
+        .collect();
+    let mut served: Vec<(String, String)> = routes::endpoints()
+        .iter()
+        .map(|e| (e.method.to_string(), e.path.to_string()))
+        .collect();
+    documented.sort();
+    served.sort();
+    assert_eq!(documented, served);
+    for (method, path) in &served {
+        let op = &paths[path][method.to_lowercase()];
+        let codes: Vec<&str> = op["responses"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(codes.contains(&"500"), "{method} {path}: {codes:?}");
+        if path.starts_with("/api/") && path != "/api/v1/openapi.json" {
+            for code in ["401", "403", "429", "503"] {
+                assert!(
+                    codes.contains(&code),
+                    "{method} {path} lacks {code}: {codes:?}"
+                );
+            }
+        }
+        if op.get("requestBody").is_some() {
+            for code in ["400", "413", "415", "422"] {
+                assert!(codes.contains(&code), "{method} {path} lacks {code}");
+            }
+        }
+    }
+    // Every reference resolves.
+    let text = doc.to_string();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for piece in text.split("\"#/components/schemas/").skip(1) {
+        let name = piece.split('"').next().unwrap();
+        assert!(schemas.contains_key(name), "dangling $ref {name}");
+    }
+    // Kept for the external validator that .ci/run applies.
+    if let Ok(out) = std::env::var("OPENAPI_OUT") {
+        std::fs::write(out, serde_json::to_vec_pretty::<Value>(doc).unwrap()).unwrap();
+    }
+}

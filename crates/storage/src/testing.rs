@@ -1,0 +1,148 @@
+//! Throwaway databases for tests: a fresh SQLite file or a fresh PostgreSQL database, migrated,
+//! and removed again on drop. Under `CI=true` an unreachable PostgreSQL fails the test instead
+//! of skipping it.
+
+use crate::connection::Backend;
+use crate::store::Store;
+use diesel::connection::SimpleConnection;
+use diesel::Connection;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn unique_name() -> String {
+    format!(
+        "invoicing_test_{}_{}_{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        rand_suffix()
+    )
+}
+
+fn rand_suffix() -> u32 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0)
+}
+
+/// Where tests reach PostgreSQL: `TEST_POSTGRES_URL`, or the local trust-auth server.
+pub fn postgres_admin_url() -> String {
+    std::env::var("TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+pub struct TestDb {
+    pub url: String,
+    pub store: Store,
+    backend: Backend,
+    name: String,
+}
+
+impl TestDb {
+    pub fn new(backend: Backend) -> Option<TestDb> {
+        match backend {
+            Backend::Sqlite => Some(TestDb::sqlite()),
+            Backend::Postgres => TestDb::postgres(),
+        }
+    }
+
+    pub fn sqlite() -> TestDb {
+        let name = std::env::temp_dir()
+            .join(format!("{}.db", unique_name()))
+            .display()
+            .to_string();
+        let url = format!("sqlite://{name}");
+        let store = Store::connect(&url, 8).expect("open SQLite");
+        store.migrate().expect("migrate SQLite");
+        TestDb {
+            url,
+            store,
+            backend: Backend::Sqlite,
+            name,
+        }
+    }
+
+    /// A fresh database on the local PostgreSQL; `None` (skip) only outside CI.
+    pub fn postgres() -> Option<TestDb> {
+        let admin_url = postgres_admin_url();
+        let mut admin = match diesel::PgConnection::establish(&admin_url) {
+            Ok(c) => c,
+            Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+                panic!("PostgreSQL is required under CI but unreachable at {admin_url}: {e}")
+            }
+            Err(e) => {
+                eprintln!("skipping a PostgreSQL test: {admin_url} unreachable ({e})");
+                return None;
+            }
+        };
+        let name = unique_name();
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create test database");
+        let (base, _) = admin_url
+            .rsplit_once('/')
+            .expect("URL with a database name");
+        let url = format!("{base}/{name}");
+        let store = Store::connect(&url, 8).expect("open PostgreSQL");
+        store.migrate().expect("migrate PostgreSQL");
+        Some(TestDb {
+            url,
+            store,
+            backend: Backend::Postgres,
+            name,
+        })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Makes the database unreachable for the store, to test how outages are reported.
+    pub fn destroy(&self) {
+        match self.backend {
+            Backend::Postgres => drop_pg(&self.name),
+            Backend::Sqlite => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", self.name));
+                }
+            }
+        }
+    }
+
+    /// Runs raw SQL against the test database (for test setup only).
+    pub fn execute(&self, sql: &str) {
+        let url = crate::connection::DatabaseUrl::parse(&self.url).expect("test URL");
+        let mut conn = crate::connection::establish(&url).expect("connect");
+        conn.batch_execute(sql).expect("execute");
+    }
+}
+
+fn drop_pg(name: &str) {
+    if let Ok(mut admin) = diesel::PgConnection::establish(&postgres_admin_url()) {
+        let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        self.destroy();
+    }
+}
+
+/// Declares each named test body (`fn(TestDb)`) once per backend: `sqlite::name` and
+/// `postgres::name`.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[test] fn $name() { super::$name($crate::testing::TestDb::sqlite()) } )*
+        }
+        mod postgres {
+            $( #[test] fn $name() {
+                if let Some(db) = $crate::testing::TestDb::postgres() { super::$name(db) }
+            } )*
+        }
+    };
+}

@@ -1,0 +1,164 @@
+//! Accounts, bootstrap, API keys and migrations, on both backends.
+
+use chrono::{Duration, Utc};
+use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::ports::{AccountRepository, ApiKeyRepository, RepoError};
+use invoicing_domain::tenant::{AccountId, Environment};
+use invoicing_storage::testing::TestDb;
+use invoicing_storage::{backend_tests, Store};
+use rand::rngs::OsRng;
+use std::sync::{Arc, Barrier};
+
+fn eur() -> Currency {
+    Currency::parse("EUR").unwrap()
+}
+
+fn new_key(env: Environment) -> (GeneratedKey, NewApiKey) {
+    let g = GeneratedKey::generate(env, &mut OsRng);
+    let n = NewApiKey::from_generated(&g, KeyScopes::All, RateOverride::default(), None);
+    (g, n)
+}
+
+fn accounts_round_trip(db: TestDb) {
+    let a = db.store.create_account("Acme", eur()).unwrap();
+    assert_eq!(a.name, "Acme");
+    assert_eq!(db.store.get_account(a.id).unwrap(), a);
+    assert!(matches!(
+        db.store.get_account(AccountId(a.id.0 + 1000)),
+        Err(RepoError::NotFound)
+    ));
+}
+
+fn bootstrap_happens_once_even_concurrently(db: TestDb) {
+    let barrier = Arc::new(Barrier::new(4));
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let store = db.store.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                store
+                    .bootstrap_if_empty("Default", eur(), new_key(Environment::Test).1)
+                    .unwrap()
+            })
+        })
+        .collect();
+    let created: Vec<_> = handles
+        .into_iter()
+        .filter_map(|h| h.join().unwrap())
+        .collect();
+    assert_eq!(created.len(), 1, "exactly one process bootstraps");
+    let (account, key) = &created[0];
+    assert_eq!(account.name, "Default");
+    assert_eq!(key.environment, Environment::Test);
+    assert_eq!(db.store.list_keys(account.id).unwrap(), vec![key.clone()]);
+    assert!(db
+        .store
+        .bootstrap_if_empty("Default", eur(), new_key(Environment::Test).1)
+        .unwrap()
+        .is_none());
+}
+
+fn keys_are_found_by_hash_only(db: TestDb) {
+    let account = db.store.create_account("Acme", eur()).unwrap();
+    let (plain, new) = new_key(Environment::Live);
+    let stored = db.store.insert_key(account.id, new).unwrap();
+    assert_eq!(stored.environment, Environment::Live);
+    assert_eq!(stored.prefix, "sk_live_");
+    assert_eq!(stored.last4, &plain.plain()[plain.plain().len() - 4..]);
+    let found = db.store.find_key_by_hash(&plain.hash()).unwrap().unwrap();
+    assert_eq!(found, stored);
+    assert!(db
+        .store
+        .find_key_by_hash(&"0".repeat(64))
+        .unwrap()
+        .is_none());
+    assert_eq!(db.store.get_key(stored.id).unwrap(), stored);
+    assert_eq!(db.store.list_keys(account.id).unwrap(), vec![stored]);
+}
+
+fn scopes_and_rate_overrides_persist(db: TestDb) {
+    let account = db.store.create_account("Acme", eur()).unwrap();
+    let g = GeneratedKey::generate(Environment::Test, &mut OsRng);
+    let scopes = KeyScopes::parse("customers:read,invoices:write").unwrap();
+    let rate = RateOverride {
+        per_minute: Some(5),
+        burst: Some(2),
+    };
+    let expires = invoicing_domain::time::whole_seconds(Utc::now() + Duration::days(3));
+    let key = db
+        .store
+        .insert_key(
+            account.id,
+            NewApiKey::from_generated(&g, scopes.clone(), rate, Some(expires)),
+        )
+        .unwrap();
+    assert_eq!(key.scopes, scopes);
+    assert_eq!(key.rate, rate);
+    assert_eq!(key.expires_at, Some(expires));
+}
+
+fn revoke_and_rotate(db: TestDb) {
+    let account = db.store.create_account("Acme", eur()).unwrap();
+    let (_, new) = new_key(Environment::Test);
+    let key = db.store.insert_key(account.id, new).unwrap();
+    let grace = Utc::now() + Duration::hours(24);
+    let (replacement_plain, replacement) = new_key(Environment::Test);
+    let (old, fresh) = db.store.rotate_key(key.id, replacement, grace).unwrap();
+    assert_eq!(
+        old.expires_at,
+        Some(invoicing_domain::time::whole_seconds(grace))
+    );
+    assert!(old.check_usable(Utc::now()).is_ok());
+    assert!(old.check_usable(grace + Duration::seconds(1)).is_err());
+    assert_eq!(fresh.account_id, account.id);
+    assert!(db
+        .store
+        .find_key_by_hash(&replacement_plain.hash())
+        .unwrap()
+        .is_some());
+
+    let revoked = db.store.revoke_key(fresh.id, Utc::now()).unwrap();
+    assert!(revoked.revoked_at.is_some());
+    assert!(revoked
+        .check_usable(Utc::now() + Duration::seconds(1))
+        .is_err());
+    assert!(matches!(
+        db.store
+            .rotate_key(fresh.id, new_key(Environment::Test).1, grace),
+        Err(RepoError::InUse(_))
+    ));
+    assert!(matches!(
+        db.store
+            .rotate_key(old.id, new_key(Environment::Live).1, grace),
+        Err(RepoError::Internal(_))
+    ));
+    assert!(matches!(
+        db.store
+            .get_key(invoicing_domain::api_key::ApiKeyId(999_999)),
+        Err(RepoError::NotFound)
+    ));
+}
+
+fn migrations_are_idempotent_and_safe_in_parallel(db: TestDb) {
+    db.store.migrate().unwrap();
+    let handles: Vec<_> = (0..3)
+        .map(|_| {
+            let url = db.url.clone();
+            std::thread::spawn(move || Store::connect(&url, 1).unwrap().migrate())
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap().unwrap();
+    }
+}
+
+backend_tests!(
+    accounts_round_trip,
+    bootstrap_happens_once_even_concurrently,
+    keys_are_found_by_hash_only,
+    scopes_and_rate_overrides_persist,
+    revoke_and_rotate,
+    migrations_are_idempotent_and_safe_in_parallel,
+);
