@@ -158,7 +158,7 @@ mod tests {
         let code = |body: &str| {
             parse_body::<CustomerInput>(body.as_bytes())
                 .err()
-                .map(|e| (e.code, e.param))
+                .map(|e| (e.code, e.param.clone()))
         };
         assert_eq!(code("{").unwrap().0, "invalid_json");
         assert_eq!(code("").unwrap().0, "invalid_json");

@@ -20,9 +20,12 @@ pub enum ErrorType {
 }
 
 /// A failure on its way to the client: status, SPEC §4 type and code, and extra headers
-/// (`Allow`, `Retry-After`) that belong with it.
+/// (`Allow`, `Retry-After`) that belong with it. Boxed so `Result<_, ApiError>` stays small.
 #[derive(Clone, Debug)]
-pub struct ApiError {
+pub struct ApiError(Box<ApiErrorData>);
+
+#[derive(Clone, Debug)]
+pub struct ApiErrorData {
     pub status: StatusCode,
     pub kind: ErrorType,
     pub code: &'static str,
@@ -34,6 +37,20 @@ pub struct ApiError {
     pub request_id: Option<String>,
 }
 
+impl std::ops::Deref for ApiError {
+    type Target = ApiErrorData;
+
+    fn deref(&self) -> &ApiErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ApiError {
+    fn deref_mut(&mut self) -> &mut ApiErrorData {
+        &mut self.0
+    }
+}
+
 impl ApiError {
     pub fn new(
         status: StatusCode,
@@ -41,7 +58,7 @@ impl ApiError {
         code: &'static str,
         message: impl Into<String>,
     ) -> Self {
-        ApiError {
+        ApiError(Box::new(ApiErrorData {
             status,
             kind,
             code,
@@ -50,7 +67,7 @@ impl ApiError {
             details: Vec::new(),
             headers: Vec::new(),
             request_id: None,
-        }
+        }))
     }
 
     fn invalid(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {

@@ -12,8 +12,8 @@ use std::time::Duration;
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 /// Arbitrary but fixed: every server process contends for the same advisory lock.
-const MIGRATION_LOCK_ID: i64 = 0x1_4E_56_0001;
-pub(crate) const BOOTSTRAP_LOCK_ID: i64 = 0x1_4E_56_0002;
+const MIGRATION_LOCK_ID: i64 = 0x0001_4E56_0001;
+pub(crate) const BOOTSTRAP_LOCK_ID: i64 = 0x0001_4E56_0002;
 
 pub type Pool = r2d2::Pool<Manager>;
 
