@@ -3,6 +3,7 @@
 
 mod cli;
 mod config;
+mod scheduler;
 mod serve;
 mod tls;
 

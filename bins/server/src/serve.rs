@@ -56,9 +56,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .map_err(|e| anyhow!("WEBHOOK_RETRY_SCHEDULE: {e}"))?;
     let config = http_config(&args)?;
     let url = args.db.database_url.clone();
+    let public_url = config.public_url.clone();
     let store = web::block(move || -> Result<Store> {
         let pool_size = if url.starts_with("sqlite") { 8 } else { 16 };
-        let store = Store::connect(&url, pool_size)?;
+        let store = Store::connect(&url, pool_size)?.with_public_url(&public_url);
         store.migrate()?;
         bootstrap(&store)?;
         Ok(store)
@@ -76,6 +77,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         args.tls_key_file.as_deref(),
         &args.data_dir,
     )?;
+    let scheduler = actix_web::rt::spawn(crate::scheduler::run(
+        store.clone(),
+        Duration::from_secs(args.scheduler_interval_secs),
+    ));
     let state = web::Data::new(AppState::new(Arc::new(store), config));
 
     let mut server = HttpServer::new(move || build_app(state.clone()))
@@ -102,7 +107,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         };
         println!("listening on {scheme}://{addr}");
     }
-    server.run().await.context("serving")?;
+    let served = server.run().await.context("serving");
+    scheduler.abort();
+    served?;
     // Worker threads have drained by now; give log output a moment to flush.
     std::thread::sleep(Duration::from_millis(10));
     log::info!("stopped");

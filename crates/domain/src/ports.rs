@@ -4,8 +4,12 @@
 use crate::api_key::{ApiKey, ApiKeyId, NewApiKey};
 use crate::currency::Currency;
 use crate::customer::{Created, Customer, CustomerFilter, CustomerId, CustomerPatch, NewCustomer};
+use crate::event::{Event, EventFilter, EventId};
+use crate::invoice::{Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice};
 use crate::paging::{Page, PageRequest};
 use crate::tenant::{AccountId, Scope};
+use crate::validation::Violations;
+use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -19,6 +23,12 @@ pub enum RepoError {
     Forbidden,
     #[error("{0}")]
     InUse(String),
+    /// A state change the transition table refuses (409 `invalid_state_transition`).
+    #[error("{0}")]
+    InvalidTransition(String),
+    /// Input that is only known to be invalid once stored data is consulted (422).
+    #[error("{0}")]
+    Invalid(Violations),
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
     #[error("storage failure: {0}")]
@@ -87,6 +97,40 @@ pub trait CustomerRepository {
     fn delete_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<()>;
 }
 
+pub trait InvoiceRepository {
+    /// Creates a draft with the next gap-free number, its customer if inline, and the events.
+    fn create_invoice(&self, scope: Scope, new: NewInvoice) -> RepoResult<Invoice>;
+    fn get_invoice(&self, scope: Scope, id: InvoiceId) -> RepoResult<Invoice>;
+    fn list_invoices(
+        &self,
+        scope: Scope,
+        filter: &InvoiceFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Invoice>>;
+    fn update_invoice(
+        &self,
+        scope: Scope,
+        id: InvoiceId,
+        patch: InvoicePatch,
+    ) -> RepoResult<Invoice>;
+    /// The public page's read: by number and capability token, never a draft. The first read
+    /// of a sent invoice makes it viewed.
+    fn view_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice>;
+    /// Turns sent and viewed invoices due before `today` into overdue, across all tenants, each
+    /// with its event; safe when several processes sweep at once. Answers how many changed.
+    fn mark_overdue_invoices(&self, today: NaiveDate) -> RepoResult<usize>;
+}
+
+pub trait EventRepository {
+    fn list_events(
+        &self,
+        scope: Scope,
+        filter: &EventFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Event>>;
+    fn get_event(&self, scope: Scope, id: EventId) -> RepoResult<Event>;
+}
+
 /// Liveness of the store, for `/readyz`.
 pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
@@ -94,11 +138,25 @@ pub trait HealthCheck {
 
 /// Everything the API needs from storage, as one object-safe handle.
 pub trait Repositories:
-    AccountRepository + ApiKeyRepository + CustomerRepository + HealthCheck + Send + Sync
+    AccountRepository
+    + ApiKeyRepository
+    + CustomerRepository
+    + InvoiceRepository
+    + EventRepository
+    + HealthCheck
+    + Send
+    + Sync
 {
 }
 
 impl<T> Repositories for T where
-    T: AccountRepository + ApiKeyRepository + CustomerRepository + HealthCheck + Send + Sync
+    T: AccountRepository
+        + ApiKeyRepository
+        + CustomerRepository
+        + InvoiceRepository
+        + EventRepository
+        + HealthCheck
+        + Send
+        + Sync
 {
 }

@@ -202,6 +202,10 @@ impl ApiError {
         ApiError::invalid(StatusCode::CONFLICT, "resource_in_use", message)
     }
 
+    pub fn invalid_state_transition(message: impl Into<String>) -> Self {
+        ApiError::invalid(StatusCode::CONFLICT, "invalid_state_transition", message)
+    }
+
     pub fn rate_limited(retry_after_secs: u64) -> Self {
         let mut e = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -273,6 +277,8 @@ impl From<RepoError> for ApiError {
             RepoError::NotFound => ApiError::resource_missing("resource"),
             RepoError::Forbidden => ApiError::resource_forbidden(),
             RepoError::InUse(message) => ApiError::resource_in_use(message),
+            RepoError::InvalidTransition(message) => ApiError::invalid_state_transition(message),
+            RepoError::Invalid(violations) => violations.into(),
             RepoError::Unavailable(cause) => {
                 log::error!("database unavailable: {cause}");
                 ApiError::service_unavailable()

@@ -2,11 +2,15 @@
 //! annotations, with the error answers every operation shares added from the same rules the
 //! middleware applies, so the document cannot drift from the code.
 
-use crate::routes::{customers, health};
+use crate::routes::{customers, events, health, invoices, pages};
 use actix_web::HttpResponse;
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
 };
+use invoicing_domain::document::{LineItemInput, LineItemView};
+use invoicing_domain::event::{Event, EventData};
+use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
+use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::validation::Metadata;
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -45,8 +49,11 @@ pub struct ErrorDetail {
     paths(
         health::healthz, health::readyz, serve,
         customers::create, customers::list, customers::get, customers::update, customers::delete,
+        invoices::create, invoices::list, invoices::get, invoices::update, invoices::send, invoices::send_patch,
+        events::list, events::get, pages::invoice,
     ),
-    components(schemas(ErrorBody, ErrorObject, ErrorDetail, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList)),
+    components(schemas(ErrorBody, ErrorObject, ErrorDetail, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
+        Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList)),
     modifiers(&CommonAnswers),
 )]
 struct ApiDoc;

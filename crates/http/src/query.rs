@@ -70,6 +70,51 @@ impl ListQuery {
     }
 }
 
+impl ListQuery {
+    /// A filter naming one of `allowed` values.
+    pub fn choice<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Option<T>,
+        allowed: &str,
+    ) -> Result<Option<T>, ApiError> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(v) => parse(v).map(Some).ok_or_else(|| {
+                ApiError::invalid_parameter(name, format!("must be one of {allowed}"))
+            }),
+        }
+    }
+
+    /// An id filter: a positive integer.
+    pub fn id(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(v) => v
+                .parse::<i64>()
+                .ok()
+                .filter(|id| *id > 0)
+                .map(Some)
+                .ok_or_else(|| ApiError::invalid_parameter(name, "must be a positive integer")),
+        }
+    }
+
+    /// A date filter, `YYYY-MM-DD`.
+    pub fn date(&self, name: &str) -> Result<Option<chrono::NaiveDate>, ApiError> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(v) => {
+                let mut violations = invoicing_domain::validation::Violations::new();
+                invoicing_domain::document::parse_date(&mut violations, name, Some(v.clone()))
+                    .map(Some)
+                    .ok_or_else(|| {
+                        ApiError::invalid_parameter(name, "must be a date as YYYY-MM-DD")
+                    })
+            }
+        }
+    }
+}
+
 /// A path id: ids are positive integers, so anything else names no resource.
 pub fn parse_id(raw: &str, what: &str) -> Result<i64, ApiError> {
     raw.parse::<i64>()

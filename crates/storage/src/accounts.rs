@@ -91,3 +91,16 @@ impl AccountRepository for Store {
         })
     }
 }
+
+/// The account's default currency, for documents created without one.
+pub(crate) fn account_currency(
+    conn: &mut AnyConnection,
+    id: AccountId,
+) -> Result<Currency, TxError> {
+    let code: String = accounts::table
+        .find(id.0)
+        .select(accounts::default_currency)
+        .first(conn)?;
+    Currency::parse(&code)
+        .map_err(|_| RepoError::Internal(format!("account {id} has currency {code:?}")).into())
+}

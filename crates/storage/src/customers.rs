@@ -1,8 +1,9 @@
 //! Customers: one row per email per tenant, enforced by a unique index.
 
 use crate::connection::AnyConnection;
+use crate::events::record;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
-use crate::schema::customers;
+use crate::schema::{customers, invoices};
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -63,6 +64,7 @@ fn address_json(address: &Option<Address>) -> Option<String> {
 }
 
 const EMAIL_TAKEN: &str = "another customer already has this email";
+const IN_USE: &str = "documents or payments refer to this customer, so it cannot be deleted";
 
 pub(crate) fn find_by_email(
     conn: &mut AnyConnection,
@@ -108,6 +110,19 @@ pub(crate) fn find_or_insert(
     Ok(Created::New(row.into_domain()?))
 }
 
+/// [`find_or_insert`] plus the `customer.created` event when a customer is made.
+pub(crate) fn find_or_insert_with_event(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    new: &NewCustomer,
+) -> Result<Created<Customer>, TxError> {
+    let created = find_or_insert(conn, scope, new)?;
+    if let Created::New(c) = &created {
+        record(conn, scope, "customer.created", c)?;
+    }
+    Ok(created)
+}
+
 pub(crate) fn load_scoped(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -131,7 +146,7 @@ impl CustomerRepository for Store {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            match self.try_write(|conn| find_or_insert(conn, scope, &new)) {
+            match self.try_write(|conn| find_or_insert_with_event(conn, scope, &new)) {
                 Err(e) if e.is_unique_violation() && attempts < 3 => continue,
                 result => return result.map_err(TxError::into_repo),
             }
@@ -203,7 +218,9 @@ impl CustomerRepository for Store {
                     customers::updated_at.eq(now_db()),
                 ))
                 .execute(conn)?;
-            load_scoped(conn, scope, id)
+            let updated = load_scoped(conn, scope, id)?;
+            record(conn, scope, "customer.updated", &updated)?;
+            Ok(updated)
         });
         // Two renames to the same email at once: the unique index stops the second.
         result.map_err(|e| {
@@ -216,11 +233,27 @@ impl CustomerRepository for Store {
     }
 
     fn delete_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<()> {
-        self.write(|conn| {
-            load_scoped(conn, scope, id)?;
+        let result = self.try_write(|conn| {
+            let customer = load_scoped(conn, scope, id)?;
+            let invoiced: bool = diesel::select(diesel::dsl::exists(
+                scoped!(invoices, scope).filter(invoices::customer_id.eq(id.0)),
+            ))
+            .get_result(conn)?;
+            if invoiced {
+                return Err(RepoError::InUse(IN_USE.into()).into());
+            }
             diesel::delete(scoped!(customers, scope).filter(customers::id.eq(id.0)))
                 .execute(conn)?;
+            record(conn, scope, "customer.deleted", &customer)?;
             Ok(())
+        });
+        // Documents added by a racing transaction are still caught by the foreign key.
+        result.map_err(|e| {
+            if e.is_foreign_key_violation() {
+                RepoError::InUse(IN_USE.into())
+            } else {
+                e.into_repo()
+            }
         })
     }
 }

@@ -4,7 +4,12 @@
 
 mod accounts;
 pub mod connection;
+mod counters;
 mod customers;
+mod documents;
+mod events;
+mod invoice_rows;
+mod invoices;
 mod keys;
 mod rows;
 mod schema;

@@ -44,6 +44,82 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    document_counters (account_id, livemode, kind, year) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        kind -> Text,
+        year -> Integer,
+        last_value -> BigInt,
+    }
+}
+
+diesel::table! {
+    invoices (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        number -> Text,
+        status -> Text,
+        customer_id -> BigInt,
+        currency -> Text,
+        issue_date -> Date,
+        due_date -> Date,
+        payment_terms -> Nullable<Text>,
+        subtotal_cents -> BigInt,
+        tax_cents -> BigInt,
+        total_cents -> BigInt,
+        amount_paid_cents -> BigInt,
+        notes -> Nullable<Text>,
+        metadata -> Text,
+        token -> Text,
+        quotation_id -> Nullable<BigInt>,
+        sent_at -> Nullable<Timestamp>,
+        viewed_at -> Nullable<Timestamp>,
+        paid_at -> Nullable<Timestamp>,
+        cancelled_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    line_items (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        document_kind -> Text,
+        document_id -> BigInt,
+        position -> Integer,
+        description -> Text,
+        quantity_milli -> BigInt,
+        unit_price_cents -> BigInt,
+        tax_rate_milli -> BigInt,
+        subtotal_cents -> BigInt,
+        tax_cents -> BigInt,
+        total_cents -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        event_type -> Text,
+        data -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::joinable!(customers -> accounts (account_id));
-diesel::allow_tables_to_appear_in_same_query!(accounts, api_keys, customers);
+diesel::allow_tables_to_appear_in_same_query!(
+    accounts,
+    api_keys,
+    customers,
+    document_counters,
+    invoices,
+    line_items,
+    events
+);

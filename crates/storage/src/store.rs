@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use invoicing_domain::ports::{HealthCheck, RepoError, RepoResult};
+use std::sync::Arc;
 use std::time::Duration;
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -22,6 +23,8 @@ pub type Pool = r2d2::Pool<Manager>;
 pub struct Store {
     pool: Pool,
     backend: Backend,
+    /// Base of payment links, which are part of documents as the API (and events) show them.
+    public_url: Arc<str>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +56,21 @@ impl Store {
             .connection_timeout(Duration::from_secs(5))
             .build(Manager::new(url))
             .map_err(|e| StoreError::Connect(e.to_string()))?;
-        Ok(Store { pool, backend })
+        Ok(Store {
+            pool,
+            backend,
+            public_url: Arc::from("https://localhost:8443"),
+        })
+    }
+
+    /// Sets the base of the public pages used in payment links.
+    pub fn with_public_url(mut self, public_url: &str) -> Store {
+        self.public_url = Arc::from(public_url.trim_end_matches('/'));
+        self
+    }
+
+    pub fn public_url(&self) -> Arc<str> {
+        self.public_url.clone()
     }
 
     pub fn backend(&self) -> Backend {
@@ -182,6 +199,16 @@ impl From<RepoError> for TxError {
 }
 
 impl TxError {
+    pub(crate) fn is_foreign_key_violation(&self) -> bool {
+        matches!(
+            self,
+            TxError::Db(DieselError::DatabaseError(
+                DatabaseErrorKind::ForeignKeyViolation,
+                _
+            ))
+        )
+    }
+
     pub(crate) fn is_unique_violation(&self) -> bool {
         matches!(
             self,

@@ -3,7 +3,10 @@
 //! with the OpenAPI document.
 
 pub mod customers;
+pub mod events;
 pub mod health;
+pub mod invoices;
+pub mod pages;
 
 use crate::error::ApiError;
 use crate::openapi;
@@ -55,6 +58,35 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v1/customers/{id}",
             web::delete().to(customers::delete),
         ),
+        ep(
+            M::POST,
+            "/api/v1/invoices",
+            web::post().to(invoices::create),
+        ),
+        ep(M::GET, "/api/v1/invoices", web::get().to(invoices::list)),
+        ep(
+            M::GET,
+            "/api/v1/invoices/{id}",
+            web::get().to(invoices::get),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/invoices/{id}",
+            web::patch().to(invoices::update),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/invoices/{id}/send",
+            web::post().to(invoices::send),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/invoices/{id}/send",
+            web::patch().to(invoices::send_patch),
+        ),
+        ep(M::GET, "/api/v1/events", web::get().to(events::list)),
+        ep(M::GET, "/api/v1/events/{id}", web::get().to(events::get)),
+        ep(M::GET, "/invoice/{number}", web::get().to(pages::invoice)),
     ]
 }
 

@@ -1,0 +1,55 @@
+//! Events (SPEC §11): every state change, with the resource as the API returned it after the
+//! change, written in the same transaction as the change.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct EventId(pub i64);
+
+/// The event types this service writes.
+pub const EVENT_TYPES: &[&str] = &[
+    "customer.created",
+    "customer.updated",
+    "customer.deleted",
+    "invoice.created",
+    "invoice.updated",
+    "invoice.sent",
+    "invoice.viewed",
+    "invoice.overdue",
+    "invoice.paid",
+    "invoice.cancelled",
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EventData {
+    /// The resource as the API returned it after the change.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub object: Value,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Event {
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub id: EventId,
+    pub object: &'static str,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[serde(serialize_with = "crate::time::serialize")]
+    pub created_at: DateTime<Utc>,
+    pub livemode: bool,
+    pub data: EventData,
+}
+
+impl Event {
+    pub const OBJECT: &'static str = "event";
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    pub event_type: Option<String>,
+}

@@ -1,0 +1,351 @@
+//! Invoices (SPEC §9): the create and update bodies, their parsed forms, and the invoice as the
+//! API returns it.
+
+use crate::currency::Currency;
+use crate::customer::{Customer, CustomerId, CustomerInput};
+use crate::document::{
+    parse_currency, parse_customer_ref, parse_date, CustomerRef, LineItemInput, LineItemView,
+    Lines, PaymentTerms, NOTES_MAX,
+};
+use crate::invoice_status::InvoiceStatus;
+use crate::validation::{optional_text, Metadata, Violations};
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InvoiceId(pub i64);
+
+/// The body of `POST /api/v1/invoices`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct InvoiceInput {
+    /// An existing customer; or give `customer` instead.
+    pub customer_id: Option<i64>,
+    /// Found by email or created, exactly as `POST /api/v1/customers` does.
+    pub customer: Option<CustomerInput>,
+    /// ISO 4217; default the account's currency.
+    pub currency: Option<String>,
+    /// YYYY-MM-DD; default today (UTC).
+    pub issue_date: Option<String>,
+    /// YYYY-MM-DD, not before `issue_date`; or give `payment_terms`.
+    pub due_date: Option<String>,
+    /// `due_on_receipt` or `net_N` (0 ≤ N ≤ 365); default `net_30`.
+    pub payment_terms: Option<String>,
+    pub line_items: Option<Vec<LineItemInput>>,
+    pub notes: Option<String>,
+    pub metadata: Option<BTreeMap<String, String>>,
+}
+
+/// How the due date was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    Date(NaiveDate),
+    Terms(PaymentTerms),
+}
+
+/// A valid invoice to create. `token` is the capability in its payment link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewInvoice {
+    pub customer: CustomerRef,
+    pub currency: Option<Currency>,
+    pub issue_date: NaiveDate,
+    pub due_date: NaiveDate,
+    pub payment_terms: Option<PaymentTerms>,
+    pub lines: Lines,
+    pub notes: Option<String>,
+    pub metadata: Metadata,
+    pub token: String,
+}
+
+pub(crate) fn parse_due(
+    v: &mut Violations,
+    issue: Option<NaiveDate>,
+    due_date: Option<String>,
+    terms: Option<String>,
+) -> Option<Due> {
+    match (due_date, terms) {
+        (Some(_), Some(_)) => {
+            v.push("due_date", "give due_date or payment_terms, not both");
+            None
+        }
+        (Some(raw), None) => {
+            let date = parse_date(v, "due_date", Some(raw))?;
+            if issue.is_some_and(|i| date < i) {
+                v.push("due_date", "must not be before issue_date");
+                return None;
+            }
+            Some(Due::Date(date))
+        }
+        (None, Some(raw)) => match PaymentTerms::parse(&raw) {
+            Some(t) => Some(Due::Terms(t)),
+            None => {
+                v.push(
+                    "payment_terms",
+                    "must be due_on_receipt or net_N with N from 0 to 365",
+                );
+                None
+            }
+        },
+        (None, None) => Some(Due::Terms(PaymentTerms::DEFAULT)),
+    }
+}
+
+pub(crate) fn parse_metadata(
+    v: &mut Violations,
+    raw: Option<BTreeMap<String, String>>,
+) -> Option<Metadata> {
+    Metadata::parse("metadata", raw.unwrap_or_default())
+        .map_err(|e| v.extend_prefixed("", e))
+        .ok()
+}
+
+impl InvoiceInput {
+    /// `today` is the default issue date; `token` the payment-link capability to store.
+    pub fn parse(self, today: NaiveDate, token: String) -> Result<NewInvoice, Violations> {
+        let mut v = Violations::new();
+        let customer = parse_customer_ref(&mut v, self.customer_id, self.customer);
+        let currency = parse_currency(&mut v, self.currency);
+        let issue_date = match self.issue_date {
+            None => Some(today),
+            raw => parse_date(&mut v, "issue_date", raw),
+        };
+        let due = parse_due(&mut v, issue_date, self.due_date, self.payment_terms);
+        let lines = Lines::parse(&mut v, self.line_items);
+        let notes = optional_text(&mut v, "notes", self.notes, NOTES_MAX);
+        let metadata = parse_metadata(&mut v, self.metadata);
+        match (customer, issue_date, due, lines, metadata) {
+            (Some(customer), Some(issue_date), Some(due), Some(lines), Some(metadata))
+                if v.is_empty() =>
+            {
+                let (due_date, payment_terms) = match due {
+                    Due::Date(d) => (d, None),
+                    Due::Terms(t) => (t.due_date(issue_date), Some(t)),
+                };
+                Ok(NewInvoice {
+                    customer,
+                    currency,
+                    issue_date,
+                    due_date,
+                    payment_terms,
+                    lines,
+                    notes,
+                    metadata,
+                    token,
+                })
+            }
+            _ => Err(v),
+        }
+    }
+}
+
+/// The body of `PATCH /api/v1/invoices/{id}`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct InvoicePatchInput {
+    /// The new status, as the transition table allows (`paid` marks it paid by hand).
+    pub status: Option<String>,
+    pub due_date: Option<String>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub notes: Option<Option<String>>,
+    pub metadata: Option<BTreeMap<String, String>>,
+    /// Drafts only.
+    pub line_items: Option<Vec<LineItemInput>>,
+    /// Drafts only.
+    pub currency: Option<String>,
+    /// Drafts only.
+    pub customer_id: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InvoicePatch {
+    pub status: Option<InvoiceStatus>,
+    pub due_date: Option<NaiveDate>,
+    pub notes: Option<Option<String>>,
+    pub metadata: Option<Metadata>,
+    pub lines: Option<Lines>,
+    pub currency: Option<Currency>,
+    pub customer_id: Option<CustomerId>,
+}
+
+impl InvoicePatch {
+    /// Whether it changes what only a draft may change.
+    pub fn touches_draft_only_fields(&self) -> bool {
+        self.lines.is_some() || self.currency.is_some() || self.customer_id.is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == InvoicePatch::default()
+    }
+}
+
+impl InvoicePatchInput {
+    pub fn parse(self) -> Result<InvoicePatch, Violations> {
+        let mut v = Violations::new();
+        let status = self.status.and_then(|s| {
+            InvoiceStatus::parse(&s).or_else(|| {
+                v.push(
+                    "status",
+                    "must be one of draft, sent, viewed, overdue, paid, cancelled",
+                );
+                None
+            })
+        });
+        let due_date = parse_date(&mut v, "due_date", self.due_date);
+        let notes = self
+            .notes
+            .map(|n| optional_text(&mut v, "notes", n, NOTES_MAX));
+        let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, Some(m)));
+        let lines = match self.line_items {
+            None => None,
+            some => Lines::parse(&mut v, some),
+        };
+        let currency = parse_currency(&mut v, self.currency);
+        let customer_id = self.customer_id.and_then(|id| {
+            if id > 0 {
+                Some(CustomerId(id))
+            } else {
+                v.push("customer_id", "must be a positive integer");
+                None
+            }
+        });
+        v.finish(|| InvoicePatch {
+            status,
+            due_date,
+            notes,
+            metadata,
+            lines,
+            currency,
+            customer_id,
+        })
+    }
+}
+
+/// An invoice as the API returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Invoice {
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub id: InvoiceId,
+    pub object: &'static str,
+    pub invoice_number: String,
+    pub status: InvoiceStatus,
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub customer_id: CustomerId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "EUR"))]
+    pub currency: Currency,
+    pub issue_date: NaiveDate,
+    pub due_date: NaiveDate,
+    pub payment_terms: Option<String>,
+    pub line_items: Vec<LineItemView>,
+    pub subtotal_cents: i64,
+    pub tax_cents: i64,
+    pub total_cents: i64,
+    pub amount_paid_cents: i64,
+    pub amount_due_cents: i64,
+    pub payment_link: String,
+    pub notes: Option<String>,
+    pub metadata: Metadata,
+    pub livemode: bool,
+    #[serde(serialize_with = "crate::time::serialize_opt")]
+    pub sent_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "crate::time::serialize_opt")]
+    pub viewed_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "crate::time::serialize_opt")]
+    pub paid_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "crate::time::serialize_opt")]
+    pub cancelled_at: Option<DateTime<Utc>>,
+    pub quotation_id: Option<i64>,
+    #[serde(serialize_with = "crate::time::serialize")]
+    pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::time::serialize")]
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Invoice {
+    pub const OBJECT: &'static str = "invoice";
+}
+
+/// Filters of `GET /api/v1/invoices`; the dates are inclusive whole UTC days.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InvoiceFilter {
+    pub status: Option<InvoiceStatus>,
+    pub customer_id: Option<CustomerId>,
+    pub created_after: Option<NaiveDate>,
+    pub created_before: Option<NaiveDate>,
+}
+
+/// What the customer's public page shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicInvoice {
+    pub invoice: Invoice,
+    pub merchant_name: String,
+    pub customer: Customer,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 3, 1).unwrap()
+    }
+
+    fn parse(value: serde_json::Value) -> Result<NewInvoice, Violations> {
+        serde_json::from_value::<InvoiceInput>(value)
+            .unwrap()
+            .parse(today(), "tok".into())
+    }
+
+    #[test]
+    fn defaults_apply() {
+        let inv = parse(json!({"customer_id": 3, "line_items": [{"description": "x", "quantity": 1, "unit_price_cents": 100}]})).unwrap();
+        assert_eq!(inv.issue_date, today());
+        assert_eq!(inv.due_date.to_string(), "2026-03-31");
+        assert_eq!(inv.payment_terms, Some(PaymentTerms::Net(30)));
+        assert_eq!(inv.currency, None);
+    }
+
+    #[test]
+    fn reports_every_field() {
+        let err = parse(json!({
+            "currency": "EURO", "issue_date": "2026-03-10", "due_date": "2026-03-01",
+            "line_items": [{"description": "x", "quantity": -1, "unit_price_cents": 1}],
+            "customer": {"email": "bad"}
+        }))
+        .unwrap_err();
+        let params: Vec<_> = err.errors().iter().map(|e| e.param.as_str()).collect();
+        assert_eq!(
+            params,
+            [
+                "customer.name",
+                "customer.email",
+                "currency",
+                "due_date",
+                "line_items[0].quantity"
+            ]
+        );
+    }
+
+    #[test]
+    fn patch_parses_status_and_dates() {
+        let p =
+            serde_json::from_value::<InvoicePatchInput>(json!({"status": "paid", "notes": null}))
+                .unwrap()
+                .parse()
+                .unwrap();
+        assert_eq!(p.status, Some(InvoiceStatus::Paid));
+        assert_eq!(p.notes, Some(None));
+        assert!(!p.touches_draft_only_fields());
+        let err =
+            serde_json::from_value::<InvoicePatchInput>(json!({"status": "void", "due_date": "x"}))
+                .unwrap()
+                .parse()
+                .unwrap_err();
+        assert_eq!(err.errors().len(), 2);
+    }
+}

@@ -1,0 +1,76 @@
+//! `/api/v1/events` (SPEC §11): the event log of the caller's account and environment.
+
+use crate::auth::Auth;
+use crate::error::ApiError;
+use crate::openapi::ErrorBody;
+use crate::query::{parse_id, ListQuery};
+use crate::{blocking, AppState};
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::event::{Event, EventFilter, EventId, EVENT_TYPES};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A page of events (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct EventList {
+    pub data: Vec<Event>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+/// List events, newest first.
+#[utoipa::path(get, path = "/api/v1/events", tag = "events",
+    params(
+        ("type" = Option<String>, Query, description = "Only events of this type, e.g. invoice.paid"),
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "A page of events", body = EventList)),
+    security(("api_key" = [])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Events, Access::Read)?;
+    let q = ListQuery::parse(req.query_string(), &["type"])?;
+    let page = q.page()?;
+    let known = |t: &str| EVENT_TYPES.iter().find(|k| **k == t).map(|k| k.to_string());
+    let filter = EventFilter {
+        event_type: q.choice("type", known, &EVENT_TYPES.join(", "))?,
+    };
+    let repos = state.repos.clone();
+    let page = blocking(move || repos.list_events(scope, &filter, page)).await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Retrieve an event.
+#[utoipa::path(get, path = "/api/v1/events/{id}", tag = "events",
+    params(("id" = i64, Path, description = "Event id")),
+    responses(
+        (status = 200, description = "The event", body = Event),
+        (status = 404, description = "No such event", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn get(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Events, Access::Read)?;
+    let id = EventId(parse_id(&id, "event")?);
+    let repos = state.repos.clone();
+    let event = blocking(move || repos.get_event(scope, id))
+        .await
+        .map_err(|e| {
+            if e.code == "resource_missing" {
+                ApiError::resource_missing("event")
+            } else {
+                e
+            }
+        })?;
+    Ok(HttpResponse::Ok().json(event))
+}

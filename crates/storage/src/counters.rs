@@ -1,0 +1,39 @@
+//! Gap-free document numbers: the counter row is bumped inside the creating transaction, so a
+//! rolled-back create gives its number back and concurrent creates queue on the row lock.
+
+use crate::connection::AnyConnection;
+use crate::schema::document_counters as dc;
+use crate::store::TxError;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Text};
+use invoicing_domain::document::DocumentKind;
+use invoicing_domain::tenant::Scope;
+
+pub(crate) fn next_number(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    year: i32,
+) -> Result<i64, TxError> {
+    // The same statement on both backends; parameters numbered in order of appearance.
+    diesel::sql_query(
+        "INSERT INTO document_counters (account_id, livemode, kind, year, last_value) \
+         VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING",
+    )
+    .bind::<BigInt, _>(scope.account_id.0)
+    .bind::<Bool, _>(scope.livemode())
+    .bind::<Text, _>(kind.as_str())
+    .bind::<Integer, _>(year)
+    .execute(conn)?;
+    let next = diesel::update(
+        dc::table
+            .filter(dc::account_id.eq(scope.account_id.0))
+            .filter(dc::livemode.eq(scope.livemode()))
+            .filter(dc::kind.eq(kind.as_str()))
+            .filter(dc::year.eq(year)),
+    )
+    .set(dc::last_value.eq(dc::last_value + 1))
+    .returning(dc::last_value)
+    .get_result::<i64>(conn)?;
+    Ok(next)
+}

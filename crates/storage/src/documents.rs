@@ -1,0 +1,104 @@
+//! Line items of any document kind, stored and read back the same way for invoices and
+//! quotations.
+
+use crate::connection::AnyConnection;
+use crate::schema::line_items;
+use crate::store::TxError;
+use diesel::prelude::*;
+use invoicing_domain::decimal::{Quantity, TaxRate};
+use invoicing_domain::document::{DocumentKind, LineItemView, Lines};
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::tenant::Scope;
+use std::collections::HashMap;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = line_items)]
+struct LineRow {
+    id: i64,
+    document_id: i64,
+    description: String,
+    quantity_milli: i64,
+    unit_price_cents: i64,
+    tax_rate_milli: i64,
+    subtotal_cents: i64,
+    tax_cents: i64,
+    total_cents: i64,
+}
+
+impl LineRow {
+    fn into_view(self) -> Result<LineItemView, TxError> {
+        let bad = |what: &str| RepoError::Internal(format!("line {}: bad {what}", self.id));
+        Ok(LineItemView {
+            id: self.id,
+            quantity: Quantity::from_thousandths(self.quantity_milli)
+                .map_err(|_| bad("quantity"))?,
+            tax_rate: TaxRate::from_thousandths(self.tax_rate_milli)
+                .map_err(|_| bad("tax rate"))?,
+            description: self.description,
+            unit_price_cents: self.unit_price_cents,
+            subtotal_cents: self.subtotal_cents,
+            tax_cents: self.tax_cents,
+            total_cents: self.total_cents,
+        })
+    }
+}
+
+/// Replaces a document's lines with `lines` (one row per line: a loop in the caller's
+/// transaction, since multi-row inserts do not go through the shared connection).
+pub(crate) fn write_lines(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    document_id: i64,
+    lines: &Lines,
+) -> Result<(), TxError> {
+    diesel::delete(
+        line_items::table
+            .filter(line_items::account_id.eq(scope.account_id.0))
+            .filter(line_items::document_kind.eq(kind.as_str()))
+            .filter(line_items::document_id.eq(document_id)),
+    )
+    .execute(conn)?;
+    for (position, line) in lines.items.iter().enumerate() {
+        diesel::insert_into(line_items::table)
+            .values((
+                line_items::account_id.eq(scope.account_id.0),
+                line_items::livemode.eq(scope.livemode()),
+                line_items::document_kind.eq(kind.as_str()),
+                line_items::document_id.eq(document_id),
+                line_items::position.eq(position as i32),
+                line_items::description.eq(&line.description),
+                line_items::quantity_milli.eq(line.quantity.thousandths()),
+                line_items::unit_price_cents.eq(line.unit_price.minor()),
+                line_items::tax_rate_milli.eq(line.tax_rate.thousandths()),
+                line_items::subtotal_cents.eq(line.amounts.subtotal.minor()),
+                line_items::tax_cents.eq(line.amounts.tax.minor()),
+                line_items::total_cents.eq(line.amounts.total.minor()),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// The lines of several documents at once, in order, keyed by document id.
+pub(crate) fn read_lines(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    document_ids: &[i64],
+) -> Result<HashMap<i64, Vec<LineItemView>>, TxError> {
+    let rows = line_items::table
+        .filter(line_items::account_id.eq(scope.account_id.0))
+        .filter(line_items::livemode.eq(scope.livemode()))
+        .filter(line_items::document_kind.eq(kind.as_str()))
+        .filter(line_items::document_id.eq_any(document_ids))
+        .order((line_items::document_id, line_items::position))
+        .select(LineRow::as_select())
+        .load::<LineRow>(conn)?;
+    let mut out: HashMap<i64, Vec<LineItemView>> = HashMap::new();
+    for row in rows {
+        let doc = row.document_id;
+        out.entry(doc).or_default().push(row.into_view()?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,143 @@
+//! Reading invoices: rows, their lines, and the payment link built from the public URL.
+
+use crate::connection::AnyConnection;
+use crate::documents::read_lines;
+use crate::rows::{from_db, missing_or_forbidden, scoped};
+use crate::schema::invoices;
+use crate::store::TxError;
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::DocumentKind;
+use invoicing_domain::invoice::{Invoice, InvoiceId};
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::tenant::{AccountId, Environment, Scope};
+use invoicing_domain::validation::Metadata;
+
+#[derive(Queryable, Selectable, Clone)]
+#[diesel(table_name = invoices)]
+pub(crate) struct InvoiceRow {
+    pub id: i64,
+    pub account_id: i64,
+    pub livemode: bool,
+    pub number: String,
+    pub status: String,
+    pub customer_id: i64,
+    pub currency: String,
+    pub issue_date: NaiveDate,
+    pub due_date: NaiveDate,
+    pub payment_terms: Option<String>,
+    pub subtotal_cents: i64,
+    pub tax_cents: i64,
+    pub total_cents: i64,
+    pub amount_paid_cents: i64,
+    pub notes: Option<String>,
+    pub metadata: String,
+    pub token: String,
+    pub quotation_id: Option<i64>,
+    pub sent_at: Option<NaiveDateTime>,
+    pub viewed_at: Option<NaiveDateTime>,
+    pub paid_at: Option<NaiveDateTime>,
+    pub cancelled_at: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+impl InvoiceRow {
+    pub fn scope(&self) -> Scope {
+        Scope::new(
+            AccountId(self.account_id),
+            Environment::from_livemode(self.livemode),
+        )
+    }
+
+    pub fn status(&self) -> Result<InvoiceStatus, TxError> {
+        InvoiceStatus::parse(&self.status).ok_or_else(|| {
+            RepoError::Internal(format!("invoice {} has status {:?}", self.id, self.status)).into()
+        })
+    }
+}
+
+pub(crate) fn payment_link(public_url: &str, number: &str, token: &str) -> String {
+    format!("{public_url}/invoice/{number}?token={token}")
+}
+
+/// Builds API invoices from rows, reading all their lines in one query.
+pub(crate) fn to_invoices(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    rows: Vec<InvoiceRow>,
+    public_url: &str,
+) -> Result<Vec<Invoice>, TxError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lines = read_lines(conn, scope, DocumentKind::Invoice, &ids)?;
+    rows.into_iter()
+        .map(|row| {
+            let status = row.status()?;
+            let currency = Currency::parse(&row.currency).map_err(|_| {
+                RepoError::Internal(format!(
+                    "invoice {} has currency {:?}",
+                    row.id, row.currency
+                ))
+            })?;
+            Ok(Invoice {
+                id: InvoiceId(row.id),
+                object: Invoice::OBJECT,
+                payment_link: payment_link(public_url, &row.number, &row.token),
+                invoice_number: row.number,
+                status,
+                customer_id: CustomerId(row.customer_id),
+                currency,
+                issue_date: row.issue_date,
+                due_date: row.due_date,
+                payment_terms: row.payment_terms,
+                line_items: lines.remove(&row.id).unwrap_or_default(),
+                subtotal_cents: row.subtotal_cents,
+                tax_cents: row.tax_cents,
+                total_cents: row.total_cents,
+                amount_paid_cents: row.amount_paid_cents,
+                amount_due_cents: (row.total_cents - row.amount_paid_cents).max(0),
+                notes: row.notes,
+                metadata: Metadata::from_json(&row.metadata),
+                livemode: row.livemode,
+                sent_at: row.sent_at.map(from_db),
+                viewed_at: row.viewed_at.map(from_db),
+                paid_at: row.paid_at.map(from_db),
+                cancelled_at: row.cancelled_at.map(from_db),
+                quotation_id: row.quotation_id,
+                created_at: from_db(row.created_at),
+                updated_at: from_db(row.updated_at),
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn load_row(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: InvoiceId,
+) -> Result<InvoiceRow, TxError> {
+    match scoped!(invoices, scope)
+        .filter(invoices::id.eq(id.0))
+        .select(InvoiceRow::as_select())
+        .first::<InvoiceRow>(conn)
+        .optional()?
+    {
+        Some(row) => Ok(row),
+        None => Err(missing_or_forbidden!(conn, invoices, id.0).into()),
+    }
+}
+
+pub(crate) fn load_invoice(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: InvoiceId,
+    public_url: &str,
+) -> Result<Invoice, TxError> {
+    let row = load_row(conn, scope, id)?;
+    let mut all = to_invoices(conn, scope, vec![row], public_url)?;
+    all.pop()
+        .ok_or_else(|| RepoError::Internal("invoice vanished".into()).into())
+}
