@@ -60,7 +60,8 @@ impl Harness {
         let db = TestDb::new(backend)?;
         let mut config = HttpConfig::new(PUBLIC_URL);
         config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
-        let state = web::Data::new(AppState::new(Arc::new(db.store.clone()), config));
+        let store = db.store.clone().with_public_url(PUBLIC_URL);
+        let state = web::Data::new(AppState::new(Arc::new(store), config));
         let account = db
             .store
             .create_account("Acme Ltd", Currency::parse("EUR").unwrap())

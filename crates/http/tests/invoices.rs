@@ -1,0 +1,544 @@
+//! SPEC §9 and §11 through the real app: every invoice, event and page route with its status
+//! codes, the transitions, and 403 for another tenant on every route.
+
+mod common;
+
+use actix_web::http::Method;
+use actix_web::test::init_service;
+use common::*;
+use invoicing_domain::tenant::Environment;
+use invoicing_http::build_app;
+use serde_json::{json, Value};
+
+fn invoice_body(email: &str) -> Value {
+    json!({
+        "customer": {"name": "Ada", "email": email},
+        "line_items": [
+            {"description": "Consulting", "quantity": 1.5, "unit_price_cents": 333, "tax_rate": 19},
+            {"description": "Hosting", "quantity": "2", "unit_price_cents": 1000}
+        ],
+        "payment_terms": "net_14",
+        "notes": "Thank you"
+    })
+}
+
+fn token_path(invoice: &Value) -> String {
+    let link = invoice["payment_link"].as_str().unwrap();
+    assert!(link.starts_with(&format!(
+        "{PUBLIC_URL}/invoice/{}?token=",
+        invoice["invoice_number"].as_str().unwrap()
+    )));
+    link.strip_prefix(PUBLIC_URL).unwrap().to_string()
+}
+
+async fn create_send_view_pay(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice_body("ada@example.com"),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_api_headers(&r);
+    let inv = r.body;
+    assert_eq!(inv["status"], "draft");
+    assert_eq!(
+        (
+            inv["subtotal_cents"].as_i64(),
+            inv["tax_cents"].as_i64(),
+            inv["total_cents"].as_i64()
+        ),
+        (Some(2500), Some(95), Some(2595))
+    );
+    assert_eq!(inv["line_items"][0]["quantity"], "1.5");
+    assert_eq!(inv["line_items"][0]["tax_rate"], "19");
+    assert_eq!(inv["currency"], "EUR", "the account's currency by default");
+    assert_eq!(inv["payment_terms"], "net_14");
+    assert_eq!(inv["amount_due_cents"], 2595);
+    let number = inv["invoice_number"].as_str().unwrap();
+    assert!(
+        number.starts_with("INV-") && number.ends_with("-000001"),
+        "{number}"
+    );
+    let id = inv["id"].as_i64().unwrap();
+    let page = token_path(&inv);
+
+    let r = send(&app, h.anonymous(Method::GET, &page)).await;
+    assert_error(&r, 404, "resource_missing");
+    let r = send(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send")),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["status"], "sent");
+    assert!(r.body["sent_at"].is_string());
+    let r = send(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/invoices/{id}/send")),
+    )
+    .await;
+    assert_error(&r, 409, "invalid_state_transition");
+    assert!(r.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("sent to sent"));
+
+    let before_view = send(&app, h.anonymous(Method::GET, &page)).await;
+    assert_eq!(before_view.status, 200);
+    let r = send(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}"))).await;
+    assert_eq!(r.body["status"], "viewed");
+    send(&app, h.anonymous(Method::GET, &page)).await;
+    let viewed = send(
+        &app,
+        h.req(Method::GET, "/api/v1/events?type=invoice.viewed"),
+    )
+    .await;
+    assert_eq!(viewed.body["total"], 1, "only the first view counts");
+
+    let wrong_token = page.replace("token=", "token=x");
+    assert_error(
+        &send(&app, h.anonymous(Method::GET, &wrong_token)).await,
+        404,
+        "resource_missing",
+    );
+    let no_token = page.split('?').next().unwrap().to_string();
+    assert_error(
+        &send(&app, h.anonymous(Method::GET, &no_token)).await,
+        404,
+        "resource_missing",
+    );
+
+    let r = send(
+        &app,
+        json(
+            h.req(Method::PATCH, &format!("/api/v1/invoices/{id}")),
+            &json!({"status": "paid"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["status"], "paid");
+    let r = send(
+        &app,
+        json(
+            h.req(Method::PATCH, &format!("/api/v1/invoices/{id}")),
+            &json!({"status": "cancelled"}),
+        ),
+    )
+    .await;
+    assert_error(&r, 409, "invalid_state_transition");
+    let types: Vec<String> = send(&app, h.req(Method::GET, "/api/v1/events")).await.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "invoice.paid",
+            "invoice.viewed",
+            "invoice.sent",
+            "invoice.created",
+            "customer.created"
+        ]
+    );
+    let event = send(&app, h.req(Method::GET, "/api/v1/events?type=invoice.paid"))
+        .await
+        .body["data"][0]
+        .clone();
+    assert_eq!(event["data"]["object"]["status"], "paid");
+    assert_eq!(event["livemode"], false);
+    let one = send(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/events/{}", event["id"])),
+    )
+    .await;
+    assert_eq!(one.body, event);
+}
+
+async fn page_shows_what_the_customer_needs(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let body = json!({
+        "customer": {"name": "Ada <Lovelace>", "email": "ada@example.com", "company": "Engines & Co", "address": {"line1": "1 Main St", "city": "London", "country": "GB"}},
+        "currency": "JPY", "due_date": "2099-01-31",
+        "line_items": [{"description": "Widget", "quantity": 3, "unit_price_cents": 1000, "tax_rate": "10"}]
+    });
+    let inv = send(&app, json(h.req(Method::POST, "/api/v1/invoices"), &body))
+        .await
+        .body;
+    send(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", inv["id"]),
+        ),
+    )
+    .await;
+    let res = actix_web::test::call_service(
+        &app,
+        h.anonymous(Method::GET, &token_path(&inv)).to_request(),
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let headers = res.headers().clone();
+    assert_eq!(
+        headers.get("content-type").unwrap(),
+        "text/html; charset=utf-8"
+    );
+    assert_eq!(headers.get("cache-control").unwrap(), "no-store");
+    assert_eq!(headers.get("referrer-policy").unwrap(), "no-referrer");
+    let html = String::from_utf8(actix_web::test::read_body(res).await.to_vec()).unwrap();
+    for expected in [
+        "Acme Ltd",
+        inv["invoice_number"].as_str().unwrap(),
+        "Ada &#60;Lovelace&#62;",
+        "Engines &#38; Co",
+        "1 Main St",
+        "Widget",
+        "¥3,000",
+        "¥300",
+        "¥3,300",
+        "2099-01-31",
+        "Awaiting payment",
+        "@media print",
+    ] {
+        assert!(html.contains(expected), "page lacks {expected:?}");
+    }
+    assert!(!html.contains("<Lovelace>"), "customer text is escaped");
+    assert!(!html.contains("<script"), "no JavaScript");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no external assets"
+    );
+}
+
+async fn validation_and_draft_rules(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let bad = json!({"customer_id": 999999, "currency": "XXX", "issue_date": "2026-02-30", "payment_terms": "net_400",
+        "line_items": [{"description": "ok", "quantity": 1, "unit_price_cents": 1}, {"description": "", "quantity": 0, "unit_price_cents": 2000000000000000i64}]});
+    let r = send(&app, json(h.req(Method::POST, "/api/v1/invoices"), &bad)).await;
+    assert_error(&r, 422, "validation_failed");
+    let params: Vec<&str> = r.body["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["param"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        params,
+        [
+            "currency",
+            "issue_date",
+            "payment_terms",
+            "line_items[1].description",
+            "line_items[1].quantity",
+            "line_items[1].unit_price_cents"
+        ]
+    );
+    let r = send(&app, json(h.req(Method::POST, "/api/v1/invoices"), &json!({"customer_id": 999999, "line_items": [{"description": "x", "quantity": 1, "unit_price_cents": 1}]}))).await;
+    assert_error(&r, 422, "validation_failed");
+    assert_eq!(r.body["error"]["param"], "customer_id");
+    let r = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &json!({"customer_id": "7"}),
+        ),
+    )
+    .await;
+    assert_error(&r, 400, "invalid_parameter");
+    let r = send(&app, json(h.req(Method::POST, "/api/v1/invoices"), &json!({"customer_id": 1, "line_items": [{"description": "Refund", "quantity": 1, "unit_price_cents": -5}]}))).await;
+    assert_error(&r, 422, "validation_failed");
+    assert_eq!(
+        send(&app, h.req(Method::GET, "/api/v1/invoices"))
+            .await
+            .body["total"],
+        0,
+        "nothing was created"
+    );
+
+    let inv = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice_body("ada@example.com"),
+        ),
+    )
+    .await
+    .body;
+    let path = format!("/api/v1/invoices/{}", inv["id"]);
+    let r = send(&app, json(h.req(Method::PATCH, &path), &json!({"line_items": [{"description": "Only", "quantity": 1, "unit_price_cents": 700}]}))).await;
+    assert_eq!(r.body["total_cents"], 700);
+    send(&app, h.req(Method::POST, &format!("{path}/send"))).await;
+    let r = send(
+        &app,
+        json(h.req(Method::PATCH, &path), &json!({"currency": "USD"})),
+    )
+    .await;
+    assert_error(&r, 409, "invalid_state_transition");
+    let r = send(
+        &app,
+        json(
+            h.req(Method::PATCH, &path),
+            &json!({"due_date": "1999-01-01"}),
+        ),
+    )
+    .await;
+    assert_error(&r, 422, "validation_failed");
+    let r = send(
+        &app,
+        json(h.req(Method::PATCH, &path), &json!({"status": "refunded"})),
+    )
+    .await;
+    assert_error(&r, 422, "validation_failed");
+    let r = send(
+        &app,
+        json(h.req(Method::PATCH, &path), &json!({"status": "overdue"})),
+    )
+    .await;
+    assert_eq!(
+        r.body["status"], "overdue",
+        "a merchant may mark it overdue by hand"
+    );
+    let r = send(&app, h.req(Method::DELETE, &path)).await;
+    assert_error(&r, 405, "method_not_allowed");
+    assert_eq!(r.header("allow"), "GET, PATCH");
+    let r = send(
+        &app,
+        h.req(
+            Method::DELETE,
+            &format!("/api/v1/customers/{}", inv["customer_id"]),
+        ),
+    )
+    .await;
+    assert_error(&r, 409, "resource_in_use");
+}
+
+async fn lists_filter_and_refuse_bad_values(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let a = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice_body("a@example.com"),
+        ),
+    )
+    .await
+    .body;
+    let b = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice_body("b@example.com"),
+        ),
+    )
+    .await
+    .body;
+    send(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{}/send", b["id"])),
+    )
+    .await;
+    let get = |q: &str| h.req(Method::GET, &format!("/api/v1/invoices?{q}"));
+    assert_eq!(
+        send(&app, get("status=sent")).await.body["data"][0]["id"],
+        b["id"]
+    );
+    assert_eq!(send(&app, get("status=draft")).await.body["total"], 1);
+    assert_eq!(
+        send(&app, get(&format!("customer_id={}", a["customer_id"])))
+            .await
+            .body["data"][0]["id"],
+        a["id"]
+    );
+    let today = chrono::Utc::now().date_naive();
+    assert_eq!(
+        send(
+            &app,
+            get(&format!("created_after={today}&created_before={today}"))
+        )
+        .await
+        .body["total"],
+        2
+    );
+    assert_eq!(
+        send(
+            &app,
+            get(&format!("created_before={}", today.pred_opt().unwrap()))
+        )
+        .await
+        .body["total"],
+        0
+    );
+    for bad in [
+        "status=void",
+        "customer_id=abc",
+        "created_after=2026-13-01",
+        "created_before=yesterday",
+        "per_page=500",
+    ] {
+        assert_error(&send(&app, get(bad)).await, 400, "invalid_parameter");
+    }
+    assert_error(
+        &send(
+            &app,
+            h.req(Method::GET, "/api/v1/events?type=invoice.exploded"),
+        )
+        .await,
+        400,
+        "invalid_parameter",
+    );
+    assert_eq!(
+        send(&app, h.req(Method::GET, "/api/v1/events?type=invoice.sent"))
+            .await
+            .body["total"],
+        1
+    );
+}
+
+async fn other_tenants_get_403_on_every_route(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let inv = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice_body("ada@example.com"),
+        ),
+    )
+    .await
+    .body;
+    let event_id =
+        send(&app, h.req(Method::GET, "/api/v1/events")).await.body["data"][0]["id"].clone();
+    let id = inv["id"].clone();
+    let foreign = h.make_key(
+        h.new_account("Other"),
+        Environment::Test,
+        "*",
+        GENEROUS,
+        None,
+    );
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    for key in [&foreign, &live] {
+        let routes = [
+            (Method::GET, format!("/api/v1/invoices/{id}"), None),
+            (
+                Method::PATCH,
+                format!("/api/v1/invoices/{id}"),
+                Some(json!({"notes": "x"})),
+            ),
+            (Method::POST, format!("/api/v1/invoices/{id}/send"), None),
+            (Method::PATCH, format!("/api/v1/invoices/{id}/send"), None),
+            (Method::GET, format!("/api/v1/events/{event_id}"), None),
+        ];
+        for (method, path, body) in routes {
+            let req = h.req_as(key, method.clone(), &path);
+            let req = match &body {
+                Some(b) => json(req, b),
+                None => req,
+            };
+            assert_error(&send(&app, req).await, 403, "resource_forbidden");
+        }
+        assert_eq!(
+            send(&app, h.req_as(key, Method::GET, "/api/v1/invoices"))
+                .await
+                .body["total"],
+            0
+        );
+        assert_eq!(
+            send(&app, h.req_as(key, Method::GET, "/api/v1/events"))
+                .await
+                .body["total"],
+            0
+        );
+    }
+    assert_eq!(
+        send(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")))
+            .await
+            .body["status"],
+        "draft",
+        "refused writes changed nothing"
+    );
+    assert_error(
+        &send(&app, h.req(Method::GET, "/api/v1/invoices/999999")).await,
+        404,
+        "resource_missing",
+    );
+    assert_error(
+        &send(&app, h.req(Method::POST, "/api/v1/invoices/999999/send")).await,
+        404,
+        "resource_missing",
+    );
+    assert_error(
+        &send(&app, h.req(Method::GET, "/api/v1/events/999999")).await,
+        404,
+        "resource_missing",
+    );
+    let reader = h.make_key(
+        h.account,
+        Environment::Test,
+        "invoices:read",
+        GENEROUS,
+        None,
+    );
+    assert_eq!(
+        send(&app, h.req_as(&reader, Method::GET, "/api/v1/invoices"))
+            .await
+            .status,
+        200
+    );
+    assert_error(
+        &send(
+            &app,
+            h.req_as(
+                &reader,
+                Method::POST,
+                &format!("/api/v1/invoices/{id}/send"),
+            ),
+        )
+        .await,
+        403,
+        "insufficient_permissions",
+    );
+    assert_error(
+        &send(&app, h.req_as(&reader, Method::GET, "/api/v1/events")).await,
+        403,
+        "insufficient_permissions",
+    );
+}
+
+async fn public_pages_are_limited_per_ip(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let from = |ip: &str| {
+        h.anonymous(Method::GET, "/invoice/INV-2026-000001?token=nope")
+            .insert_header(("x-forwarded-for", ip.to_string()))
+    };
+    for _ in 0..30 {
+        assert_error(
+            &send(&app, from("203.0.113.50")).await,
+            404,
+            "resource_missing",
+        );
+    }
+    let r = send(&app, from("203.0.113.50")).await;
+    assert_error(&r, 429, "rate_limited");
+    assert!(r.header("retry-after").parse::<u64>().unwrap() >= 1);
+    assert_error(
+        &send(&app, from("203.0.113.51")).await,
+        404,
+        "resource_missing",
+    );
+}
+
+http_tests!(
+    create_send_view_pay,
+    page_shows_what_the_customer_needs,
+    validation_and_draft_rules,
+    lists_filter_and_refuse_bad_values,
+    other_tenants_get_403_on_every_route,
+    public_pages_are_limited_per_ip,
+);

@@ -1,0 +1,518 @@
+//! Invoices on both backends: gap-free numbering under concurrency and failures, events atomic
+//! with their change, tenant isolation, the lifecycle, the public view and the overdue sweep.
+
+use chrono::{Datelike, Duration, NaiveDate, Utc};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::event::{EventFilter, EventId};
+use invoicing_domain::invoice::{
+    Invoice, InvoiceFilter, InvoiceInput, InvoicePatch, InvoicePatchInput, NewInvoice,
+};
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::paging::PageRequest;
+use invoicing_domain::ports::{
+    AccountRepository, CustomerRepository, EventRepository, InvoiceRepository, RepoError,
+};
+use invoicing_domain::tenant::{Environment, Scope};
+use invoicing_storage::testing::TestDb;
+use invoicing_storage::{backend_tests, Backend};
+use serde_json::{json, Value};
+use std::sync::{Arc, Barrier};
+
+fn scope(db: &TestDb) -> Scope {
+    let account = db
+        .store
+        .create_account("Acme", Currency::parse("EUR").unwrap())
+        .unwrap();
+    Scope::new(account.id, Environment::Test)
+}
+
+fn today() -> NaiveDate {
+    Utc::now().date_naive()
+}
+
+fn new_invoice(body: Value) -> NewInvoice {
+    serde_json::from_value::<InvoiceInput>(body)
+        .unwrap()
+        .parse(today(), format!("tok{}", rand::random::<u64>()))
+        .unwrap()
+}
+
+fn simple(email: &str, description: &str) -> NewInvoice {
+    new_invoice(json!({
+        "customer": {"name": "Ada", "email": email},
+        "line_items": [{"description": description, "quantity": "2", "unit_price_cents": 1250, "tax_rate": "7.5"}]
+    }))
+}
+
+fn patch(body: Value) -> InvoicePatch {
+    serde_json::from_value::<InvoicePatchInput>(body)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn events_of(db: &TestDb, scope: Scope, event_type: &str) -> Vec<Value> {
+    let filter = EventFilter {
+        event_type: Some(event_type.into()),
+    };
+    db.store
+        .list_events(scope, &filter, PageRequest::new(1, 100).unwrap())
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|e| e.data.object)
+        .collect()
+}
+
+/// Makes every line described "FAIL" abort its transaction, after the number was taken.
+fn inject_line_failures(db: &TestDb) {
+    match db.backend() {
+        Backend::Sqlite => db.execute(
+            "CREATE TRIGGER fail_lines BEFORE INSERT ON line_items WHEN NEW.description = 'FAIL' \
+             BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
+        ),
+        Backend::Postgres => db.execute(
+            "CREATE FUNCTION fail_lines() RETURNS trigger AS $$ BEGIN \
+               IF NEW.description = 'FAIL' THEN RAISE EXCEPTION 'injected failure'; END IF; \
+               RETURN NEW; END $$ LANGUAGE plpgsql; \
+             CREATE TRIGGER fail_lines BEFORE INSERT ON line_items \
+               FOR EACH ROW EXECUTE FUNCTION fail_lines();",
+        ),
+    }
+}
+
+fn numbering_is_gap_free_under_concurrency_and_failures(db: TestDb) {
+    let scope = scope(&db);
+    inject_line_failures(&db);
+    let threads = 24;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|i| {
+            let store = db.store.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let description = if i % 3 == 0 { "FAIL" } else { "Work" };
+                barrier.wait();
+                store
+                    .create_invoice(scope, simple(&format!("c{i}@example.com"), description))
+                    .is_ok()
+            })
+        })
+        .collect();
+    let ok = handles
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .filter(|ok| *ok)
+        .count();
+    assert_eq!(ok, 16);
+    let page = db
+        .store
+        .list_invoices(
+            scope,
+            &InvoiceFilter::default(),
+            PageRequest::new(1, 100).unwrap(),
+        )
+        .unwrap();
+    let mut numbers: Vec<String> = page.data.iter().map(|i| i.invoice_number.clone()).collect();
+    numbers.sort();
+    let year = Utc::now().year();
+    let expected: Vec<String> = (1..=16).map(|n| format!("INV-{year}-{n:06}")).collect();
+    assert_eq!(
+        numbers, expected,
+        "distinct, consecutive, no gaps left by the failures"
+    );
+    // Another environment counts on its own.
+    let live = Scope::new(scope.account_id, Environment::Live);
+    assert_eq!(
+        db.store
+            .create_invoice(live, simple("x@example.com", "Work"))
+            .unwrap()
+            .invoice_number,
+        format!("INV-{year}-000001")
+    );
+}
+
+fn events_are_written_with_their_change_or_not_at_all(db: TestDb) {
+    let scope = scope(&db);
+    inject_line_failures(&db);
+    assert!(db
+        .store
+        .create_invoice(scope, simple("ghost@example.com", "FAIL"))
+        .is_err());
+    assert!(events_of(&db, scope, "invoice.created").is_empty());
+    assert!(
+        events_of(&db, scope, "customer.created").is_empty(),
+        "the inline customer rolled back too"
+    );
+    let customers = db
+        .store
+        .list_customers(scope, &Default::default(), PageRequest::default())
+        .unwrap();
+    assert_eq!(customers.total, 0);
+
+    let invoice = db
+        .store
+        .create_invoice(scope, simple("ada@example.com", "Work"))
+        .unwrap();
+    assert_eq!(invoice.subtotal_cents, 2500);
+    assert_eq!(
+        invoice.tax_cents, 188,
+        "7.5 % of 2500 = 187.5, rounded half away from zero"
+    );
+    assert_eq!(invoice.total_cents, 2688);
+    assert_eq!(
+        events_of(&db, scope, "invoice.created"),
+        vec![serde_json::to_value(&invoice).unwrap()]
+    );
+    assert_eq!(events_of(&db, scope, "customer.created").len(), 1);
+    // A refused transition writes nothing either.
+    assert!(db
+        .store
+        .update_invoice(scope, invoice.id, patch(json!({"status": "overdue"})))
+        .is_err());
+    assert!(events_of(&db, scope, "invoice.overdue").is_empty());
+}
+
+fn tenants_are_isolated(db: TestDb) {
+    let a = scope(&db);
+    let other_account = scope(&db);
+    let a_live = Scope::new(a.account_id, Environment::Live);
+    let invoice = db
+        .store
+        .create_invoice(a, simple("ada@example.com", "Work"))
+        .unwrap();
+    let event_id = db
+        .store
+        .list_events(a, &EventFilter::default(), PageRequest::default())
+        .unwrap()
+        .data[0]
+        .id;
+    for other in [other_account, a_live] {
+        assert!(matches!(
+            db.store.get_invoice(other, invoice.id),
+            Err(RepoError::Forbidden)
+        ));
+        assert!(matches!(
+            db.store
+                .update_invoice(other, invoice.id, patch(json!({"status": "sent"}))),
+            Err(RepoError::Forbidden)
+        ));
+        assert!(matches!(
+            db.store.get_event(other, event_id),
+            Err(RepoError::Forbidden)
+        ));
+        assert_eq!(
+            db.store
+                .list_invoices(other, &InvoiceFilter::default(), PageRequest::default())
+                .unwrap()
+                .total,
+            0
+        );
+        assert_eq!(
+            db.store
+                .list_events(other, &EventFilter::default(), PageRequest::default())
+                .unwrap()
+                .total,
+            0
+        );
+        // A document cannot name another tenant's customer.
+        let foreign = new_invoice(
+            json!({"customer_id": invoice.customer_id.0, "line_items": [{"description": "x", "quantity": 1, "unit_price_cents": 1}]}),
+        );
+        assert!(matches!(
+            db.store.create_invoice(other, foreign),
+            Err(RepoError::Invalid(_))
+        ));
+    }
+    assert_eq!(db.store.get_invoice(a, invoice.id).unwrap(), invoice);
+    assert!(matches!(
+        db.store.get_event(a, EventId(event_id.0 + 10_000)),
+        Err(RepoError::NotFound)
+    ));
+}
+
+fn lifecycle_follows_the_table(db: TestDb) {
+    let scope = scope(&db);
+    let draft = db
+        .store
+        .create_invoice(scope, simple("ada@example.com", "Work"))
+        .unwrap();
+    assert_eq!(draft.status, InvoiceStatus::Draft);
+    let edited = db.store.update_invoice(scope, draft.id, patch(json!({"line_items": [{"description": "New", "quantity": 1, "unit_price_cents": 999}], "currency": "usd", "notes": "n"}))).unwrap();
+    assert_eq!(
+        (
+            edited.total_cents,
+            edited.currency.code(),
+            edited.line_items.len()
+        ),
+        (999, "USD", 1)
+    );
+    assert_eq!(events_of(&db, scope, "invoice.updated").len(), 1);
+    let sent = db
+        .store
+        .update_invoice(scope, draft.id, patch(json!({"status": "sent"})))
+        .unwrap();
+    assert!(sent.sent_at.is_some());
+    for draft_only in [
+        json!({"line_items": [{"description": "x", "quantity": 1, "unit_price_cents": 1}]}),
+        json!({"currency": "EUR"}),
+        json!({"customer_id": draft.customer_id.0}),
+    ] {
+        assert!(matches!(
+            db.store.update_invoice(scope, draft.id, patch(draft_only)),
+            Err(RepoError::InvalidTransition(_))
+        ));
+    }
+    assert!(matches!(
+        db.store
+            .update_invoice(scope, draft.id, patch(json!({"status": "sent"}))),
+        Err(RepoError::InvalidTransition(_))
+    ));
+    assert!(matches!(
+        db.store
+            .update_invoice(scope, draft.id, patch(json!({"due_date": "2000-01-01"}))),
+        Err(RepoError::Invalid(_))
+    ));
+    let later = db
+        .store
+        .update_invoice(
+            scope,
+            draft.id,
+            patch(json!({"due_date": "2099-12-31", "metadata": {"po": "7"}})),
+        )
+        .unwrap();
+    assert_eq!(later.due_date.to_string(), "2099-12-31");
+    assert_eq!(later.payment_terms, None);
+    let unchanged = db
+        .store
+        .update_invoice(scope, draft.id, InvoicePatch::default())
+        .unwrap();
+    assert_eq!(unchanged, later, "an empty patch changes nothing");
+    assert_eq!(
+        events_of(&db, scope, "invoice.updated").len(),
+        2,
+        "and writes no event"
+    );
+    let paid = db
+        .store
+        .update_invoice(scope, draft.id, patch(json!({"status": "paid"})))
+        .unwrap();
+    assert!(paid.paid_at.is_some());
+    assert!(matches!(
+        db.store
+            .update_invoice(scope, draft.id, patch(json!({"status": "cancelled"}))),
+        Err(RepoError::InvalidTransition(_))
+    ));
+    assert!(matches!(
+        db.store.delete_customer(scope, draft.customer_id),
+        Err(RepoError::InUse(_))
+    ));
+    assert!(db.store.get_customer(scope, draft.customer_id).is_ok());
+}
+
+fn public_view_marks_viewed_once(db: TestDb) {
+    let scope = scope(&db);
+    let invoice = db
+        .store
+        .create_invoice(scope, simple("ada@example.com", "Work"))
+        .unwrap();
+    let token = invoice
+        .payment_link
+        .rsplit("token=")
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        matches!(
+            db.store
+                .view_public_invoice(&invoice.invoice_number, &token),
+            Err(RepoError::NotFound)
+        ),
+        "drafts are private"
+    );
+    db.store
+        .update_invoice(scope, invoice.id, patch(json!({"status": "sent"})))
+        .unwrap();
+    assert!(matches!(
+        db.store
+            .view_public_invoice(&invoice.invoice_number, "wrong"),
+        Err(RepoError::NotFound)
+    ));
+    assert!(matches!(
+        db.store.view_public_invoice("INV-1999-000001", &token),
+        Err(RepoError::NotFound)
+    ));
+    let first = db
+        .store
+        .view_public_invoice(&invoice.invoice_number, &token)
+        .unwrap();
+    assert_eq!(first.invoice.status, InvoiceStatus::Viewed);
+    assert_eq!(first.merchant_name, "Acme");
+    assert_eq!(first.customer.email.as_str(), "ada@example.com");
+    let second = db
+        .store
+        .view_public_invoice(&invoice.invoice_number, &token)
+        .unwrap();
+    assert_eq!(second.invoice.viewed_at, first.invoice.viewed_at);
+    assert_eq!(events_of(&db, scope, "invoice.viewed").len(), 1);
+}
+
+fn past_due(db: &TestDb, scope: Scope, email: &str, send: bool) -> Invoice {
+    let invoice = db
+        .store
+        .create_invoice(scope, new_invoice(json!({
+            "customer": {"name": "Late", "email": email}, "issue_date": "2026-01-01", "due_date": "2026-01-02",
+            "line_items": [{"description": "x", "quantity": 1, "unit_price_cents": 100}]
+        })))
+        .unwrap();
+    if send {
+        db.store
+            .update_invoice(scope, invoice.id, patch(json!({"status": "sent"})))
+            .unwrap();
+    }
+    invoice
+}
+
+fn overdue_sweep_is_idempotent_across_sweepers(db: TestDb) {
+    let a = scope(&db);
+    let b = scope(&db);
+    for i in 0..4 {
+        past_due(&db, a, &format!("a{i}@example.com"), true);
+    }
+    let viewed = past_due(&db, b, "b@example.com", true);
+    let token = viewed
+        .payment_link
+        .rsplit("token=")
+        .next()
+        .unwrap()
+        .to_string();
+    db.store
+        .view_public_invoice(&viewed.invoice_number, &token)
+        .unwrap();
+    let draft = past_due(&db, a, "draft@example.com", false);
+    let not_due = db
+        .store
+        .create_invoice(a, simple("fresh@example.com", "Work"))
+        .unwrap();
+    db.store
+        .update_invoice(a, not_due.id, patch(json!({"status": "sent"})))
+        .unwrap();
+
+    let barrier = Arc::new(Barrier::new(4));
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let store = db.store.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.mark_overdue_invoices(today()).unwrap()
+            })
+        })
+        .collect();
+    let changed: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(changed, 5);
+    assert_eq!(events_of(&db, a, "invoice.overdue").len(), 4);
+    assert_eq!(events_of(&db, b, "invoice.overdue").len(), 1);
+    assert_eq!(db.store.mark_overdue_invoices(today()).unwrap(), 0);
+    assert_eq!(
+        db.store.get_invoice(a, draft.id).unwrap().status,
+        InvoiceStatus::Draft
+    );
+    assert_eq!(
+        db.store.get_invoice(a, not_due.id).unwrap().status,
+        InvoiceStatus::Sent
+    );
+    assert_eq!(
+        db.store.get_invoice(b, viewed.id).unwrap().status,
+        InvoiceStatus::Overdue
+    );
+}
+
+fn lists_filter_by_status_customer_and_day(db: TestDb) {
+    let scope = scope(&db);
+    let first = db
+        .store
+        .create_invoice(scope, simple("ada@example.com", "Work"))
+        .unwrap();
+    let second = db
+        .store
+        .create_invoice(scope, simple("bob@example.com", "Work"))
+        .unwrap();
+    db.store
+        .update_invoice(scope, second.id, patch(json!({"status": "sent"})))
+        .unwrap();
+    let list = |f: InvoiceFilter| {
+        db.store
+            .list_invoices(scope, &f, PageRequest::default())
+            .unwrap()
+    };
+    let all = list(InvoiceFilter::default());
+    assert_eq!(
+        all.data.iter().map(|i| i.id).collect::<Vec<_>>(),
+        vec![second.id, first.id],
+        "newest first"
+    );
+    assert_eq!(
+        list(InvoiceFilter {
+            status: Some(InvoiceStatus::Sent),
+            ..Default::default()
+        })
+        .data[0]
+            .id,
+        second.id
+    );
+    assert_eq!(
+        list(InvoiceFilter {
+            customer_id: Some(first.customer_id),
+            ..Default::default()
+        })
+        .total,
+        1
+    );
+    assert_eq!(
+        list(InvoiceFilter {
+            customer_id: Some(CustomerId(999_999)),
+            ..Default::default()
+        })
+        .total,
+        0
+    );
+    let day = today();
+    assert_eq!(
+        list(InvoiceFilter {
+            created_after: Some(day),
+            created_before: Some(day),
+            ..Default::default()
+        })
+        .total,
+        2,
+        "inclusive whole days"
+    );
+    assert_eq!(
+        list(InvoiceFilter {
+            created_before: Some(day - Duration::days(1)),
+            ..Default::default()
+        })
+        .total,
+        0
+    );
+    assert_eq!(
+        list(InvoiceFilter {
+            created_after: Some(day + Duration::days(1)),
+            ..Default::default()
+        })
+        .total,
+        0
+    );
+}
+
+backend_tests!(
+    numbering_is_gap_free_under_concurrency_and_failures,
+    events_are_written_with_their_change_or_not_at_all,
+    tenants_are_isolated,
+    lifecycle_follows_the_table,
+    public_view_marks_viewed_once,
+    overdue_sweep_is_idempotent_across_sweepers,
+    lists_filter_by_status_customer_and_day,
+);
