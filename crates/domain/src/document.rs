@@ -244,7 +244,7 @@ pub fn parse_currency(v: &mut Violations, raw: Option<String>) -> Option<Currenc
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CustomerRef {
     Existing(CustomerId),
-    Inline(NewCustomer),
+    Inline(Box<NewCustomer>),
 }
 
 pub fn parse_customer_ref(
@@ -267,7 +267,7 @@ pub fn parse_customer_ref(
         }
         (Some(id), None) => Some(CustomerRef::Existing(CustomerId(id))),
         (None, Some(input)) => match input.parse() {
-            Ok(c) => Some(CustomerRef::Inline(c)),
+            Ok(c) => Some(CustomerRef::Inline(Box::new(c))),
             Err(errs) => {
                 v.extend_prefixed("customer", errs);
                 None
