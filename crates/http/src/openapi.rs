@@ -98,6 +98,13 @@ impl Modify for CommonAnswers {
             ];
             for (_, op) in ops {
                 let Some(op) = op else { continue };
+                // Handlers share names across modules (`list`, `get`); the tag makes them unique.
+                if let (Some(id), Some(tag)) = (
+                    op.operation_id.as_mut(),
+                    op.tags.as_ref().and_then(|t| t.first()),
+                ) {
+                    *id = format!("{}_{id}", tag.replace(' ', "_"));
+                }
                 let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
                 if op.request_body.is_some() {
                     add(op, "400", "Malformed JSON (`invalid_json`) or a field of the wrong type or unknown (`invalid_parameter`)");

@@ -262,6 +262,14 @@ async fn openapi_lists_exactly_the_served_routes() {
             }
         }
     }
+    let mut ids: Vec<&str> = served
+        .iter()
+        .map(|(m, p)| paths[p][m.to_lowercase()]["operationId"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    let before = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), before, "operationIds are unique");
     // Every reference resolves.
     let text = doc.to_string();
     let schemas = doc["components"]["schemas"].as_object().unwrap();
