@@ -105,3 +105,169 @@ fn customer_opens_a_sent_invoice() {
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Creates and sends a quotation through the API; returns it and the page's local address.
+fn sent_quotation(
+    server: &Server,
+    a: &ureq::Agent,
+    key: &str,
+    email: &str,
+) -> (serde_json::Value, String) {
+    let base = format!("{}/api/v1", server.https);
+    let body = json!({
+        "customer": {"name": "Katherine Johnson", "email": email},
+        "currency": "JPY", "valid_until": "2099-12-31",
+        "line_items": [{"description": "Trajectory analysis", "quantity": 2, "unit_price_cents": 150000, "tax_rate": "10"}]
+    });
+    let (status, quote, _) = call(
+        a,
+        "POST",
+        &format!("{base}/quotations"),
+        Some(key),
+        Some(body),
+    );
+    assert_eq!(status, 201, "{quote}");
+    let id = quote["id"].as_i64().unwrap();
+    let (status, sent, _) = call(
+        a,
+        "PATCH",
+        &format!("{base}/quotations/{id}/send"),
+        Some(key),
+        None,
+    );
+    assert_eq!(
+        (status, sent["status"].as_str()),
+        (200, Some("sent")),
+        "{sent}"
+    );
+    let url = quote["public_url"].as_str().unwrap();
+    let page = format!("{}{}", server.https, url.strip_prefix(PUBLIC_URL).unwrap());
+    (quote, page)
+}
+
+#[test]
+fn prospect_accepts_a_quotation_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let dir = data_dir("browser-accept");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let (quote, page) = sent_quotation(&server, &a, &key, "katherine@example.com");
+    let id = quote["id"].as_i64().unwrap();
+
+    let browser = Browser::start();
+    browser.goto(&page);
+    let number = quote["quote_number"].as_str().unwrap();
+    assert_eq!(browser.title(), format!("Quotation {number} from Default"));
+    assert_eq!(browser.text("#status"), "Awaiting your answer");
+    assert_eq!(browser.text("#total"), "¥330,000");
+    assert_eq!(browser.text("#valid-until"), "2099-12-31");
+    browser.fill("#name", "Katherine Johnson");
+    browser.screenshot(&dir.join("quote.png"));
+    browser.click("#accept-button");
+    assert!(
+        browser
+            .text("#confirmation")
+            .contains("You accepted this quotation as Katherine Johnson"),
+        "{}",
+        browser.text("#confirmation")
+    );
+    assert_eq!(browser.text("#status"), "Accepted");
+    assert!(
+        browser.texts("#accept-button").is_empty(),
+        "no buttons once answered"
+    );
+    browser.screenshot(&dir.join("quote-accepted.png"));
+    if let Ok(out) = std::env::var("SCREENSHOT_OUT") {
+        let _ = std::fs::copy(dir.join("quote-accepted.png"), out);
+    }
+    drop(browser);
+
+    let base = format!("{}/api/v1", server.https);
+    let (_, seen, _) = call(
+        &a,
+        "GET",
+        &format!("{base}/quotations/{id}"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(seen["status"], "accepted");
+    assert_eq!(seen["accepted_by_name"], "Katherine Johnson");
+    assert!(
+        seen["accepted_user_agent"]
+            .as_str()
+            .unwrap()
+            .contains("Chrome"),
+        "{seen}"
+    );
+    assert_eq!(seen["accepted_from_ip"], "127.0.0.1");
+    // The merchant converts it, and the customer's payment link opens.
+    let (status, converted, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/quotations/{id}/convert"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 201, "{converted}");
+    let invoice_id = converted["invoice_id"].as_i64().unwrap();
+    call(
+        &a,
+        "POST",
+        &format!("{base}/invoices/{invoice_id}/send"),
+        Some(&key),
+        None,
+    );
+    let link = converted["invoice_url"].as_str().unwrap();
+    let (status, _, _) = call(
+        &a,
+        "GET",
+        &format!("{}{}", server.https, link.strip_prefix(PUBLIC_URL).unwrap()),
+        None,
+        None,
+    );
+    assert_eq!(status, 200);
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn prospect_declines_a_quotation_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let dir = data_dir("browser-decline");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let (quote, page) = sent_quotation(&server, &a, &key, "dorothy@example.com");
+    let id = quote["id"].as_i64().unwrap();
+
+    let browser = Browser::start();
+    browser.goto(&page);
+    browser.fill("#reason", "We chose another supplier");
+    browser.click("#decline-button");
+    assert!(
+        browser
+            .text("#confirmation")
+            .contains("You declined this quotation"),
+        "{}",
+        browser.text("#confirmation")
+    );
+    assert_eq!(browser.text("#status"), "Declined");
+    drop(browser);
+
+    let (_, seen, _) = call(
+        &a,
+        "GET",
+        &format!("{}/api/v1/quotations/{id}", server.https),
+        Some(&key),
+        None,
+    );
+    assert_eq!(seen["status"], "rejected");
+    assert_eq!(seen["rejection_reason"], "We chose another supplier");
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,6 +21,15 @@ pub const EVENT_TYPES: &[&str] = &[
     "invoice.overdue",
     "invoice.paid",
     "invoice.cancelled",
+    "quotation.created",
+    "quotation.updated",
+    "quotation.deleted",
+    "quotation.sent",
+    "quotation.viewed",
+    "quotation.accepted",
+    "quotation.rejected",
+    "quotation.expired",
+    "quotation.converted",
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -15,6 +15,8 @@ pub mod lines;
 pub mod money;
 pub mod paging;
 pub mod ports;
+pub mod quotation;
+pub mod quotation_status;
 pub mod tenant;
 pub mod time;
 pub mod validation;

@@ -5,8 +5,14 @@ use crate::api_key::{ApiKey, ApiKeyId, NewApiKey};
 use crate::currency::Currency;
 use crate::customer::{Created, Customer, CustomerFilter, CustomerId, CustomerPatch, NewCustomer};
 use crate::event::{Event, EventFilter, EventId};
-use crate::invoice::{Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice};
+use crate::invoice::{
+    Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
+};
 use crate::paging::{Page, PageRequest};
+use crate::quotation::{
+    Answer, ConversionResult, NewQuotation, PublicQuotation, Quotation, QuotationFilter,
+    QuotationId, QuotationPatch,
+};
 use crate::tenant::{AccountId, Scope};
 use crate::validation::Violations;
 use chrono::NaiveDate;
@@ -121,6 +127,57 @@ pub trait InvoiceRepository {
     fn mark_overdue_invoices(&self, today: NaiveDate) -> RepoResult<usize>;
 }
 
+pub trait QuotationRepository {
+    fn create_quotation(&self, scope: Scope, new: NewQuotation) -> RepoResult<Quotation>;
+    fn get_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation>;
+    fn list_quotations(
+        &self,
+        scope: Scope,
+        filter: &QuotationFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Quotation>>;
+    fn update_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        patch: QuotationPatch,
+    ) -> RepoResult<Quotation>;
+    /// Drafts only; anything else is an invalid transition.
+    fn delete_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<()>;
+    fn send_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation>;
+    /// Accepts or rejects on the prospect's behalf. An accept after `valid_until` expires the
+    /// quotation (committed, with its event) and answers an invalid transition.
+    fn answer_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        answer: Answer,
+        today: NaiveDate,
+    ) -> RepoResult<Quotation>;
+    /// The public page's read by number and token; never a draft; the first read marks it viewed.
+    fn view_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation>;
+    /// The public page's Accept and Decline buttons, with the same rules as `answer_quotation`.
+    fn answer_public_quotation(
+        &self,
+        number: &str,
+        token: &str,
+        answer: Answer,
+        today: NaiveDate,
+    ) -> RepoResult<PublicQuotation>;
+    /// In one transaction: a draft invoice with the quotation's customer, currency and lines,
+    /// the quotation converted, and both events. Only once per quotation.
+    fn convert_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        due: Due,
+        token: String,
+        today: NaiveDate,
+    ) -> RepoResult<ConversionResult>;
+    /// Turns sent and viewed quotations valid until before `today` into expired, across tenants.
+    fn mark_expired_quotations(&self, today: NaiveDate) -> RepoResult<usize>;
+}
+
 pub trait EventRepository {
     fn list_events(
         &self,
@@ -142,6 +199,7 @@ pub trait Repositories:
     + ApiKeyRepository
     + CustomerRepository
     + InvoiceRepository
+    + QuotationRepository
     + EventRepository
     + HealthCheck
     + Send
@@ -154,6 +212,7 @@ impl<T> Repositories for T where
         + ApiKeyRepository
         + CustomerRepository
         + InvoiceRepository
+        + QuotationRepository
         + EventRepository
         + HealthCheck
         + Send

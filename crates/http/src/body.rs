@@ -25,35 +25,74 @@ fn is_json(req: &HttpRequest) -> bool {
         .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
 }
 
+/// A body that may be left out entirely (no bytes at all): then `T::default()`. When a body is
+/// sent, it is checked exactly like [`JsonBody`].
+pub struct OptionalJsonBody<T>(pub T);
+
+/// Reads the raw body with the checks of SPEC §3; `None` when the request has no body at all and
+/// `optional` allows that.
+fn read_body(
+    req: &HttpRequest,
+    payload: &mut Payload,
+    optional: bool,
+) -> LocalBoxFuture<'static, Result<Option<Vec<u8>>, ApiError>> {
+    let json = is_json(req);
+    let has_type = req.headers().contains_key(CONTENT_TYPE);
+    let declared = req
+        .headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let mut payload = payload.take();
+    Box::pin(async move {
+        if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+            return Err(ApiError::payload_too_large());
+        }
+        let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY_BYTES));
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
+            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(ApiError::payload_too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if optional && bytes.is_empty() && (json || !has_type) {
+            return Ok(None);
+        }
+        if !json {
+            return Err(ApiError::unsupported_media_type());
+        }
+        Ok(Some(bytes))
+    })
+}
+
 impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let json = is_json(req);
-        let declared = req
-            .headers()
-            .get(actix_web::http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok());
-        let mut payload = payload.take();
+        if !is_json(req) {
+            return Box::pin(async { Err(ApiError::unsupported_media_type()) });
+        }
+        let body = read_body(req, payload, false);
         Box::pin(async move {
-            if !json {
-                return Err(ApiError::unsupported_media_type());
-            }
-            if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-                return Err(ApiError::payload_too_large());
-            }
-            let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY_BYTES));
-            while let Some(chunk) = payload.next().await {
-                let chunk =
-                    chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
-                if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-                    return Err(ApiError::payload_too_large());
-                }
-                bytes.extend_from_slice(&chunk);
-            }
+            let bytes = body.await?.unwrap_or_default();
             parse_body(&bytes).map(JsonBody)
+        })
+    }
+}
+
+impl<T: DeserializeOwned + Default + 'static> FromRequest for OptionalJsonBody<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = read_body(req, payload, true);
+        Box::pin(async move {
+            match body.await? {
+                None => Ok(OptionalJsonBody(T::default())),
+                Some(bytes) => parse_body(&bytes).map(OptionalJsonBody),
+            }
         })
     }
 }

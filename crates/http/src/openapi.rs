@@ -2,7 +2,7 @@
 //! annotations, with the error answers every operation shares added from the same rules the
 //! middleware applies, so the document cannot drift from the code.
 
-use crate::routes::{customers, events, health, invoices, pages};
+use crate::routes::{customers, events, health, invoices, pages, quotations};
 use actix_web::HttpResponse;
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
@@ -11,6 +11,11 @@ use invoicing_domain::document::{LineItemInput, LineItemView};
 use invoicing_domain::event::{Event, EventData};
 use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::quotation::{
+    AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationInput, QuotationPatchInput,
+    RejectInput,
+};
+use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::validation::Metadata;
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -50,10 +55,13 @@ pub struct ErrorDetail {
         health::healthz, health::readyz, serve,
         customers::create, customers::list, customers::get, customers::update, customers::delete,
         invoices::create, invoices::list, invoices::get, invoices::update, invoices::send, invoices::send_patch,
-        events::list, events::get, pages::invoice,
+        quotations::create, quotations::list, quotations::get, quotations::update, quotations::delete,
+        quotations::send, quotations::send_post, quotations::accept, quotations::reject, quotations::convert,
+        events::list, events::get, pages::invoice::page, pages::quote::page, pages::quote::accept, pages::quote::decline,
     ),
     components(schemas(ErrorBody, ErrorObject, ErrorDetail, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
-        Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList)),
+        Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
+        Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList)),
     modifiers(&CommonAnswers),
 )]
 struct ApiDoc;

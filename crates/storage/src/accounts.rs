@@ -104,3 +104,11 @@ pub(crate) fn account_currency(
     Currency::parse(&code)
         .map_err(|_| RepoError::Internal(format!("account {id} has currency {code:?}")).into())
 }
+
+/// The account's name, shown as the merchant on public pages.
+pub(crate) fn account_name(conn: &mut AnyConnection, id: AccountId) -> Result<String, TxError> {
+    Ok(accounts::table
+        .find(id.0)
+        .select(accounts::name)
+        .first(conn)?)
+}

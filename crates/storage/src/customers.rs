@@ -3,7 +3,7 @@
 use crate::connection::AnyConnection;
 use crate::events::record;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
-use crate::schema::{customers, invoices};
+use crate::schema::{customers, invoices, quotations};
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -239,7 +239,11 @@ impl CustomerRepository for Store {
                 scoped!(invoices, scope).filter(invoices::customer_id.eq(id.0)),
             ))
             .get_result(conn)?;
-            if invoiced {
+            let quoted: bool = diesel::select(diesel::dsl::exists(
+                scoped!(quotations, scope).filter(quotations::customer_id.eq(id.0)),
+            ))
+            .get_result(conn)?;
+            if invoiced || quoted {
                 return Err(RepoError::InUse(IN_USE.into()).into());
             }
             diesel::delete(scoped!(customers, scope).filter(customers::id.eq(id.0)))

@@ -2,13 +2,17 @@
 //! quotations.
 
 use crate::connection::AnyConnection;
+use crate::customers::{find_or_insert_with_event, load_scoped};
 use crate::schema::line_items;
 use crate::store::TxError;
 use diesel::prelude::*;
 use invoicing_domain::decimal::{Quantity, TaxRate};
-use invoicing_domain::document::{DocumentKind, LineItemView, Lines};
+use invoicing_domain::document::{CustomerRef, DocumentKind, LineItem, LineItemView, Lines};
+use invoicing_domain::lines::{document_totals, line_amounts};
+use invoicing_domain::money::Money;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
+use invoicing_domain::validation::Violations;
 use std::collections::HashMap;
 
 #[derive(Queryable, Selectable)]
@@ -101,4 +105,59 @@ pub(crate) fn read_lines(
         out.entry(doc).or_default().push(row.into_view()?);
     }
     Ok(out)
+}
+
+/// The customer id a document names: an existing customer of the scope (422 otherwise), or
+/// one found or created by email.
+pub(crate) fn document_customer(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    customer: &CustomerRef,
+) -> Result<i64, TxError> {
+    match customer {
+        CustomerRef::Existing(id) => match load_scoped(conn, scope, *id) {
+            Ok(c) => Ok(c.id.0),
+            // A reference in a body names no resource the caller may see: one answer for both.
+            Err(TxError::Repo(RepoError::NotFound | RepoError::Forbidden)) => Err(
+                RepoError::Invalid(Violations::single("customer_id", "no such customer")).into(),
+            ),
+            Err(e) => Err(e),
+        },
+        CustomerRef::Inline(new) => Ok(find_or_insert_with_event(conn, scope, new)?
+            .into_inner()
+            .id
+            .0),
+    }
+}
+
+/// A document's stored lines as valid domain lines again (amounts recomputed, so they are
+/// exactly what the same input would give), for copying into another document.
+pub(crate) fn read_lines_for_copy(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    document_id: i64,
+) -> Result<Lines, TxError> {
+    let views = read_lines(conn, scope, kind, &[document_id])?
+        .remove(&document_id)
+        .unwrap_or_default();
+    let bad = |e: String| TxError::from(RepoError::Internal(format!("copying lines: {e}")));
+    let items = views
+        .into_iter()
+        .map(|l| {
+            let unit_price = Money::new(l.unit_price_cents).map_err(|e| bad(e.to_string()))?;
+            let amounts =
+                line_amounts(l.quantity, unit_price, l.tax_rate).map_err(|e| bad(e.to_string()))?;
+            Ok(LineItem {
+                description: l.description,
+                quantity: l.quantity,
+                unit_price,
+                tax_rate: l.tax_rate,
+                amounts,
+            })
+        })
+        .collect::<Result<Vec<_>, TxError>>()?;
+    let totals =
+        document_totals(items.iter().map(|l| &l.amounts)).map_err(|e| bad(e.to_string()))?;
+    Ok(Lines { items, totals })
 }

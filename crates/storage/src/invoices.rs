@@ -1,15 +1,15 @@
 //! Invoices: gap-free numbers, drafts and their lifecycle, the public page's read and the
 //! overdue sweep. Every change writes its event in the same transaction.
 
-use crate::accounts::account_currency;
+use crate::accounts::{account_currency, account_name};
 use crate::connection::AnyConnection;
 use crate::counters::next_number;
-use crate::customers::{find_or_insert_with_event, load_scoped};
-use crate::documents::write_lines;
+use crate::customers::load_scoped;
+use crate::documents::{document_customer, write_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
 use crate::rows::{now_db, scoped};
-use crate::schema::{accounts, invoices};
+use crate::schema::invoices;
 use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
 use diesel::prelude::*;
@@ -23,34 +23,16 @@ use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 
-fn customer_for(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    customer: &CustomerRef,
-) -> Result<i64, TxError> {
-    match customer {
-        CustomerRef::Existing(id) => match load_scoped(conn, scope, *id) {
-            Ok(c) => Ok(c.id.0),
-            // A reference in a body names no resource the caller may see: one answer for both.
-            Err(TxError::Repo(RepoError::NotFound | RepoError::Forbidden)) => Err(
-                RepoError::Invalid(Violations::single("customer_id", "no such customer")).into(),
-            ),
-            Err(e) => Err(e),
-        },
-        CustomerRef::Inline(new) => Ok(find_or_insert_with_event(conn, scope, new)?
-            .into_inner()
-            .id
-            .0),
-    }
-}
-
-fn create(
+/// Inserts a draft with the next number and writes `invoice.created`; `quotation_id` is set
+/// when the invoice comes from a converted quotation.
+pub(crate) fn insert_invoice(
     conn: &mut AnyConnection,
     scope: Scope,
     new: &NewInvoice,
+    quotation_id: Option<i64>,
     public_url: &str,
 ) -> Result<Invoice, TxError> {
-    let customer_id = customer_for(conn, scope, &new.customer)?;
+    let customer_id = document_customer(conn, scope, &new.customer)?;
     let currency = match new.currency {
         Some(c) => c,
         None => account_currency(conn, scope.account_id)?,
@@ -76,6 +58,7 @@ fn create(
             invoices::notes.eq(&new.notes),
             invoices::metadata.eq(new.metadata.to_json()),
             invoices::token.eq(&new.token),
+            invoices::quotation_id.eq(quotation_id),
             invoices::created_at.eq(now),
             invoices::updated_at.eq(now),
         ))
@@ -149,7 +132,7 @@ fn update(
         }
     }
     let customer_id = match patch.customer_id {
-        Some(c) => Some(customer_for(conn, scope, &CustomerRef::Existing(c))?),
+        Some(c) => Some(document_customer(conn, scope, &CustomerRef::Existing(c))?),
         None => None,
     };
     let target = scoped!(invoices, scope).filter(invoices::id.eq(row.id));
@@ -221,7 +204,7 @@ impl InvoiceRepository for Store {
         loop {
             attempts += 1;
             // An inline customer created concurrently by another request: retry to find it.
-            match self.try_write(|conn| create(conn, scope, &new, &url)) {
+            match self.try_write(|conn| insert_invoice(conn, scope, &new, None, &url)) {
                 Err(e) if e.is_unique_violation() && attempts < 3 => continue,
                 result => return result.map_err(TxError::into_repo),
             }
@@ -305,10 +288,7 @@ impl InvoiceRepository for Store {
             }
             let invoice = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
             let customer = load_scoped(conn, scope, invoice.customer_id)?;
-            let merchant_name = accounts::table
-                .find(scope.account_id.0)
-                .select(accounts::name)
-                .first::<String>(conn)?;
+            let merchant_name = account_name(conn, scope.account_id)?;
             Ok(PublicInvoice {
                 invoice,
                 merchant_name,

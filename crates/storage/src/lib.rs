@@ -11,6 +11,8 @@ mod events;
 mod invoice_rows;
 mod invoices;
 mod keys;
+mod quotation_rows;
+mod quotations;
 mod rows;
 mod schema;
 mod store;

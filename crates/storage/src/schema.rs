@@ -121,5 +121,39 @@ diesel::allow_tables_to_appear_in_same_query!(
     document_counters,
     invoices,
     line_items,
-    events
+    events,
+    quotations
 );
+
+diesel::table! {
+    quotations (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        number -> Text,
+        status -> Text,
+        customer_id -> BigInt,
+        currency -> Text,
+        issue_date -> Date,
+        valid_until -> Date,
+        subtotal_cents -> BigInt,
+        tax_cents -> BigInt,
+        total_cents -> BigInt,
+        notes -> Nullable<Text>,
+        metadata -> Text,
+        token -> Text,
+        accepted_by_name -> Nullable<Text>,
+        accepted_from_ip -> Nullable<Text>,
+        accepted_user_agent -> Nullable<Text>,
+        rejection_reason -> Nullable<Text>,
+        invoice_id -> Nullable<BigInt>,
+        sent_at -> Nullable<Timestamp>,
+        viewed_at -> Nullable<Timestamp>,
+        accepted_at -> Nullable<Timestamp>,
+        rejected_at -> Nullable<Timestamp>,
+        expired_at -> Nullable<Timestamp>,
+        converted_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}

@@ -175,6 +175,20 @@ impl Browser {
         );
     }
 
+    /// Types `text` into the first element matching `css`.
+    pub fn fill(&self, css: &str, text: &str) {
+        let id = self
+            .find_all(css)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no element {css}"));
+        self.send(
+            "POST",
+            &self.session_path(&format!("/element/{id}/value")),
+            Some(json!({ "text": text })),
+        );
+    }
+
     pub fn screenshot(&self, path: &std::path::Path) {
         use base64::Engine;
         let png = self.send("GET", &self.session_path("/screenshot"), None);

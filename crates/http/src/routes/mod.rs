@@ -7,6 +7,7 @@ pub mod events;
 pub mod health;
 pub mod invoices;
 pub mod pages;
+pub mod quotations;
 
 use crate::error::ApiError;
 use crate::openapi;
@@ -86,7 +87,72 @@ pub fn endpoints() -> Vec<Endpoint> {
         ),
         ep(M::GET, "/api/v1/events", web::get().to(events::list)),
         ep(M::GET, "/api/v1/events/{id}", web::get().to(events::get)),
-        ep(M::GET, "/invoice/{number}", web::get().to(pages::invoice)),
+        ep(
+            M::POST,
+            "/api/v1/quotations",
+            web::post().to(quotations::create),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/quotations",
+            web::get().to(quotations::list),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/quotations/{id}",
+            web::get().to(quotations::get),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/quotations/{id}",
+            web::patch().to(quotations::update),
+        ),
+        ep(
+            M::DELETE,
+            "/api/v1/quotations/{id}",
+            web::delete().to(quotations::delete),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/quotations/{id}/send",
+            web::patch().to(quotations::send),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/quotations/{id}/send",
+            web::post().to(quotations::send_post),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/quotations/{id}/accept",
+            web::post().to(quotations::accept),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/quotations/{id}/reject",
+            web::post().to(quotations::reject),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/quotations/{id}/convert",
+            web::post().to(quotations::convert),
+        ),
+        ep(
+            M::GET,
+            "/invoice/{number}",
+            web::get().to(pages::invoice::page),
+        ),
+        ep(M::GET, "/quote/{number}", web::get().to(pages::quote::page)),
+        ep(
+            M::POST,
+            "/quote/{number}/accept",
+            web::post().to(pages::quote::accept),
+        ),
+        ep(
+            M::POST,
+            "/quote/{number}/decline",
+            web::post().to(pages::quote::decline),
+        ),
     ]
 }
 

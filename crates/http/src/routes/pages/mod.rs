@@ -1,0 +1,178 @@
+//! Public pages for customers and prospects (SPEC §9, §10): server-rendered HTML, no JavaScript,
+//! no external assets, opened by a capability token; limited per client IP. Invoices and
+//! quotations render through one document view, so both pages show lines and totals alike.
+
+pub mod invoice;
+pub mod quote;
+
+use crate::client::client_ip;
+use crate::error::ApiError;
+use crate::ratelimit::BucketKey;
+use crate::AppState;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse};
+use chrono::NaiveDate;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::Customer;
+use invoicing_domain::document::LineItemView;
+use invoicing_domain::money::Money;
+use std::collections::HashMap;
+
+pub(crate) struct LineRow {
+    pub description: String,
+    pub quantity: String,
+    pub unit_price: String,
+    pub tax_rate: String,
+    pub subtotal: String,
+}
+
+/// What every document page shows: who bills whom, the lines and the totals, formatted for the
+/// document's currency.
+pub(crate) struct DocumentView {
+    pub merchant: String,
+    pub number: String,
+    pub customer_name: String,
+    pub customer_company: Option<String>,
+    pub customer_email: String,
+    pub address_lines: Vec<String>,
+    pub issue_date: String,
+    pub currency: &'static str,
+    pub lines: Vec<LineRow>,
+    pub subtotal: String,
+    pub tax: String,
+    pub total: String,
+    pub notes: Option<String>,
+}
+
+/// The parts of a document the page needs, borrowed from an invoice or a quotation.
+pub(crate) struct DocumentParts {
+    pub merchant: String,
+    pub customer: Customer,
+    pub number: String,
+    pub issue_date: NaiveDate,
+    pub currency: Currency,
+    pub lines: Vec<LineItemView>,
+    pub subtotal_cents: i64,
+    pub tax_cents: i64,
+    pub total_cents: i64,
+    pub notes: Option<String>,
+}
+
+pub(crate) fn money(minor: i64, currency: Currency) -> String {
+    Money::new(minor)
+        .map(|m| m.format(currency))
+        .unwrap_or_else(|_| minor.to_string())
+}
+
+impl From<DocumentParts> for DocumentView {
+    fn from(d: DocumentParts) -> Self {
+        let cur = d.currency;
+        let address_lines = d
+            .customer
+            .address
+            .map(|a| {
+                let city_line = [a.postal_code, a.city, a.state]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                [a.line1, a.line2, Some(city_line), a.country]
+                    .into_iter()
+                    .flatten()
+                    .filter(|l| !l.trim().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        DocumentView {
+            merchant: d.merchant,
+            number: d.number,
+            customer_name: d.customer.name,
+            customer_company: d.customer.company,
+            customer_email: d.customer.email.as_str().to_string(),
+            address_lines,
+            issue_date: d.issue_date.to_string(),
+            currency: cur.code(),
+            lines: d
+                .lines
+                .into_iter()
+                .map(|l| LineRow {
+                    description: l.description,
+                    quantity: l.quantity.to_string(),
+                    unit_price: money(l.unit_price_cents, cur),
+                    tax_rate: l.tax_rate.to_string(),
+                    subtotal: money(l.subtotal_cents, cur),
+                })
+                .collect(),
+            subtotal: money(d.subtotal_cents, cur),
+            tax: money(d.tax_cents, cur),
+            total: money(d.total_cents, cur),
+            notes: d.notes,
+        }
+    }
+}
+
+/// Takes a token from the client IP's public-page bucket.
+pub(crate) fn limit_public(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
+    let ip = client_ip(req, &state.config);
+    let decision = state
+        .limiter
+        .check(BucketKey::PublicIp(ip), state.config.public_rate);
+    if decision.allowed {
+        Ok(())
+    } else {
+        Err(ApiError::rate_limited(decision.retry_after))
+    }
+}
+
+/// A capability token as pages receive it (query string or form field).
+pub(crate) fn valid_token(token: Option<String>) -> Option<String> {
+    token.filter(|t| !t.is_empty() && t.len() <= 128)
+}
+
+pub(crate) fn query_token(req: &HttpRequest) -> Option<String> {
+    valid_token(
+        serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
+            .ok()?
+            .remove("token"),
+    )
+}
+
+/// A page's own "not found": the same answer for an unknown number and a wrong token.
+pub(crate) fn missing_as(what: &'static str) -> impl Fn(ApiError) -> ApiError {
+    move |e| {
+        if e.code == "resource_missing" {
+            ApiError::resource_missing(what)
+        } else {
+            e
+        }
+    }
+}
+
+pub(crate) fn render(page: impl askama::Template) -> Result<HttpResponse, ApiError> {
+    let body = page.render().map_err(|e| {
+        log::error!("rendering a public page: {e}");
+        ApiError::internal()
+    })?;
+    Ok(html(body))
+}
+
+/// Headers for pages that carry a capability in their URL: never cached, never referred on.
+pub(crate) fn html(body: String) -> HttpResponse {
+    let mut res = HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(body);
+    let headers = res.headers_mut();
+    for (name, value) in [
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+        ),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    res
+}

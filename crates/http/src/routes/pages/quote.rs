@@ -1,0 +1,227 @@
+//! The prospect's page of a quotation (SPEC §10), with Accept and Decline forms that post back
+//! and work without JavaScript. An answer redirects (303) to the page, which then confirms it,
+//! so reloading never posts twice.
+
+use super::{
+    limit_public, missing_as, query_token, render, valid_token, DocumentParts, DocumentView,
+};
+use crate::client::client_ip;
+use crate::error::ApiError;
+use crate::routes::quotations::user_agent;
+use crate::{blocking, AppState};
+use actix_web::http::header::{CONTENT_TYPE, LOCATION};
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::Utc;
+use invoicing_domain::quotation::{AcceptInput, Answer, PublicQuotation, RejectInput};
+use invoicing_domain::quotation_status::QuotationStatus;
+use serde::Deserialize;
+
+#[derive(Template)]
+#[template(path = "quote.html")]
+struct QuotePage {
+    doc: DocumentView,
+    status: &'static str,
+    status_label: &'static str,
+    valid_until: String,
+    awaits_answer: bool,
+    confirmation: Option<String>,
+    token: String,
+}
+
+fn label(status: QuotationStatus) -> &'static str {
+    match status {
+        QuotationStatus::Draft => "Draft",
+        QuotationStatus::Sent | QuotationStatus::Viewed => "Awaiting your answer",
+        QuotationStatus::Accepted | QuotationStatus::Converted => "Accepted",
+        QuotationStatus::Rejected => "Declined",
+        QuotationStatus::Expired => "Expired",
+    }
+}
+
+fn confirmation(p: &PublicQuotation) -> Option<String> {
+    let q = &p.quotation;
+    let day = |t: Option<chrono::DateTime<Utc>>| t.map(|t| t.date_naive().to_string());
+    match q.status {
+        QuotationStatus::Draft | QuotationStatus::Sent | QuotationStatus::Viewed => None,
+        QuotationStatus::Accepted | QuotationStatus::Converted => Some(format!(
+            "You accepted this quotation{}{}. Thank you: {} will be in touch.",
+            q.accepted_by_name
+                .as_ref()
+                .map(|n| format!(" as {n}"))
+                .unwrap_or_default(),
+            day(q.accepted_at)
+                .map(|d| format!(" on {d}"))
+                .unwrap_or_default(),
+            p.merchant_name
+        )),
+        QuotationStatus::Rejected => Some(format!(
+            "You declined this quotation{}. {} has been told.",
+            day(q.rejected_at)
+                .map(|d| format!(" on {d}"))
+                .unwrap_or_default(),
+            p.merchant_name
+        )),
+        QuotationStatus::Expired => Some(format!(
+            "This quotation was valid until {} and has expired. Please ask {} for a new one.",
+            q.valid_until, p.merchant_name
+        )),
+    }
+}
+
+impl QuotePage {
+    fn new(p: PublicQuotation, token: String) -> Self {
+        let confirmation = confirmation(&p);
+        let q = p.quotation;
+        QuotePage {
+            status: q.status.as_str(),
+            status_label: label(q.status),
+            valid_until: q.valid_until.to_string(),
+            awaits_answer: q.status.awaits_answer(),
+            confirmation,
+            token,
+            doc: DocumentView::from(DocumentParts {
+                merchant: p.merchant_name,
+                customer: p.customer,
+                number: q.quote_number,
+                issue_date: q.issue_date,
+                currency: q.currency,
+                lines: q.line_items,
+                subtotal_cents: q.subtotal_cents,
+                tax_cents: q.tax_cents,
+                total_cents: q.total_cents,
+                notes: q.notes,
+            }),
+        }
+    }
+}
+
+/// The prospect's page of a sent quotation (HTML; the first view marks it viewed).
+#[utoipa::path(get, path = "/quote/{number}", tag = "public pages", operation_id = "quote_page",
+    params(
+        ("number" = String, Path, description = "Quotation number, e.g. QUO-2026-000001"),
+        ("token" = String, Query, description = "The capability token of the quotation's public_url"),
+    ),
+    responses(
+        (status = 200, description = "The quotation page, with Accept and Decline forms while it awaits an answer", content_type = "text/html"),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+    ))]
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(&state, &req)?;
+    let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("quotation"))?;
+    let number = number.into_inner();
+    let repos = state.repos.clone();
+    let shown = token.clone();
+    let public = blocking(move || repos.view_public_quotation(&number, &token))
+        .await
+        .map_err(missing_as("quotation"))?;
+    render(QuotePage::new(public, shown))
+}
+
+/// The fields both forms post.
+#[derive(Deserialize)]
+struct AnswerForm {
+    token: Option<String>,
+    name: Option<String>,
+    reason: Option<String>,
+}
+
+fn non_blank(s: Option<String>) -> Option<String> {
+    s.filter(|s| !s.trim().is_empty())
+}
+
+async fn answer(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: String,
+    body: web::Bytes,
+    accept: bool,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(&state, &req)?;
+    let is_form = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            m.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    if !is_form {
+        return Err(ApiError::unsupported_media_type());
+    }
+    let form: AnswerForm = serde_urlencoded::from_bytes(&body)
+        .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
+    let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("quotation"))?;
+    let answer: Answer = if accept {
+        AcceptInput {
+            name: non_blank(form.name),
+        }
+        .parse(
+            Some(client_ip(&req, &state.config).to_string()),
+            user_agent(&req),
+        )?
+    } else {
+        RejectInput {
+            reason: non_blank(form.reason),
+        }
+        .parse()?
+    };
+    let today = Utc::now().date_naive();
+    let repos = state.repos.clone();
+    let (n, t) = (number.clone(), token.clone());
+    let result = blocking(move || repos.answer_public_quotation(&n, &t, answer, today)).await;
+    match result {
+        // Answered now, or not answerable any more (answered before, expired): either way the
+        // page shows where the quotation stands.
+        Ok(_) => {}
+        Err(e) if e.code == "invalid_state_transition" => {}
+        Err(e) => return Err(missing_as("quotation")(e)),
+    }
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, format!("/quote/{number}?token={token}")))
+        .finish())
+}
+
+/// The Accept button of the quotation page (an HTML form post; answers 303 to the page).
+#[utoipa::path(post, path = "/quote/{number}/accept", tag = "public pages", operation_id = "quote_accept",
+    params(("number" = String, Path, description = "Quotation number")),
+    request_body(content_type = "application/x-www-form-urlencoded", description = "`token` (required), `name` (optional)"),
+    responses(
+        (status = 303, description = "Back to the quotation page, which confirms the answer"),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
+        (status = 422, description = "A name longer than 200 characters", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+    ))]
+pub async fn accept(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    answer(state, req, number.into_inner(), body, true).await
+}
+
+/// The Decline button of the quotation page (an HTML form post; answers 303 to the page).
+#[utoipa::path(post, path = "/quote/{number}/decline", tag = "public pages", operation_id = "quote_decline",
+    params(("number" = String, Path, description = "Quotation number")),
+    request_body(content_type = "application/x-www-form-urlencoded", description = "`token` (required), `reason` (optional)"),
+    responses(
+        (status = 303, description = "Back to the quotation page, which confirms the answer"),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
+        (status = 422, description = "A reason longer than 1000 characters", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+    ))]
+pub async fn decline(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    answer(state, req, number.into_inner(), body, false).await
+}

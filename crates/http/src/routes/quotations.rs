@@ -1,0 +1,301 @@
+//! `/api/v1/quotations` (SPEC §10): drafts, sending, the prospect's answer on their behalf, and
+//! the conversion into an invoice.
+
+use crate::auth::Auth;
+use crate::body::{JsonBody, OptionalJsonBody};
+use crate::client::client_ip;
+use crate::error::ApiError;
+use crate::openapi::ErrorBody;
+use crate::query::{parse_id, ListQuery};
+use crate::routes::invoices::new_token;
+use crate::{blocking, AppState};
+use actix_web::http::header::USER_AGENT;
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::Utc;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::quotation::{
+    AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationFilter, QuotationId,
+    QuotationInput, QuotationPatchInput, RejectInput,
+};
+use invoicing_domain::quotation_status::QuotationStatus;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A page of quotations (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct QuotationList {
+    pub data: Vec<Quotation>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+fn missing(e: ApiError) -> ApiError {
+    if e.code == "resource_missing" {
+        ApiError::resource_missing("quotation")
+    } else {
+        e
+    }
+}
+
+fn id_of(raw: &str) -> Result<QuotationId, ApiError> {
+    parse_id(raw, "quotation").map(QuotationId)
+}
+
+/// Create a draft quotation.
+#[utoipa::path(post, path = "/api/v1/quotations", tag = "quotations",
+    request_body = QuotationInput,
+    responses((status = 201, description = "The draft quotation", body = Quotation)),
+    security(("api_key" = [])))]
+pub async fn create(
+    state: web::Data<AppState>,
+    auth: Auth,
+    body: JsonBody<QuotationInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    let new = body.0.parse(Utc::now().date_naive(), new_token())?;
+    let repos = state.repos.clone();
+    let quotation = blocking(move || repos.create_quotation(scope, new)).await?;
+    Ok(HttpResponse::Created().json(quotation))
+}
+
+/// List quotations, newest first.
+#[utoipa::path(get, path = "/api/v1/quotations", tag = "quotations",
+    params(
+        ("status" = Option<String>, Query, description = "draft, sent, viewed, accepted, rejected, expired or converted"),
+        ("customer_id" = Option<i64>, Query, description = "Only this customer's quotations"),
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "A page of quotations", body = QuotationList)),
+    security(("api_key" = [])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Read)?;
+    let q = ListQuery::parse(req.query_string(), &["status", "customer_id"])?;
+    let page = q.page()?;
+    let filter = QuotationFilter {
+        status: q.choice(
+            "status",
+            QuotationStatus::parse,
+            "draft, sent, viewed, accepted, rejected, expired, converted",
+        )?,
+        customer_id: q.id("customer_id")?.map(CustomerId),
+    };
+    let repos = state.repos.clone();
+    let page = blocking(move || repos.list_quotations(scope, &filter, page)).await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Retrieve a quotation.
+#[utoipa::path(get, path = "/api/v1/quotations/{id}", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    responses(
+        (status = 200, description = "The quotation", body = Quotation),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn get(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Read)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    let quotation = blocking(move || repos.get_quotation(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(quotation))
+}
+
+/// Update a quotation: `valid_until`, notes and metadata; lines, currency and customer while it
+/// is a draft.
+#[utoipa::path(patch, path = "/api/v1/quotations/{id}", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    request_body = QuotationPatchInput,
+    responses(
+        (status = 200, description = "The updated quotation", body = Quotation),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "A draft-only change to a quotation that is no longer a draft (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn update(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: JsonBody<QuotationPatchInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    let id = id_of(&id)?;
+    let patch = body.0.parse()?;
+    let repos = state.repos.clone();
+    let quotation = blocking(move || repos.update_quotation(scope, id, patch))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(quotation))
+}
+
+/// Delete a draft quotation.
+#[utoipa::path(delete, path = "/api/v1/quotations/{id}", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "Only drafts can be deleted (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    blocking(move || repos.delete_quotation(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Send a draft quotation to the prospect (the interface's PATCH form).
+#[utoipa::path(patch, path = "/api/v1/quotations/{id}/send", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    responses(
+        (status = 200, description = "The sent quotation", body = Quotation),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "Not a draft (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn send(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    let quotation = blocking(move || repos.send_quotation(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(quotation))
+}
+
+/// Send a draft quotation (the POST form of `PATCH /send`).
+#[utoipa::path(post, path = "/api/v1/quotations/{id}/send", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    responses(
+        (status = 200, description = "The sent quotation", body = Quotation),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "Not a draft (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn send_post(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    send(state, auth, id).await
+}
+
+/// Accept a sent or viewed quotation on the prospect's behalf. After `valid_until` the
+/// quotation expires instead and the answer is 409.
+#[utoipa::path(post, path = "/api/v1/quotations/{id}/accept", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    request_body(content = AcceptInput, description = "Optional"),
+    responses(
+        (status = 200, description = "The accepted quotation", body = Quotation),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "Not awaiting an answer, or expired (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn accept(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: OptionalJsonBody<AcceptInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    let id = id_of(&id)?;
+    let answer = body.0.parse(
+        Some(client_ip(&req, &state.config).to_string()),
+        user_agent(&req),
+    )?;
+    let today = Utc::now().date_naive();
+    let repos = state.repos.clone();
+    let quotation = blocking(move || repos.answer_quotation(scope, id, answer, today))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(quotation))
+}
+
+/// Reject a sent or viewed quotation on the prospect's behalf, with an optional reason.
+#[utoipa::path(post, path = "/api/v1/quotations/{id}/reject", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    request_body(content = RejectInput, description = "Optional"),
+    responses(
+        (status = 200, description = "The rejected quotation", body = Quotation),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "Not awaiting an answer, or expired (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn reject(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: OptionalJsonBody<RejectInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    let id = id_of(&id)?;
+    let answer = body.0.parse()?;
+    let today = Utc::now().date_naive();
+    let repos = state.repos.clone();
+    let quotation = blocking(move || repos.answer_quotation(scope, id, answer, today))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(quotation))
+}
+
+/// Convert an accepted quotation into a draft invoice, once.
+#[utoipa::path(post, path = "/api/v1/quotations/{id}/convert", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    request_body(content = ConvertInput, description = "Optional: the invoice's due date (default net_30)"),
+    responses(
+        (status = 201, description = "The conversion result", body = ConversionResult),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "Not accepted, or already converted (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn convert(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: OptionalJsonBody<ConvertInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    // Converting writes an invoice: the key must be allowed to create one.
+    auth.require(ApiResource::Invoices, Access::Write)?;
+    let id = id_of(&id)?;
+    let today = Utc::now().date_naive();
+    let due = body.0.parse(today)?;
+    let token = new_token();
+    let repos = state.repos.clone();
+    let result = blocking(move || repos.convert_quotation(scope, id, due, token, today))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Created().json(result))
+}
+
+pub(crate) fn user_agent(req: &HttpRequest) -> Option<String> {
+    req.headers()
+        .get(USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}

@@ -1,0 +1,527 @@
+//! Quotations: numbered drafts, sending, the prospect's answer (on the public page or through
+//! the API), expiry, and the conversion into an invoice in one transaction.
+
+use crate::accounts::{account_currency, account_name};
+use crate::connection::AnyConnection;
+use crate::counters::next_number;
+use crate::customers::load_scoped;
+use crate::documents::{document_customer, read_lines_for_copy, write_lines};
+use crate::events::record;
+use crate::invoices::insert_invoice;
+use crate::quotation_rows::{
+    load_public_row, load_quotation, load_row, to_quotations, QuotationRow,
+};
+use crate::rows::{now_db, scoped};
+use crate::schema::{line_items, quotations};
+use crate::store::{Store, TxError};
+use chrono::{Datelike, NaiveDate};
+use diesel::prelude::*;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
+use invoicing_domain::invoice::{Due, NewInvoice};
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{QuotationRepository, RepoError, RepoResult};
+use invoicing_domain::quotation::{
+    Answer, ConversionResult, NewQuotation, PublicQuotation, Quotation, QuotationFilter,
+    QuotationId, QuotationPatch,
+};
+use invoicing_domain::quotation_status::QuotationStatus;
+use invoicing_domain::tenant::Scope;
+use invoicing_domain::validation::{Metadata, Violations};
+
+fn refused(e: impl ToString) -> TxError {
+    RepoError::InvalidTransition(e.to_string()).into()
+}
+
+fn insert(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    new: &NewQuotation,
+    url: &str,
+) -> Result<Quotation, TxError> {
+    let customer_id = document_customer(conn, scope, &new.customer)?;
+    let currency = match new.currency {
+        Some(c) => c,
+        None => account_currency(conn, scope.account_id)?,
+    };
+    let now = now_db();
+    let seq = next_number(conn, scope, DocumentKind::Quotation, now.year())?;
+    let id = diesel::insert_into(quotations::table)
+        .values((
+            quotations::account_id.eq(scope.account_id.0),
+            quotations::livemode.eq(scope.livemode()),
+            quotations::number.eq(document_number(DocumentKind::Quotation, now.year(), seq)),
+            quotations::status.eq(QuotationStatus::Draft.as_str()),
+            quotations::customer_id.eq(customer_id),
+            quotations::currency.eq(currency.code()),
+            quotations::issue_date.eq(new.issue_date),
+            quotations::valid_until.eq(new.valid_until),
+            quotations::subtotal_cents.eq(new.lines.totals.subtotal.minor()),
+            quotations::tax_cents.eq(new.lines.totals.tax.minor()),
+            quotations::total_cents.eq(new.lines.totals.total.minor()),
+            quotations::notes.eq(&new.notes),
+            quotations::metadata.eq(new.metadata.to_json()),
+            quotations::token.eq(&new.token),
+            quotations::created_at.eq(now),
+            quotations::updated_at.eq(now),
+        ))
+        .returning(quotations::id)
+        .get_result::<i64>(conn)?;
+    write_lines(conn, scope, DocumentKind::Quotation, id, &new.lines)?;
+    let quotation = load_quotation(conn, scope, QuotationId(id), url)?;
+    record(conn, scope, QuotationStatus::Draft.event_type(), &quotation)?;
+    Ok(quotation)
+}
+
+/// Moves `row` from `from` to `to` if it is still in `from` (the database arbitrates between
+/// concurrent answers), then writes the event. `false` when another request got there first.
+fn move_status(
+    conn: &mut AnyConnection,
+    row: &QuotationRow,
+    to: QuotationStatus,
+    url: &str,
+) -> Result<Quotation, TxError> {
+    let from = row.status()?;
+    from.transition(to).map_err(refused)?;
+    let now = now_db();
+    let target = scoped!(quotations, row.scope())
+        .filter(quotations::id.eq(row.id))
+        .filter(quotations::status.eq(from.as_str()));
+    let set_status = (
+        quotations::status.eq(to.as_str()),
+        quotations::updated_at.eq(now),
+    );
+    let moved = match to {
+        QuotationStatus::Sent => diesel::update(target)
+            .set((set_status, quotations::sent_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Viewed => diesel::update(target)
+            .set((set_status, quotations::viewed_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Accepted => diesel::update(target)
+            .set((set_status, quotations::accepted_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Rejected => diesel::update(target)
+            .set((set_status, quotations::rejected_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Expired => diesel::update(target)
+            .set((set_status, quotations::expired_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Converted => diesel::update(target)
+            .set((set_status, quotations::converted_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Draft => diesel::update(target).set(set_status).execute(conn)?,
+    };
+    if moved == 0 {
+        let now_status = load_row(conn, row.scope(), QuotationId(row.id))?.status()?;
+        return Err(refused(format!(
+            "a quotation cannot go from {now_status} to {to}"
+        )));
+    }
+    let quotation = load_quotation(conn, row.scope(), QuotationId(row.id), url)?;
+    if to != QuotationStatus::Converted {
+        record(conn, row.scope(), to.event_type(), &quotation)?;
+    }
+    Ok(quotation)
+}
+
+/// The outcome of an answer: done, or refused because validity ran out (the expiry itself is
+/// committed, so the caller reports the refusal after the transaction).
+enum Answered {
+    Done(Quotation),
+    ExpiredInstead(NaiveDate),
+}
+
+fn answer(
+    conn: &mut AnyConnection,
+    row: &QuotationRow,
+    answer: &Answer,
+    today: NaiveDate,
+    url: &str,
+) -> Result<Answered, TxError> {
+    let status = row.status()?;
+    if status.awaits_answer() && row.valid_until < today {
+        move_status(conn, row, QuotationStatus::Expired, url)?;
+        return Ok(Answered::ExpiredInstead(row.valid_until));
+    }
+    let target = scoped!(quotations, row.scope()).filter(quotations::id.eq(row.id));
+    let quotation = match answer {
+        Answer::Accept {
+            name,
+            ip,
+            user_agent,
+        } => {
+            status
+                .transition(QuotationStatus::Accepted)
+                .map_err(refused)?;
+            diesel::update(target)
+                .set((
+                    quotations::accepted_by_name.eq(name),
+                    quotations::accepted_from_ip.eq(ip),
+                    quotations::accepted_user_agent.eq(user_agent),
+                ))
+                .execute(conn)?;
+            move_status(conn, row, QuotationStatus::Accepted, url)?
+        }
+        Answer::Reject { reason } => {
+            status
+                .transition(QuotationStatus::Rejected)
+                .map_err(refused)?;
+            diesel::update(target)
+                .set(quotations::rejection_reason.eq(reason))
+                .execute(conn)?;
+            move_status(conn, row, QuotationStatus::Rejected, url)?
+        }
+    };
+    Ok(Answered::Done(quotation))
+}
+
+fn finish_answer(result: RepoResult<Answered>) -> RepoResult<Quotation> {
+    match result? {
+        Answered::Done(q) => Ok(q),
+        Answered::ExpiredInstead(day) => Err(RepoError::InvalidTransition(format!(
+            "the quotation was valid until {day} and has expired; it can no longer be answered"
+        ))),
+    }
+}
+
+fn public_view(
+    conn: &mut AnyConnection,
+    row: &QuotationRow,
+    url: &str,
+) -> Result<PublicQuotation, TxError> {
+    let scope = row.scope();
+    let quotation = load_quotation(conn, scope, QuotationId(row.id), url)?;
+    let customer = load_scoped(conn, scope, quotation.customer_id)?;
+    let merchant_name = account_name(conn, scope.account_id)?;
+    Ok(PublicQuotation {
+        quotation,
+        merchant_name,
+        customer,
+    })
+}
+
+/// Takes the quotation's row lock for the rest of the transaction (PostgreSQL; SQLite's write
+/// transactions are exclusive already), so that a status checked afterwards still holds when the
+/// writes that depend on it happen: a concurrent send cannot slip between an edit's or a delete's
+/// "is it a draft?" and its writes.
+fn lock_row(conn: &mut AnyConnection, scope: Scope, id: QuotationId) -> Result<(), TxError> {
+    diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(id.0)))
+        .set(quotations::updated_at.eq(quotations::updated_at))
+        .execute(conn)?;
+    Ok(())
+}
+
+fn update(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: QuotationId,
+    patch: &QuotationPatch,
+    url: &str,
+) -> Result<Quotation, TxError> {
+    lock_row(conn, scope, id)?;
+    let row = load_row(conn, scope, id)?;
+    let status = row.status()?;
+    if patch.touches_draft_only_fields() && status != QuotationStatus::Draft {
+        return Err(refused(format!(
+            "line_items, currency and customer_id can only change while the quotation is a draft; it is {status}"
+        )));
+    }
+    if patch.valid_until.is_some_and(|d| d < row.issue_date) {
+        return Err(RepoError::Invalid(Violations::single(
+            "valid_until",
+            "must not be before issue_date",
+        ))
+        .into());
+    }
+    let customer_id = match patch.customer_id {
+        Some(c) => Some(document_customer(conn, scope, &CustomerRef::Existing(c))?),
+        None => None,
+    };
+    let target = scoped!(quotations, scope).filter(quotations::id.eq(row.id));
+    if *patch == QuotationPatch::default() {
+        return load_quotation(conn, scope, id, url);
+    }
+    if let Some(d) = patch.valid_until {
+        diesel::update(target)
+            .set(quotations::valid_until.eq(d))
+            .execute(conn)?;
+    }
+    if let Some(notes) = &patch.notes {
+        diesel::update(target)
+            .set(quotations::notes.eq(notes))
+            .execute(conn)?;
+    }
+    if let Some(metadata) = &patch.metadata {
+        diesel::update(target)
+            .set(quotations::metadata.eq(metadata.to_json()))
+            .execute(conn)?;
+    }
+    if let Some(currency) = patch.currency {
+        diesel::update(target)
+            .set(quotations::currency.eq(currency.code()))
+            .execute(conn)?;
+    }
+    if let Some(c) = customer_id {
+        diesel::update(target)
+            .set(quotations::customer_id.eq(c))
+            .execute(conn)?;
+    }
+    if let Some(lines) = &patch.lines {
+        write_lines(conn, scope, DocumentKind::Quotation, row.id, lines)?;
+        diesel::update(target)
+            .set((
+                quotations::subtotal_cents.eq(lines.totals.subtotal.minor()),
+                quotations::tax_cents.eq(lines.totals.tax.minor()),
+                quotations::total_cents.eq(lines.totals.total.minor()),
+            ))
+            .execute(conn)?;
+    }
+    diesel::update(target)
+        .set(quotations::updated_at.eq(now_db()))
+        .execute(conn)?;
+    let quotation = load_quotation(conn, scope, id, url)?;
+    record(conn, scope, "quotation.updated", &quotation)?;
+    Ok(quotation)
+}
+
+fn convert(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: QuotationId,
+    due: Due,
+    token: &str,
+    today: NaiveDate,
+    url: &str,
+) -> Result<ConversionResult, TxError> {
+    let row = load_row(conn, scope, id)?;
+    // Claims the quotation first: a concurrent convert waits on this row and then finds it
+    // converted, so it creates no invoice (the unique index on quotation_id backs this up).
+    move_status(conn, &row, QuotationStatus::Converted, url)?;
+    let (due_date, payment_terms) = match due {
+        Due::Date(d) => (d, None),
+        Due::Terms(t) => (t.due_date(today), Some(t)),
+    };
+    let new_invoice = NewInvoice {
+        customer: CustomerRef::Existing(CustomerId(row.customer_id)),
+        currency: Some(
+            invoicing_domain::currency::Currency::parse(&row.currency)
+                .map_err(|e| RepoError::Internal(e.to_string()))?,
+        ),
+        issue_date: today,
+        due_date,
+        payment_terms,
+        lines: read_lines_for_copy(conn, scope, DocumentKind::Quotation, row.id)?,
+        notes: row.notes.clone(),
+        metadata: Metadata::default(),
+        token: token.to_string(),
+    };
+    let invoice = insert_invoice(conn, scope, &new_invoice, Some(row.id), url)?;
+    diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(row.id)))
+        .set(quotations::invoice_id.eq(invoice.id.0))
+        .execute(conn)?;
+    let quotation = load_quotation(conn, scope, id, url)?;
+    record(
+        conn,
+        scope,
+        QuotationStatus::Converted.event_type(),
+        &quotation,
+    )?;
+    Ok(ConversionResult {
+        quotation_id: row.id,
+        invoice_id: invoice.id.0,
+        invoice_number: invoice.invoice_number,
+        status: QuotationStatus::Converted,
+        invoice_url: invoice.payment_link,
+    })
+}
+
+impl QuotationRepository for Store {
+    fn create_quotation(&self, scope: Scope, new: NewQuotation) -> RepoResult<Quotation> {
+        let url = self.public_url();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.try_write(|conn| insert(conn, scope, &new, &url)) {
+                Err(e) if e.is_unique_violation() && attempts < 3 => continue,
+                result => return result.map_err(TxError::into_repo),
+            }
+        }
+    }
+
+    fn get_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation> {
+        let url = self.public_url();
+        self.read(|conn| load_quotation(conn, scope, id, &url))
+    }
+
+    fn list_quotations(
+        &self,
+        scope: Scope,
+        filter: &QuotationFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Quotation>> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let query = || {
+                let mut q = scoped!(quotations, scope).into_boxed();
+                if let Some(s) = filter.status {
+                    q = q.filter(quotations::status.eq(s.as_str()));
+                }
+                if let Some(c) = filter.customer_id {
+                    q = q.filter(quotations::customer_id.eq(c.0));
+                }
+                q
+            };
+            let total: i64 = query().count().get_result(conn)?;
+            let rows = query()
+                .order((quotations::created_at.desc(), quotations::id.desc()))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(QuotationRow::as_select())
+                .load::<QuotationRow>(conn)?;
+            Ok(Page::new(
+                to_quotations(conn, scope, rows, &url)?,
+                page,
+                total,
+            ))
+        })
+    }
+
+    fn update_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        patch: QuotationPatch,
+    ) -> RepoResult<Quotation> {
+        let url = self.public_url();
+        self.write(|conn| update(conn, scope, id, &patch, &url))
+    }
+
+    fn delete_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<()> {
+        let url = self.public_url();
+        self.write(|conn| {
+            let quotation = load_quotation(conn, scope, id, &url)?;
+            if quotation.status != QuotationStatus::Draft {
+                return Err(refused(format!(
+                    "only drafts can be deleted; this quotation is {}",
+                    quotation.status
+                )));
+            }
+            diesel::delete(
+                line_items::table
+                    .filter(line_items::account_id.eq(scope.account_id.0))
+                    .filter(line_items::document_kind.eq(DocumentKind::Quotation.as_str()))
+                    .filter(line_items::document_id.eq(id.0)),
+            )
+            .execute(conn)?;
+            diesel::delete(scoped!(quotations, scope).filter(quotations::id.eq(id.0)))
+                .execute(conn)?;
+            record(conn, scope, "quotation.deleted", &quotation)?;
+            Ok(())
+        })
+    }
+
+    fn send_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation> {
+        let url = self.public_url();
+        self.write(|conn| {
+            let row = load_row(conn, scope, id)?;
+            move_status(conn, &row, QuotationStatus::Sent, &url)
+        })
+    }
+
+    fn answer_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        answer_: Answer,
+        today: NaiveDate,
+    ) -> RepoResult<Quotation> {
+        let url = self.public_url();
+        finish_answer(self.write(|conn| {
+            let row = load_row(conn, scope, id)?;
+            answer(conn, &row, &answer_, today, &url)
+        }))
+    }
+
+    fn view_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation> {
+        let url = self.public_url();
+        self.write(|conn| {
+            let row = load_public_row(conn, number, token)?;
+            if row.status()? == QuotationStatus::Sent {
+                // Concurrent first views: one of them moves it (and writes the event); the others
+                // find it moved already, which is no error for a reader.
+                match move_status(conn, &row, QuotationStatus::Viewed, &url) {
+                    Ok(_) | Err(TxError::Repo(RepoError::InvalidTransition(_))) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            public_view(conn, &row, &url)
+        })
+    }
+
+    fn answer_public_quotation(
+        &self,
+        number: &str,
+        token: &str,
+        answer_: Answer,
+        today: NaiveDate,
+    ) -> RepoResult<PublicQuotation> {
+        let url = self.public_url();
+        let answered = self.write(|conn| {
+            let row = load_public_row(conn, number, token)?;
+            Ok((row.clone(), answer(conn, &row, &answer_, today, &url)?))
+        })?;
+        finish_answer(Ok(answered.1))?;
+        self.read(|conn| public_view(conn, &answered.0, &url))
+    }
+
+    fn convert_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        due: Due,
+        token: String,
+        today: NaiveDate,
+    ) -> RepoResult<ConversionResult> {
+        let url = self.public_url();
+        let result = self.try_write(|conn| convert(conn, scope, id, due, &token, today, &url));
+        result.map_err(|e| {
+            if e.is_unique_violation() {
+                RepoError::InvalidTransition("the quotation has already been converted".into())
+            } else {
+                e.into_repo()
+            }
+        })
+    }
+
+    fn mark_expired_quotations(&self, today: NaiveDate) -> RepoResult<usize> {
+        let url = self.public_url();
+        let open = [
+            QuotationStatus::Sent.as_str(),
+            QuotationStatus::Viewed.as_str(),
+        ];
+        let mut changed = 0;
+        loop {
+            let due: Vec<QuotationRow> = self.read(|conn| {
+                Ok(quotations::table
+                    .filter(quotations::status.eq_any(open))
+                    .filter(quotations::valid_until.lt(today))
+                    .order(quotations::id)
+                    .limit(200)
+                    .select(QuotationRow::as_select())
+                    .load::<QuotationRow>(conn)?)
+            })?;
+            if due.is_empty() {
+                return Ok(changed);
+            }
+            for row in due {
+                // Another sweeper (or an answer) may have moved it first: that is not an error.
+                match self.write(|conn| move_status(conn, &row, QuotationStatus::Expired, &url)) {
+                    Ok(_) => changed += 1,
+                    Err(RepoError::InvalidTransition(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+}

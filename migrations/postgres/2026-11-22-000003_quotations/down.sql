@@ -1,0 +1,2 @@
+DROP INDEX invoices_from_quotation;
+DROP TABLE quotations;
