@@ -221,3 +221,99 @@ fn migrate_and_bad_configuration_fail_clearly() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("scope"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn scheduler_sweeps_overdue_invoices_and_expired_quotations() {
+    let dir = data_dir("scheduler");
+    let server = start_with(
+        &dir,
+        &[
+            ("SCHEDULER_INTERVAL_SECS", "1"),
+            ("RATE_LIMIT_PER_MINUTE", "6000"),
+            ("RATE_LIMIT_BURST", "100"),
+        ],
+    );
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let base = format!("{}/api/v1", server.https);
+    let lines = json!([{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]);
+    let customer = json!({"name": "Ada", "email": "ada@example.com"});
+    let (status, quote, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/quotations"),
+        Some(&key),
+        Some(
+            json!({"customer": customer, "issue_date": "2020-01-01", "valid_until": "2020-01-31", "line_items": lines}),
+        ),
+    );
+    assert_eq!(status, 201, "{quote}");
+    let (status, invoice, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices"),
+        Some(&key),
+        Some(
+            json!({"customer": customer, "issue_date": "2020-01-01", "due_date": "2020-01-31", "line_items": lines}),
+        ),
+    );
+    assert_eq!(status, 201, "{invoice}");
+    let (qid, iid) = (
+        quote["id"].as_i64().unwrap(),
+        invoice["id"].as_i64().unwrap(),
+    );
+    call(
+        &a,
+        "PATCH",
+        &format!("{base}/quotations/{qid}/send"),
+        Some(&key),
+        None,
+    );
+    call(
+        &a,
+        "POST",
+        &format!("{base}/invoices/{iid}/send"),
+        Some(&key),
+        None,
+    );
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let q = call(
+            &a,
+            "GET",
+            &format!("{base}/quotations/{qid}"),
+            Some(&key),
+            None,
+        )
+        .1;
+        let i = call(
+            &a,
+            "GET",
+            &format!("{base}/invoices/{iid}"),
+            Some(&key),
+            None,
+        )
+        .1;
+        if q["status"] == "expired" && i["status"] == "overdue" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the scheduler did not sweep: quotation {}, invoice {}",
+            q["status"],
+            i["status"]
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let (_, events, _) = call(
+        &a,
+        "GET",
+        &format!("{base}/events?type=quotation.expired"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(events["total"], 1);
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

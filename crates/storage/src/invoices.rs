@@ -8,7 +8,7 @@ use crate::customers::load_scoped;
 use crate::documents::{document_customer, write_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
-use crate::rows::{now_db, scoped};
+use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::invoices;
 use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
@@ -106,6 +106,7 @@ fn update(
     patch: &InvoicePatch,
     public_url: &str,
 ) -> Result<Invoice, TxError> {
+    lock_scoped!(conn, invoices, scope, id.0)?;
     let row = load_row(conn, scope, id)?;
     let current = row.status()?;
     // Asking for the current status is a transition the table refuses too (409), so a repeated

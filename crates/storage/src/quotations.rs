@@ -11,7 +11,7 @@ use crate::invoices::insert_invoice;
 use crate::quotation_rows::{
     load_public_row, load_quotation, load_row, to_quotations, QuotationRow,
 };
-use crate::rows::{now_db, scoped};
+use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::{line_items, quotations};
 use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
@@ -128,7 +128,7 @@ fn move_status(
 /// The outcome of an answer: done, or refused because validity ran out (the expiry itself is
 /// committed, so the caller reports the refusal after the transaction).
 enum Answered {
-    Done(Quotation),
+    Done(Box<Quotation>),
     ExpiredInstead(NaiveDate),
 }
 
@@ -173,12 +173,12 @@ fn answer(
             move_status(conn, row, QuotationStatus::Rejected, url)?
         }
     };
-    Ok(Answered::Done(quotation))
+    Ok(Answered::Done(Box::new(quotation)))
 }
 
 fn finish_answer(result: RepoResult<Answered>) -> RepoResult<Quotation> {
     match result? {
-        Answered::Done(q) => Ok(q),
+        Answered::Done(q) => Ok(*q),
         Answered::ExpiredInstead(day) => Err(RepoError::InvalidTransition(format!(
             "the quotation was valid until {day} and has expired; it can no longer be answered"
         ))),
@@ -201,17 +201,6 @@ fn public_view(
     })
 }
 
-/// Takes the quotation's row lock for the rest of the transaction (PostgreSQL; SQLite's write
-/// transactions are exclusive already), so that a status checked afterwards still holds when the
-/// writes that depend on it happen: a concurrent send cannot slip between an edit's or a delete's
-/// "is it a draft?" and its writes.
-fn lock_row(conn: &mut AnyConnection, scope: Scope, id: QuotationId) -> Result<(), TxError> {
-    diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(id.0)))
-        .set(quotations::updated_at.eq(quotations::updated_at))
-        .execute(conn)?;
-    Ok(())
-}
-
 fn update(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -219,7 +208,7 @@ fn update(
     patch: &QuotationPatch,
     url: &str,
 ) -> Result<Quotation, TxError> {
-    lock_row(conn, scope, id)?;
+    lock_scoped!(conn, quotations, scope, id.0)?;
     let row = load_row(conn, scope, id)?;
     let status = row.status()?;
     if patch.touches_draft_only_fields() && status != QuotationStatus::Draft {
@@ -400,6 +389,7 @@ impl QuotationRepository for Store {
     fn delete_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<()> {
         let url = self.public_url();
         self.write(|conn| {
+            lock_scoped!(conn, quotations, scope, id.0)?;
             let quotation = load_quotation(conn, scope, id, &url)?;
             if quotation.status != QuotationStatus::Draft {
                 return Err(refused(format!(

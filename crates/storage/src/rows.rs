@@ -26,6 +26,18 @@ macro_rules! scoped {
 }
 pub(crate) use scoped;
 
+/// Takes the row lock of one scoped row until the transaction ends, so a check-then-write (is it
+/// still a draft?) cannot interleave with a concurrent change on PostgreSQL. A no-op update is
+/// the lock both backends understand; SQLite's write transactions are exclusive anyway.
+macro_rules! lock_scoped {
+    ($conn:expr, $table:ident, $scope:expr, $id:expr) => {
+        diesel::update($crate::rows::scoped!($table, $scope).filter($table::id.eq($id)))
+            .set($table::updated_at.eq($table::updated_at))
+            .execute($conn)
+    };
+}
+pub(crate) use lock_scoped;
+
 /// For an id the scope does not see: 403 if another tenant has it, 404 if nobody does.
 macro_rules! missing_or_forbidden {
     ($conn:expr, $table:ident, $id:expr) => {{

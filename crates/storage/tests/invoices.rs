@@ -507,7 +507,57 @@ fn lists_filter_by_status_customer_and_day(db: TestDb) {
     );
 }
 
+/// Racing status changes and draft-only edits: each change is decided on the row as it is when
+/// the change commits, so one send wins, one event is written, and a sent invoice keeps its lines.
+fn racing_changes_have_one_winner(db: TestDb) {
+    let scope = scope(&db);
+    let store = Arc::new(db.store.clone());
+    for round in 0..10 {
+        let inv = store
+            .create_invoice(scope, simple(&format!("r{round}@example.com"), "Work"))
+            .unwrap();
+        let threads = 6;
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let (store, barrier) = (store.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    let change = if i % 2 == 0 {
+                        patch(json!({"status": "sent"}))
+                    } else {
+                        patch(json!({"line_items": [{"description": "Edited", "quantity": 1, "unit_price_cents": 1}]}))
+                    };
+                    barrier.wait();
+                    store.update_invoice(scope, inv.id, change).is_ok()
+                })
+            })
+            .collect();
+        let outcomes: Vec<bool> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let sends_won = outcomes.iter().step_by(2).filter(|ok| **ok).count();
+        assert_eq!(sends_won, 1, "round {round}: {outcomes:?}");
+        let after = store.get_invoice(scope, inv.id).unwrap();
+        assert_eq!(after.status, InvoiceStatus::Sent);
+        let edits_won = outcomes.iter().skip(1).step_by(2).filter(|ok| **ok).count();
+        assert_eq!(after.line_items[0].description == "Edited", edits_won > 0);
+    }
+    let sent = events_of(&db, scope, "invoice.sent");
+    assert_eq!(sent.len(), 10, "one invoice.sent per invoice");
+    for e in sent {
+        let lines_in_event = &e["line_items"];
+        let id = e["id"].as_i64().unwrap();
+        let now = store
+            .get_invoice(scope, invoicing_domain::invoice::InvoiceId(id))
+            .unwrap();
+        assert_eq!(
+            lines_in_event[0]["description"],
+            now.line_items[0].description.as_str(),
+            "no edit landed after the send"
+        );
+    }
+}
+
 backend_tests!(
+    racing_changes_have_one_winner,
     numbering_is_gap_free_under_concurrency_and_failures,
     events_are_written_with_their_change_or_not_at_all,
     tenants_are_isolated,
