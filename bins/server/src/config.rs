@@ -154,31 +154,6 @@ pub enum KeysCommand {
     },
 }
 
-/// Parses `WEBHOOK_RETRY_SCHEDULE` (`5s,5m,30m,2h`) so a typo fails at start, not at the first retry.
-pub fn parse_retry_schedule(text: &str) -> Result<Vec<std::time::Duration>, String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|item| {
-            let (num, unit) = item.split_at(
-                item.find(|c: char| !c.is_ascii_digit())
-                    .unwrap_or(item.len()),
-            );
-            let n: u64 = num
-                .parse()
-                .map_err(|_| format!("{item:?}: expected a number and s/m/h/d"))?;
-            let secs = match unit {
-                "s" => n,
-                "m" => n * 60,
-                "h" => n * 3600,
-                "d" => n * 86_400,
-                _ => return Err(format!("{item:?}: the unit must be s, m, h or d")),
-            };
-            Ok(std::time::Duration::from_secs(secs))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,14 +162,5 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn retry_schedule_parses_the_default() {
-        let s = parse_retry_schedule("5s,5m,30m,2h,5h,10h,10h").unwrap();
-        assert_eq!(s.len(), 7);
-        assert_eq!(s[1].as_secs(), 300);
-        assert!(parse_retry_schedule("5x").is_err());
-        assert!(parse_retry_schedule("s").is_err());
     }
 }

@@ -1,11 +1,11 @@
-//! invoicing-server: configuration, CLI, wiring of storage into the HTTP app, TLS, and (as they
-//! arrive) the background workers. Everything of substance lives in the library crates.
+//! invoicing-server: configuration, CLI, wiring of storage into the HTTP app, TLS, and the background workers (scheduler, webhook delivery). Everything of substance lives in the library crates.
 
 mod cli;
 mod config;
 mod scheduler;
 mod serve;
 mod tls;
+mod webhooks;
 
 use clap::Parser;
 use config::{Cli, Command};

@@ -1,14 +1,16 @@
 //! `serve`: migrations, the first-start bootstrap, and the HTTPS and plain listeners with a
 //! graceful drain on SIGTERM/SIGINT.
 
-use crate::config::{parse_retry_schedule, ServeArgs};
+use crate::config::ServeArgs;
 use crate::tls;
+use crate::webhooks::{DeliveryWorkers, WorkerConfig};
 use actix_web::{web, HttpServer};
 use anyhow::{anyhow, Context, Result};
 use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::AccountRepository;
 use invoicing_domain::tenant::Environment;
+use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
 use invoicing_http::{build_app, AppState, TlsConnection};
 use invoicing_storage::{Backend, Store};
@@ -16,6 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const DRAIN_SECS: u64 = 30;
+/// Deliveries in flight at once per process: a slow receiver holds up only one of them.
+const WEBHOOK_THREADS: usize = 4;
 
 fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
     if !(args.public_url.starts_with("https://") || args.public_url.starts_with("http://")) {
@@ -28,6 +32,7 @@ fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
         per_minute: args.rate_limit_per_minute,
         burst: args.rate_limit_burst,
     };
+    config.webhook_allow_private = args.webhook_allow_private_targets;
     config.public_rate = RateConfig {
         per_minute: args.public_rate_limit_per_minute,
         burst: args.public_rate_limit_burst,
@@ -52,7 +57,7 @@ fn bootstrap(store: &Store) -> Result<()> {
 }
 
 pub async fn run(args: ServeArgs) -> Result<()> {
-    parse_retry_schedule(&args.webhook_retry_schedule)
+    let schedule = RetrySchedule::parse(&args.webhook_retry_schedule)
         .map_err(|e| anyhow!("WEBHOOK_RETRY_SCHEDULE: {e}"))?;
     let config = http_config(&args)?;
     let url = args.db.database_url.clone();
@@ -81,6 +86,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         store.clone(),
         Duration::from_secs(args.scheduler_interval_secs),
     ));
+    let workers = DeliveryWorkers::start(
+        store.clone(),
+        WorkerConfig {
+            schedule,
+            allow_private: args.webhook_allow_private_targets,
+            threads: WEBHOOK_THREADS,
+        },
+    );
     let state = web::Data::new(AppState::new(Arc::new(store), config));
 
     let mut server = HttpServer::new(move || build_app(state.clone()))
@@ -109,6 +122,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     }
     let served = server.run().await.context("serving");
     scheduler.abort();
+    // Attempts in flight finish (each within its timeout); unstarted claims go back to pending.
+    web::block(move || workers.stop()).await?;
     served?;
     // Worker threads have drained by now; give log output a moment to flush.
     std::thread::sleep(Duration::from_millis(10));

@@ -20,3 +20,6 @@ pub mod quotation_status;
 pub mod tenant;
 pub mod time;
 pub mod validation;
+pub mod webhook;
+pub mod webhook_delivery;
+pub mod webhook_signature;

@@ -15,6 +15,9 @@ use crate::quotation::{
 };
 use crate::tenant::{AccountId, Scope};
 use crate::validation::Violations;
+use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
+use crate::webhook_delivery::{AttemptOutcome, DeliveryAttempt, DeliveryJob, RetrySchedule};
+use crate::webhook_signature::WebhookSecret;
 use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -188,6 +191,59 @@ pub trait EventRepository {
     fn get_event(&self, scope: Scope, id: EventId) -> RepoResult<Event>;
 }
 
+pub trait WebhookRepository {
+    /// The answer carries the secret, the only time besides a rotation.
+    fn create_webhook(&self, scope: Scope, new: NewWebhookEndpoint) -> RepoResult<WebhookEndpoint>;
+    fn list_webhooks(&self, scope: Scope, page: PageRequest) -> RepoResult<Page<WebhookEndpoint>>;
+    fn get_webhook(&self, scope: Scope, id: WebhookEndpointId) -> RepoResult<WebhookEndpoint>;
+    fn update_webhook(
+        &self,
+        scope: Scope,
+        id: WebhookEndpointId,
+        patch: WebhookPatch,
+    ) -> RepoResult<WebhookEndpoint>;
+    /// Removes the endpoint with its pending deliveries and its delivery log.
+    fn delete_webhook(&self, scope: Scope, id: WebhookEndpointId) -> RepoResult<()>;
+    fn rotate_webhook_secret(
+        &self,
+        scope: Scope,
+        id: WebhookEndpointId,
+        secret: WebhookSecret,
+    ) -> RepoResult<WebhookEndpoint>;
+    /// The endpoint's attempts, newest first.
+    fn list_delivery_attempts(
+        &self,
+        scope: Scope,
+        id: WebhookEndpointId,
+        page: PageRequest,
+    ) -> RepoResult<Page<DeliveryAttempt>>;
+    /// Queues a new delivery of the event to every matching enabled endpoint; how many.
+    fn redeliver_event(&self, scope: Scope, id: EventId) -> RepoResult<usize>;
+}
+
+/// The delivery worker's side, across tenants. Deliveries are written with their event (in the
+/// same transaction), so nothing here can lose one.
+pub trait DeliveryQueue {
+    /// Claims up to `limit` due deliveries of enabled endpoints for `lease`; no other caller (of
+    /// any process) gets them until the result is recorded or the lease runs out.
+    fn claim_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+        limit: u32,
+    ) -> RepoResult<Vec<DeliveryJob>>;
+    /// Records the attempt and schedules what follows; `false` if the claim was lost meanwhile.
+    fn record_attempt(
+        &self,
+        job: &DeliveryJob,
+        outcome: &AttemptOutcome,
+        schedule: &RetrySchedule,
+        now: DateTime<Utc>,
+    ) -> RepoResult<bool>;
+    /// Gives a claimed delivery back unattempted (shutting down), due again at once.
+    fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
+}
+
 /// Liveness of the store, for `/readyz`.
 pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
@@ -201,6 +257,7 @@ pub trait Repositories:
     + InvoiceRepository
     + QuotationRepository
     + EventRepository
+    + WebhookRepository
     + HealthCheck
     + Send
     + Sync
@@ -214,6 +271,7 @@ impl<T> Repositories for T where
         + InvoiceRepository
         + QuotationRepository
         + EventRepository
+        + WebhookRepository
         + HealthCheck
         + Send
         + Sync

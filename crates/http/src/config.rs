@@ -17,6 +17,8 @@ pub struct HttpConfig {
     pub trusted_proxies: Vec<IpNet>,
     pub api_rate: RateConfig,
     pub public_rate: RateConfig,
+    /// `WEBHOOK_ALLOW_PRIVATE_TARGETS`: webhook URLs may reach loopback and private networks.
+    pub webhook_allow_private: bool,
 }
 
 impl HttpConfig {
@@ -32,6 +34,7 @@ impl HttpConfig {
                 per_minute: 120,
                 burst: 30,
             },
+            webhook_allow_private: false,
         }
     }
 

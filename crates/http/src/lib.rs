@@ -12,6 +12,7 @@ pub mod openapi;
 pub mod query;
 pub mod ratelimit;
 pub mod routes;
+pub mod webhook_target;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};

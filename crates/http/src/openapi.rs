@@ -2,7 +2,7 @@
 //! annotations, with the error answers every operation shares added from the same rules the
 //! middleware applies, so the document cannot drift from the code.
 
-use crate::routes::{customers, events, health, invoices, pages, quotations};
+use crate::routes::{customers, events, health, invoices, pages, quotations, webhooks};
 use actix_web::HttpResponse;
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
@@ -17,6 +17,8 @@ use invoicing_domain::quotation::{
 };
 use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::validation::Metadata;
+use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
+use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
 use serde::Serialize;
 use std::sync::OnceLock;
 use utoipa::openapi::path::{HttpMethod, Operation};
@@ -57,11 +59,14 @@ pub struct ErrorDetail {
         invoices::create, invoices::list, invoices::get, invoices::update, invoices::send, invoices::send_patch,
         quotations::create, quotations::list, quotations::get, quotations::update, quotations::delete,
         quotations::send, quotations::send_post, quotations::accept, quotations::reject, quotations::convert,
-        events::list, events::get, pages::invoice::page, pages::quote::page, pages::quote::accept, pages::quote::decline,
+        events::list, events::get, events::redeliver,
+        webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete, webhooks::rotate_secret, webhooks::deliveries,
+        pages::invoice::page, pages::quote::page, pages::quote::accept, pages::quote::decline,
     ),
     components(schemas(ErrorBody, ErrorObject, ErrorDetail, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
         Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
-        Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList)),
+        Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,
+        WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery)),
     modifiers(&CommonAnswers),
 )]
 struct ApiDoc;

@@ -1,10 +1,11 @@
-//! The event log: written by the repositories inside the transaction of each change, read by
-//! the events API.
+//! The event log: written by the repositories inside the transaction of each change (with its
+//! webhook deliveries), read by the events API and the webhook workers.
 
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::events;
 use crate::store::{Store, TxError};
+use crate::webhooks::fan_out;
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use invoicing_domain::event::{Event, EventData, EventFilter, EventId};
@@ -47,7 +48,7 @@ pub(crate) fn record(
 ) -> Result<Event, TxError> {
     let data = serde_json::to_string(object)
         .map_err(|e| RepoError::Internal(format!("serialising {event_type}: {e}")))?;
-    diesel::insert_into(events::table)
+    let event = diesel::insert_into(events::table)
         .values((
             events::account_id.eq(scope.account_id.0),
             events::livemode.eq(scope.livemode()),
@@ -57,7 +58,26 @@ pub(crate) fn record(
         ))
         .returning(returning::<EventRow>())
         .get_result::<EventRow>(conn)?
-        .into_domain()
+        .into_domain()?;
+    fan_out(conn, scope, event.id.0, event_type)?;
+    Ok(event)
+}
+
+/// One event of a scope, as the API and webhooks show it.
+pub(crate) fn load_event(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: EventId,
+) -> Result<Event, TxError> {
+    match scoped!(events, scope)
+        .filter(events::id.eq(id.0))
+        .select(EventRow::as_select())
+        .first::<EventRow>(conn)
+        .optional()?
+    {
+        Some(row) => row.into_domain(),
+        None => Err(missing_or_forbidden!(conn, events, id.0).into()),
+    }
 }
 
 impl EventRepository for Store {
@@ -89,16 +109,6 @@ impl EventRepository for Store {
     }
 
     fn get_event(&self, scope: Scope, id: EventId) -> RepoResult<Event> {
-        self.read(|conn| {
-            match scoped!(events, scope)
-                .filter(events::id.eq(id.0))
-                .select(EventRow::as_select())
-                .first::<EventRow>(conn)
-                .optional()?
-            {
-                Some(row) => row.into_domain(),
-                None => Err(missing_or_forbidden!(conn, events, id.0).into()),
-            }
-        })
+        self.read(|conn| load_event(conn, scope, id))
     }
 }

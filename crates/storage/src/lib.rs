@@ -16,6 +16,8 @@ mod quotations;
 mod rows;
 mod schema;
 mod store;
+mod webhook_queue;
+mod webhooks;
 
 pub use connection::{Backend, DatabaseUrl};
 pub use store::{Store, StoreError};

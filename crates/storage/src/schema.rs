@@ -98,6 +98,7 @@ diesel::table! {
         subtotal_cents -> BigInt,
         tax_cents -> BigInt,
         total_cents -> BigInt,
+        product_id -> Nullable<BigInt>,
     }
 }
 
@@ -153,6 +154,104 @@ diesel::table! {
         rejected_at -> Nullable<Timestamp>,
         expired_at -> Nullable<Timestamp>,
         converted_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_endpoints (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        url -> Text,
+        events -> Text,
+        description -> Nullable<Text>,
+        secret -> Text,
+        enabled -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        endpoint_id -> BigInt,
+        event_id -> BigInt,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        claim -> Nullable<Text>,
+        locked_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        delivery_id -> BigInt,
+        endpoint_id -> BigInt,
+        event_id -> BigInt,
+        event_type -> Text,
+        attempt -> Integer,
+        status_code -> Nullable<Integer>,
+        duration_ms -> BigInt,
+        error -> Nullable<Text>,
+        response_excerpt -> Nullable<Text>,
+        state -> Text,
+        next_attempt_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
+diesel::allow_tables_to_appear_in_same_query!(
+    webhook_endpoints,
+    webhook_deliveries,
+    webhook_attempts,
+    events
+);
+
+diesel::table! {
+    products (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        name -> Text,
+        description -> Nullable<Text>,
+        unit_price_cents -> BigInt,
+        currency -> Text,
+        tax_rate_milli -> BigInt,
+        active -> Bool,
+        metadata -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    payments (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        invoice_id -> BigInt,
+        customer_id -> BigInt,
+        amount_cents -> BigInt,
+        currency -> Text,
+        status -> Text,
+        method -> Text,
+        reference -> Nullable<Text>,
+        rejection_reason -> Nullable<Text>,
+        metadata -> Text,
+        verified_at -> Nullable<Timestamp>,
+        rejected_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
     }

@@ -74,3 +74,42 @@ pub async fn get(
         })?;
     Ok(HttpResponse::Ok().json(event))
 }
+
+/// What a redelivery queued.
+#[derive(Serialize, ToSchema)]
+pub struct Redelivery {
+    pub event_id: i64,
+    /// How many endpoints the event was queued for.
+    pub queued: usize,
+}
+
+/// Queue the event again for every enabled endpoint that takes its type (same `webhook-id`).
+#[utoipa::path(post, path = "/api/v1/events/{id}/redeliver", tag = "events",
+    params(("id" = i64, Path, description = "Event id")),
+    responses(
+        (status = 202, description = "Queued", body = Redelivery),
+        (status = 404, description = "No such event", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn redeliver(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
+    let id = EventId(parse_id(&id, "event")?);
+    let repos = state.repos.clone();
+    let queued = blocking(move || repos.redeliver_event(scope, id))
+        .await
+        .map_err(|e| {
+            if e.code == "resource_missing" {
+                ApiError::resource_missing("event")
+            } else {
+                e
+            }
+        })?;
+    Ok(HttpResponse::Accepted().json(Redelivery {
+        event_id: id.0,
+        queued,
+    }))
+}

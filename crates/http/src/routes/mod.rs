@@ -8,6 +8,7 @@ pub mod health;
 pub mod invoices;
 pub mod pages;
 pub mod quotations;
+pub mod webhooks;
 
 use crate::error::ApiError;
 use crate::openapi;
@@ -87,6 +88,42 @@ pub fn endpoints() -> Vec<Endpoint> {
         ),
         ep(M::GET, "/api/v1/events", web::get().to(events::list)),
         ep(M::GET, "/api/v1/events/{id}", web::get().to(events::get)),
+        ep(
+            M::POST,
+            "/api/v1/events/{id}/redeliver",
+            web::post().to(events::redeliver),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/webhooks",
+            web::post().to(webhooks::create),
+        ),
+        ep(M::GET, "/api/v1/webhooks", web::get().to(webhooks::list)),
+        ep(
+            M::GET,
+            "/api/v1/webhooks/{id}",
+            web::get().to(webhooks::get),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/webhooks/{id}",
+            web::patch().to(webhooks::update),
+        ),
+        ep(
+            M::DELETE,
+            "/api/v1/webhooks/{id}",
+            web::delete().to(webhooks::delete),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/webhooks/{id}/rotate_secret",
+            web::post().to(webhooks::rotate_secret),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/webhooks/{id}/deliveries",
+            web::get().to(webhooks::deliveries),
+        ),
         ep(
             M::POST,
             "/api/v1/quotations",

@@ -1,0 +1,208 @@
+//! The webhook delivery workers: a fixed number of threads, each claiming one due delivery at a
+//! time from the database, POSTing it with Standard Webhooks headers and recording the attempt.
+//! A slow receiver holds one thread for at most the attempt timeout; the others go on. On
+//! shutdown each thread finishes its attempt in flight (or gives an unstarted one back) and exits.
+
+use chrono::Utc;
+use invoicing_domain::ports::DeliveryQueue;
+use invoicing_domain::webhook::is_private_target;
+use invoicing_domain::webhook_delivery::{
+    excerpt, AttemptOutcome, DeliveryJob, RetrySchedule, ATTEMPT_TIMEOUT, RESPONSE_EXCERPT_MAX,
+};
+use invoicing_storage::Store;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+
+/// Longer than an attempt can take, so a live worker never loses its claim.
+const LEASE: Duration = Duration::from_secs(60);
+const IDLE_POLL: Duration = Duration::from_millis(500);
+
+#[derive(Clone)]
+pub struct WorkerConfig {
+    pub schedule: RetrySchedule,
+    pub allow_private: bool,
+    pub threads: usize,
+}
+
+pub struct DeliveryWorkers {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl DeliveryWorkers {
+    pub fn start(store: Store, config: WorkerConfig) -> DeliveryWorkers {
+        let stop = Arc::new(AtomicBool::new(false));
+        let agent = agent(config.allow_private);
+        let threads = (0..config.threads.max(1))
+            .map(|n| {
+                let (store, agent, stop) = (store.clone(), agent.clone(), stop.clone());
+                let schedule = config.schedule.clone();
+                std::thread::Builder::new()
+                    .name(format!("webhooks-{n}"))
+                    .spawn(move || work(&store, &agent, &schedule, &stop))
+                    .unwrap_or_else(|e| panic!("cannot start a webhook worker thread: {e}"))
+            })
+            .collect();
+        DeliveryWorkers { stop, threads }
+    }
+
+    /// Lets attempts in flight finish, then returns.
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.threads {
+            if t.join().is_err() {
+                log::error!("a webhook worker panicked");
+            }
+        }
+    }
+}
+
+fn work(store: &Store, agent: &ureq::Agent, schedule: &RetrySchedule, stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        let jobs = match store.claim_deliveries(Utc::now(), LEASE, 1) {
+            Ok(jobs) => jobs,
+            Err(e) => {
+                log::warn!("webhooks: claiming deliveries failed: {e}");
+                Vec::new()
+            }
+        };
+        if jobs.is_empty() {
+            pause(stop, IDLE_POLL);
+            continue;
+        }
+        for job in jobs {
+            if stop.load(Ordering::SeqCst) {
+                if let Err(e) = store.release_delivery(&job) {
+                    log::warn!("webhooks: releasing delivery {}: {e}", job.delivery_id);
+                }
+                continue;
+            }
+            let outcome = attempt(agent, &job);
+            match store.record_attempt(&job, &outcome, schedule, Utc::now()) {
+                Ok(true) => log::info!(
+                    "webhooks: {} {} attempt {} -> {}",
+                    job.message_id(),
+                    job.event_type,
+                    job.attempt,
+                    outcome
+                        .status_code
+                        .map(|c| c.to_string())
+                        .or_else(|| outcome.error.clone())
+                        .unwrap_or_default()
+                ),
+                Ok(false) => log::warn!(
+                    "webhooks: delivery {} was claimed elsewhere meanwhile",
+                    job.delivery_id
+                ),
+                Err(e) => log::warn!("webhooks: recording delivery {}: {e}", job.delivery_id),
+            }
+        }
+    }
+}
+
+fn pause(stop: &AtomicBool, total: Duration) {
+    let step = Duration::from_millis(50);
+    let until = Instant::now() + total;
+    while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(step);
+    }
+}
+
+/// One signed POST of the event.
+pub fn attempt(agent: &ureq::Agent, job: &DeliveryJob) -> AttemptOutcome {
+    let id = job.message_id();
+    let timestamp = Utc::now().timestamp();
+    let signature = job.secret.sign(&id, timestamp, job.payload.as_bytes());
+    let started = Instant::now();
+    let result = agent
+        .post(&job.url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &id)
+        .header("webhook-timestamp", &timestamp.to_string())
+        .header("webhook-signature", &signature)
+        .send(job.payload.as_bytes());
+    let elapsed = |s: Instant| i64::try_from(s.elapsed().as_millis()).unwrap_or(i64::MAX);
+    match result {
+        Ok(mut res) => {
+            let status = res.status().as_u16();
+            let mut body = Vec::new();
+            let read = res
+                .body_mut()
+                .as_reader()
+                .take(RESPONSE_EXCERPT_MAX as u64)
+                .read_to_end(&mut body);
+            let text = String::from_utf8_lossy(&body);
+            AttemptOutcome {
+                status_code: Some(status),
+                duration_ms: elapsed(started),
+                error: read.err().map(|e| format!("reading the response: {e}")),
+                response_excerpt: (!text.is_empty()).then(|| excerpt(&text)),
+            }
+        }
+        Err(e) => AttemptOutcome {
+            status_code: None,
+            duration_ms: elapsed(started),
+            error: Some(describe(&e)),
+            response_excerpt: None,
+        },
+    }
+}
+
+fn describe(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Timeout(_) => format!("no answer within {}s", ATTEMPT_TIMEOUT.as_secs()),
+        ureq::Error::Other(inner) if inner.is::<PrivateTarget>() => inner.to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("refused: the host resolves to a loopback, private or link-local address")]
+struct PrivateTarget;
+
+/// Resolves as usual, then refuses private addresses: the connection goes only to addresses
+/// checked here, so a DNS answer cannot change between the check and the connect.
+#[derive(Debug)]
+struct GuardedResolver {
+    inner: DefaultResolver,
+    allow_private: bool,
+}
+
+impl Resolver for GuardedResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let addrs = self.inner.resolve(uri, config, timeout)?;
+        if !self.allow_private && addrs.iter().any(|a| is_private_target(a.ip())) {
+            return Err(ureq::Error::Other(Box::new(PrivateTarget)));
+        }
+        Ok(addrs)
+    }
+}
+
+pub fn agent(allow_private: bool) -> ureq::Agent {
+    let config = ureq::Agent::config_builder()
+        .timeout_global(Some(ATTEMPT_TIMEOUT))
+        .http_status_as_error(false)
+        // A redirect could lead anywhere, including inside the network: it counts as a failure.
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .user_agent("invoicing-webhooks/1")
+        .build();
+    ureq::Agent::with_parts(
+        config,
+        DefaultConnector::new(),
+        GuardedResolver {
+            inner: DefaultResolver::default(),
+            allow_private,
+        },
+    )
+}

@@ -1,0 +1,227 @@
+//! `/api/v1/webhooks` (SPEC §11): endpoints, their secrets and their delivery log.
+
+use crate::auth::Auth;
+use crate::body::JsonBody;
+use crate::error::ApiError;
+use crate::openapi::ErrorBody;
+use crate::query::{parse_id, ListQuery};
+use crate::webhook_target::check_target;
+use crate::{blocking, AppState};
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::webhook::{
+    WebhookEndpoint, WebhookEndpointId, WebhookInput, WebhookPatchInput,
+};
+use invoicing_domain::webhook_delivery::DeliveryAttempt;
+use invoicing_domain::webhook_signature::WebhookSecret;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A page of webhook endpoints (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct WebhookList {
+    pub data: Vec<WebhookEndpoint>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+/// A page of delivery attempts, newest first (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct DeliveryAttemptList {
+    pub data: Vec<DeliveryAttempt>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+fn missing(e: ApiError) -> ApiError {
+    if e.code == "resource_missing" {
+        ApiError::resource_missing("webhook endpoint")
+    } else {
+        e
+    }
+}
+
+fn id_of(raw: &str) -> Result<WebhookEndpointId, ApiError> {
+    parse_id(raw, "webhook endpoint").map(WebhookEndpointId)
+}
+
+fn new_secret() -> WebhookSecret {
+    WebhookSecret::generate(&mut rand::rngs::OsRng)
+}
+
+/// Register an endpoint. The answer carries its signing secret, shown only here and on rotation.
+#[utoipa::path(post, path = "/api/v1/webhooks", tag = "webhooks",
+    request_body = WebhookInput,
+    responses((status = 201, description = "The endpoint, with `secret`", body = WebhookEndpoint)),
+    security(("api_key" = [])))]
+pub async fn create(
+    state: web::Data<AppState>,
+    auth: Auth,
+    body: JsonBody<WebhookInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
+    let allow_private = state.config.webhook_allow_private;
+    let new = body
+        .0
+        .parse(scope.environment, allow_private, new_secret())?;
+    let repos = state.repos.clone();
+    let endpoint = blocking(move || {
+        check_target(&new.url, allow_private).map_err(RepoError::Invalid)?;
+        repos.create_webhook(scope, new)
+    })
+    .await?;
+    Ok(HttpResponse::Created().json(endpoint))
+}
+
+/// List endpoints, newest first (without secrets).
+#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks",
+    params(
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "A page of endpoints", body = WebhookList)),
+    security(("api_key" = [])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
+    let page = ListQuery::parse(req.query_string(), &[])?.page()?;
+    let repos = state.repos.clone();
+    let page = blocking(move || repos.list_webhooks(scope, page)).await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Retrieve an endpoint (without its secret).
+#[utoipa::path(get, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+    params(("id" = i64, Path, description = "Webhook endpoint id")),
+    responses(
+        (status = 200, description = "The endpoint", body = WebhookEndpoint),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn get(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    let endpoint = blocking(move || repos.get_webhook(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(endpoint))
+}
+
+/// Change an endpoint's `url`, `events`, `enabled` or `description`. A disabled endpoint keeps
+/// its pending deliveries until it is enabled again.
+#[utoipa::path(patch, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+    params(("id" = i64, Path, description = "Webhook endpoint id")),
+    request_body = WebhookPatchInput,
+    responses(
+        (status = 200, description = "The updated endpoint", body = WebhookEndpoint),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn update(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: JsonBody<WebhookPatchInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
+    let id = id_of(&id)?;
+    let allow_private = state.config.webhook_allow_private;
+    let patch = body.0.parse(scope.environment, allow_private)?;
+    let repos = state.repos.clone();
+    let endpoint = blocking(move || {
+        if let Some(url) = &patch.url {
+            check_target(url, allow_private).map_err(RepoError::Invalid)?;
+        }
+        repos.update_webhook(scope, id, patch)
+    })
+    .await
+    .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(endpoint))
+}
+
+/// Delete an endpoint, its pending deliveries and its delivery log.
+#[utoipa::path(delete, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+    params(("id" = i64, Path, description = "Webhook endpoint id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    blocking(move || repos.delete_webhook(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Replace the signing secret; the answer carries the new one. Attempts from now on are signed
+/// with it.
+#[utoipa::path(post, path = "/api/v1/webhooks/{id}/rotate_secret", tag = "webhooks",
+    params(("id" = i64, Path, description = "Webhook endpoint id")),
+    responses(
+        (status = 200, description = "The endpoint, with its new `secret`", body = WebhookEndpoint),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn rotate_secret(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    let secret = new_secret();
+    let endpoint = blocking(move || repos.rotate_webhook_secret(scope, id, secret))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(endpoint))
+}
+
+/// The endpoint's delivery attempts, newest first.
+#[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries", tag = "webhooks",
+    params(
+        ("id" = i64, Path, description = "Webhook endpoint id"),
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses(
+        (status = 200, description = "A page of attempts", body = DeliveryAttemptList),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn deliveries(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
+    let id = id_of(&id)?;
+    let page = ListQuery::parse(req.query_string(), &[])?.page()?;
+    let repos = state.repos.clone();
+    let page = blocking(move || repos.list_delivery_attempts(scope, id, page))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(page))
+}

@@ -1,0 +1,207 @@
+//! The delivery queue the webhook workers drain. A claim is a lease written to the row: on
+//! PostgreSQL the due rows are picked with `FOR UPDATE SKIP LOCKED`, so processes sharing the
+//! database never claim the same delivery; on SQLite the write transaction is exclusive anyway.
+//! A worker that dies holding a lease loses it when the lease runs out, and the delivery is
+//! attempted again (at least once, never lost).
+
+use crate::connection::AnyConnection;
+use crate::events::load_event;
+use crate::rows::{now_db, to_db};
+use crate::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
+use crate::store::{Store, TxError};
+use crate::webhooks::lease_end;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use invoicing_domain::event::EventId;
+use invoicing_domain::ports::{DeliveryQueue, RepoError, RepoResult};
+use invoicing_domain::tenant::{AccountId, Environment, Scope};
+use invoicing_domain::webhook::WebhookEndpointId;
+use invoicing_domain::webhook_delivery::{
+    AttemptOutcome, DeliveryJob, DeliveryState, NextStep, RetrySchedule,
+};
+use invoicing_domain::webhook_signature::WebhookSecret;
+use rand::RngCore;
+
+fn new_claim() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn due_ids(conn: &mut AnyConnection, now: DateTime<Utc>, limit: u32) -> Result<Vec<i64>, TxError> {
+    let now = to_db(now);
+    let enabled = webhook_endpoints::table
+        .filter(webhook_endpoints::enabled.eq(true))
+        .select(webhook_endpoints::id);
+    let due = webhook_deliveries::table
+        .filter(webhook_deliveries::state.eq(DeliveryState::Pending.as_str()))
+        .filter(webhook_deliveries::next_attempt_at.le(now))
+        .filter(
+            webhook_deliveries::locked_until
+                .is_null()
+                .or(webhook_deliveries::locked_until.lt(now)),
+        )
+        .filter(webhook_deliveries::endpoint_id.eq_any(enabled))
+        .order((
+            webhook_deliveries::next_attempt_at.asc(),
+            webhook_deliveries::id.asc(),
+        ))
+        .limit(i64::from(limit))
+        .select(webhook_deliveries::id);
+    Ok(match conn {
+        AnyConnection::Postgresql(c) => due.for_update().skip_locked().load(c)?,
+        AnyConnection::Sqlite(c) => due.load(c)?,
+    })
+}
+
+type DeliveryParts = (i64, bool, i64, i64, i32);
+
+fn job_for(conn: &mut AnyConnection, id: i64, claim: &str) -> Result<DeliveryJob, TxError> {
+    let (account_id, livemode, endpoint_id, event_id, attempts): DeliveryParts =
+        webhook_deliveries::table
+            .filter(webhook_deliveries::id.eq(id))
+            .select((
+                webhook_deliveries::account_id,
+                webhook_deliveries::livemode,
+                webhook_deliveries::endpoint_id,
+                webhook_deliveries::event_id,
+                webhook_deliveries::attempts,
+            ))
+            .first(conn)?;
+    let scope = Scope::new(AccountId(account_id), Environment::from_livemode(livemode));
+    let (url, secret): (String, String) = webhook_endpoints::table
+        .filter(webhook_endpoints::account_id.eq(account_id))
+        .filter(webhook_endpoints::id.eq(endpoint_id))
+        .select((webhook_endpoints::url, webhook_endpoints::secret))
+        .first(conn)?;
+    let secret = WebhookSecret::parse(&secret).map_err(|_| {
+        RepoError::Internal(format!("webhook {endpoint_id} has an unusable secret"))
+    })?;
+    let event = load_event(conn, scope, EventId(event_id))?;
+    let payload = serde_json::to_string(&event)
+        .map_err(|e| RepoError::Internal(format!("serialising event {event_id}: {e}")))?;
+    Ok(DeliveryJob {
+        delivery_id: id,
+        claim: claim.to_string(),
+        scope,
+        endpoint_id: WebhookEndpointId(endpoint_id),
+        url,
+        secret,
+        event_id: event.id,
+        event_type: event.event_type,
+        payload,
+        attempt: u32::try_from(attempts).unwrap_or(0).saturating_add(1),
+    })
+}
+
+/// Whether `job` still holds its claim on the delivery row.
+fn still_claimed(conn: &mut AnyConnection, job: &DeliveryJob) -> Result<bool, TxError> {
+    let claim: Option<Option<String>> = webhook_deliveries::table
+        .filter(webhook_deliveries::id.eq(job.delivery_id))
+        .select(webhook_deliveries::claim)
+        .first(conn)
+        .optional()?;
+    Ok(claim.flatten().as_deref() == Some(job.claim.as_str()))
+}
+
+impl DeliveryQueue for Store {
+    fn claim_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+        limit: u32,
+    ) -> RepoResult<Vec<DeliveryJob>> {
+        self.write(|conn| {
+            let ids = due_ids(conn, now, limit)?;
+            let claim = new_claim();
+            if !ids.is_empty() {
+                diesel::update(
+                    webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)),
+                )
+                .set((
+                    webhook_deliveries::claim.eq(&claim),
+                    webhook_deliveries::locked_until.eq(lease_end(lease)),
+                ))
+                .execute(conn)?;
+            }
+            ids.into_iter()
+                .map(|id| job_for(conn, id, &claim))
+                .collect()
+        })
+    }
+
+    fn record_attempt(
+        &self,
+        job: &DeliveryJob,
+        outcome: &AttemptOutcome,
+        schedule: &RetrySchedule,
+        now: DateTime<Utc>,
+    ) -> RepoResult<bool> {
+        self.write(|conn| {
+            if !still_claimed(conn, job)? {
+                return Ok(false);
+            }
+            let (state, next_at) = match schedule.after(job.attempt, outcome) {
+                NextStep::Succeeded => (DeliveryState::Succeeded, None),
+                NextStep::Failed => (DeliveryState::Failed, None),
+                NextStep::RetryIn(delay) => {
+                    let delay =
+                        chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::zero());
+                    (DeliveryState::Pending, Some(to_db(now + delay)))
+                }
+            };
+            let attempt = i32::try_from(job.attempt).unwrap_or(i32::MAX);
+            let stamp = now_db();
+            let row = webhook_deliveries::table.filter(webhook_deliveries::id.eq(job.delivery_id));
+            diesel::update(row)
+                .set((
+                    webhook_deliveries::state.eq(state.as_str()),
+                    webhook_deliveries::attempts.eq(attempt),
+                    webhook_deliveries::claim.eq(None::<String>),
+                    webhook_deliveries::locked_until.eq(None::<chrono::NaiveDateTime>),
+                    webhook_deliveries::updated_at.eq(stamp),
+                ))
+                .execute(conn)?;
+            if let Some(at) = next_at {
+                diesel::update(row)
+                    .set(webhook_deliveries::next_attempt_at.eq(at))
+                    .execute(conn)?;
+            }
+            diesel::insert_into(webhook_attempts::table)
+                .values((
+                    webhook_attempts::account_id.eq(job.scope.account_id.0),
+                    webhook_attempts::livemode.eq(job.scope.livemode()),
+                    webhook_attempts::delivery_id.eq(job.delivery_id),
+                    webhook_attempts::endpoint_id.eq(job.endpoint_id.0),
+                    webhook_attempts::event_id.eq(job.event_id.0),
+                    webhook_attempts::event_type.eq(&job.event_type),
+                    webhook_attempts::attempt.eq(attempt),
+                    webhook_attempts::status_code.eq(outcome.status_code.map(i32::from)),
+                    webhook_attempts::duration_ms.eq(outcome.duration_ms),
+                    webhook_attempts::error.eq(&outcome.error),
+                    webhook_attempts::response_excerpt.eq(&outcome.response_excerpt),
+                    webhook_attempts::state.eq(state.as_str()),
+                    webhook_attempts::next_attempt_at.eq(next_at),
+                    webhook_attempts::created_at.eq(stamp),
+                ))
+                .execute(conn)?;
+            Ok(true)
+        })
+    }
+
+    fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()> {
+        self.write(|conn| {
+            diesel::update(
+                webhook_deliveries::table
+                    .filter(webhook_deliveries::id.eq(job.delivery_id))
+                    .filter(webhook_deliveries::claim.eq(&job.claim)),
+            )
+            .set((
+                webhook_deliveries::claim.eq(None::<String>),
+                webhook_deliveries::locked_until.eq(None::<chrono::NaiveDateTime>),
+            ))
+            .execute(conn)?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,318 @@
+//! Webhook endpoints: registration, changes, secret rotation, the delivery log, redelivery, and
+//! the fan-out that turns each event into deliveries inside the event's own transaction.
+
+use crate::connection::AnyConnection;
+use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, scoped, to_db};
+use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoints};
+use crate::store::{Store, TxError};
+use chrono::{NaiveDateTime, Utc};
+use diesel::prelude::*;
+use invoicing_domain::event::EventId;
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{RepoError, RepoResult, WebhookRepository};
+use invoicing_domain::tenant::Scope;
+use invoicing_domain::webhook::{
+    EventSelection, NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch,
+};
+use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
+use invoicing_domain::webhook_signature::WebhookSecret;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_endpoints)]
+struct EndpointRow {
+    id: i64,
+    livemode: bool,
+    url: String,
+    events: String,
+    description: Option<String>,
+    enabled: bool,
+    created_at: NaiveDateTime,
+    updated_at: NaiveDateTime,
+}
+
+pub(crate) fn selection_of(stored: &str) -> EventSelection {
+    EventSelection::from_list(serde_json::from_str(stored).unwrap_or_default())
+}
+
+fn selection_json(selection: &EventSelection) -> String {
+    serde_json::Value::from(selection.to_list()).to_string()
+}
+
+impl EndpointRow {
+    fn into_domain(self, secret: Option<String>) -> WebhookEndpoint {
+        WebhookEndpoint {
+            id: WebhookEndpointId(self.id),
+            object: WebhookEndpoint::OBJECT,
+            url: self.url,
+            events: selection_of(&self.events).to_list(),
+            description: self.description,
+            enabled: self.enabled,
+            livemode: self.livemode,
+            secret,
+            created_at: from_db(self.created_at),
+            updated_at: from_db(self.updated_at),
+        }
+    }
+}
+
+fn load(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: WebhookEndpointId,
+) -> Result<EndpointRow, TxError> {
+    match scoped!(webhook_endpoints, scope)
+        .filter(webhook_endpoints::id.eq(id.0))
+        .select(EndpointRow::as_select())
+        .first::<EndpointRow>(conn)
+        .optional()?
+    {
+        Some(row) => Ok(row),
+        None => Err(missing_or_forbidden!(conn, webhook_endpoints, id.0).into()),
+    }
+}
+
+/// Queues one delivery of the event for every enabled endpoint of its scope that takes its type.
+/// Called in the transaction that writes the event, so the two commit together.
+pub(crate) fn fan_out(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    event_id: i64,
+    event_type: &str,
+) -> Result<usize, TxError> {
+    let endpoints: Vec<(i64, String)> = scoped!(webhook_endpoints, scope)
+        .filter(webhook_endpoints::enabled.eq(true))
+        .select((webhook_endpoints::id, webhook_endpoints::events))
+        .load(conn)?;
+    let now = now_db();
+    let mut queued = 0;
+    for (endpoint_id, selection) in endpoints {
+        if !selection_of(&selection).matches(event_type) {
+            continue;
+        }
+        diesel::insert_into(webhook_deliveries::table)
+            .values((
+                webhook_deliveries::account_id.eq(scope.account_id.0),
+                webhook_deliveries::livemode.eq(scope.livemode()),
+                webhook_deliveries::endpoint_id.eq(endpoint_id),
+                webhook_deliveries::event_id.eq(event_id),
+                webhook_deliveries::state.eq(DeliveryState::Pending.as_str()),
+                webhook_deliveries::attempts.eq(0),
+                webhook_deliveries::next_attempt_at.eq(now),
+                webhook_deliveries::created_at.eq(now),
+                webhook_deliveries::updated_at.eq(now),
+            ))
+            .execute(conn)?;
+        queued += 1;
+    }
+    Ok(queued)
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_attempts)]
+struct AttemptRow {
+    id: i64,
+    event_id: i64,
+    event_type: String,
+    attempt: i32,
+    status_code: Option<i32>,
+    duration_ms: i64,
+    error: Option<String>,
+    response_excerpt: Option<String>,
+    state: String,
+    next_attempt_at: Option<NaiveDateTime>,
+    created_at: NaiveDateTime,
+}
+
+impl AttemptRow {
+    fn into_domain(self) -> Result<DeliveryAttempt, TxError> {
+        let state = DeliveryState::parse(&self.state).ok_or_else(|| {
+            RepoError::Internal(format!("attempt {} has state {:?}", self.id, self.state))
+        })?;
+        Ok(DeliveryAttempt {
+            id: self.id,
+            object: DeliveryAttempt::OBJECT,
+            event_id: self.event_id,
+            event_type: self.event_type,
+            attempt: self.attempt,
+            status_code: self.status_code,
+            duration_ms: self.duration_ms,
+            error: self.error,
+            response_excerpt: self.response_excerpt,
+            state,
+            next_attempt_at: self.next_attempt_at.map(from_db),
+            created_at: from_db(self.created_at),
+        })
+    }
+}
+
+impl WebhookRepository for Store {
+    fn create_webhook(&self, scope: Scope, new: NewWebhookEndpoint) -> RepoResult<WebhookEndpoint> {
+        self.write(|conn| {
+            let now = now_db();
+            let row = diesel::insert_into(webhook_endpoints::table)
+                .values((
+                    webhook_endpoints::account_id.eq(scope.account_id.0),
+                    webhook_endpoints::livemode.eq(scope.livemode()),
+                    webhook_endpoints::url.eq(new.url.as_str()),
+                    webhook_endpoints::events.eq(selection_json(&new.events)),
+                    webhook_endpoints::description.eq(&new.description),
+                    webhook_endpoints::secret.eq(new.secret.as_str()),
+                    webhook_endpoints::enabled.eq(true),
+                    webhook_endpoints::created_at.eq(now),
+                    webhook_endpoints::updated_at.eq(now),
+                ))
+                .returning(crate::rows::returning::<EndpointRow>())
+                .get_result::<EndpointRow>(conn)?;
+            Ok(row.into_domain(Some(new.secret.as_str().to_string())))
+        })
+    }
+
+    fn list_webhooks(&self, scope: Scope, page: PageRequest) -> RepoResult<Page<WebhookEndpoint>> {
+        self.read(|conn| {
+            let total: i64 = scoped!(webhook_endpoints, scope).count().get_result(conn)?;
+            let data = scoped!(webhook_endpoints, scope)
+                .order((
+                    webhook_endpoints::created_at.desc(),
+                    webhook_endpoints::id.desc(),
+                ))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(EndpointRow::as_select())
+                .load::<EndpointRow>(conn)?
+                .into_iter()
+                .map(|r| r.into_domain(None))
+                .collect();
+            Ok(Page::new(data, page, total))
+        })
+    }
+
+    fn get_webhook(&self, scope: Scope, id: WebhookEndpointId) -> RepoResult<WebhookEndpoint> {
+        self.read(|conn| Ok(load(conn, scope, id)?.into_domain(None)))
+    }
+
+    fn update_webhook(
+        &self,
+        scope: Scope,
+        id: WebhookEndpointId,
+        patch: WebhookPatch,
+    ) -> RepoResult<WebhookEndpoint> {
+        self.write(|conn| {
+            load(conn, scope, id)?;
+            let target = scoped!(webhook_endpoints, scope).filter(webhook_endpoints::id.eq(id.0));
+            if let Some(url) = &patch.url {
+                diesel::update(target)
+                    .set(webhook_endpoints::url.eq(url.as_str()))
+                    .execute(conn)?;
+            }
+            if let Some(events) = &patch.events {
+                diesel::update(target)
+                    .set(webhook_endpoints::events.eq(selection_json(events)))
+                    .execute(conn)?;
+            }
+            if let Some(enabled) = patch.enabled {
+                diesel::update(target)
+                    .set(webhook_endpoints::enabled.eq(enabled))
+                    .execute(conn)?;
+            }
+            if let Some(description) = &patch.description {
+                diesel::update(target)
+                    .set(webhook_endpoints::description.eq(description))
+                    .execute(conn)?;
+            }
+            if patch != WebhookPatch::default() {
+                diesel::update(target)
+                    .set(webhook_endpoints::updated_at.eq(now_db()))
+                    .execute(conn)?;
+            }
+            Ok(load(conn, scope, id)?.into_domain(None))
+        })
+    }
+
+    fn delete_webhook(&self, scope: Scope, id: WebhookEndpointId) -> RepoResult<()> {
+        self.write(|conn| {
+            load(conn, scope, id)?;
+            // Locks the endpoint first, so a worker recording an attempt meanwhile waits for us.
+            lock_scoped!(conn, webhook_endpoints, scope, id.0)?;
+            diesel::delete(
+                scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0)),
+            )
+            .execute(conn)?;
+            diesel::delete(
+                scoped!(webhook_deliveries, scope).filter(webhook_deliveries::endpoint_id.eq(id.0)),
+            )
+            .execute(conn)?;
+            diesel::delete(
+                scoped!(webhook_endpoints, scope).filter(webhook_endpoints::id.eq(id.0)),
+            )
+            .execute(conn)?;
+            Ok(())
+        })
+    }
+
+    fn rotate_webhook_secret(
+        &self,
+        scope: Scope,
+        id: WebhookEndpointId,
+        secret: WebhookSecret,
+    ) -> RepoResult<WebhookEndpoint> {
+        self.write(|conn| {
+            load(conn, scope, id)?;
+            diesel::update(
+                scoped!(webhook_endpoints, scope).filter(webhook_endpoints::id.eq(id.0)),
+            )
+            .set((
+                webhook_endpoints::secret.eq(secret.as_str()),
+                webhook_endpoints::updated_at.eq(now_db()),
+            ))
+            .execute(conn)?;
+            Ok(load(conn, scope, id)?.into_domain(Some(secret.as_str().to_string())))
+        })
+    }
+
+    fn list_delivery_attempts(
+        &self,
+        scope: Scope,
+        id: WebhookEndpointId,
+        page: PageRequest,
+    ) -> RepoResult<Page<DeliveryAttempt>> {
+        self.read(|conn| {
+            load(conn, scope, id)?;
+            let of_endpoint =
+                || scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0));
+            let total: i64 = of_endpoint().count().get_result(conn)?;
+            let data = of_endpoint()
+                .order((
+                    webhook_attempts::created_at.desc(),
+                    webhook_attempts::id.desc(),
+                ))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(AttemptRow::as_select())
+                .load::<AttemptRow>(conn)?
+                .into_iter()
+                .map(AttemptRow::into_domain)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page::new(data, page, total))
+        })
+    }
+
+    fn redeliver_event(&self, scope: Scope, id: EventId) -> RepoResult<usize> {
+        self.write(|conn| {
+            let event_type: Option<String> = scoped!(events, scope)
+                .filter(events::id.eq(id.0))
+                .select(events::event_type)
+                .first(conn)
+                .optional()?;
+            match event_type {
+                Some(t) => fan_out(conn, scope, id.0, &t),
+                None => Err(missing_or_forbidden!(conn, events, id.0).into()),
+            }
+        })
+    }
+}
+
+/// The lease's end as stored.
+pub(crate) fn lease_end(lease: std::time::Duration) -> NaiveDateTime {
+    let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::minutes(1));
+    to_db(Utc::now() + lease)
+}
