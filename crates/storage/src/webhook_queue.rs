@@ -42,10 +42,7 @@ fn due_ids(conn: &mut AnyConnection, now: DateTime<Utc>, limit: u32) -> Result<V
                 .or(webhook_deliveries::locked_until.lt(now)),
         )
         .filter(webhook_deliveries::endpoint_id.eq_any(enabled))
-        .order((
-            webhook_deliveries::next_attempt_at.asc(),
-            webhook_deliveries::id.asc(),
-        ))
+        .order((webhook_deliveries::next_attempt_at.asc(), webhook_deliveries::id.asc()))
         .limit(i64::from(limit))
         .select(webhook_deliveries::id);
     Ok(match conn {
@@ -74,9 +71,8 @@ fn job_for(conn: &mut AnyConnection, id: i64, claim: &str) -> Result<DeliveryJob
         .filter(webhook_endpoints::id.eq(endpoint_id))
         .select((webhook_endpoints::url, webhook_endpoints::secret))
         .first(conn)?;
-    let secret = WebhookSecret::parse(&secret).map_err(|_| {
-        RepoError::Internal(format!("webhook {endpoint_id} has an unusable secret"))
-    })?;
+    let secret = WebhookSecret::parse(&secret)
+        .map_err(|_| RepoError::Internal(format!("webhook {endpoint_id} has an unusable secret")))?;
     let event = load_event(conn, scope, EventId(event_id))?;
     let payload = serde_json::to_string(&event)
         .map_err(|e| RepoError::Internal(format!("serialising event {event_id}: {e}")))?;
@@ -115,18 +111,14 @@ impl DeliveryQueue for Store {
             let ids = due_ids(conn, now, limit)?;
             let claim = new_claim();
             if !ids.is_empty() {
-                diesel::update(
-                    webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)),
-                )
-                .set((
-                    webhook_deliveries::claim.eq(&claim),
-                    webhook_deliveries::locked_until.eq(lease_end(lease)),
-                ))
-                .execute(conn)?;
+                diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)))
+                    .set((
+                        webhook_deliveries::claim.eq(&claim),
+                        webhook_deliveries::locked_until.eq(lease_end(now, lease)),
+                    ))
+                    .execute(conn)?;
             }
-            ids.into_iter()
-                .map(|id| job_for(conn, id, &claim))
-                .collect()
+            ids.into_iter().map(|id| job_for(conn, id, &claim)).collect()
         })
     }
 
@@ -145,15 +137,17 @@ impl DeliveryQueue for Store {
                 NextStep::Succeeded => (DeliveryState::Succeeded, None),
                 NextStep::Failed => (DeliveryState::Failed, None),
                 NextStep::RetryIn(delay) => {
-                    let delay =
-                        chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::zero());
+                    let delay = chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::zero());
                     (DeliveryState::Pending, Some(to_db(now + delay)))
                 }
             };
             let attempt = i32::try_from(job.attempt).unwrap_or(i32::MAX);
             let stamp = now_db();
             let row = webhook_deliveries::table.filter(webhook_deliveries::id.eq(job.delivery_id));
-            diesel::update(row)
+            // Conditional on the claim: on PostgreSQL a claim committed since the check above
+            // (the lease ran out) makes this update match nothing, so the lost claim records
+            // nothing instead of overwriting the new claimer's row.
+            let updated = diesel::update(row.filter(webhook_deliveries::claim.eq(&job.claim)))
                 .set((
                     webhook_deliveries::state.eq(state.as_str()),
                     webhook_deliveries::attempts.eq(attempt),
@@ -162,6 +156,9 @@ impl DeliveryQueue for Store {
                     webhook_deliveries::updated_at.eq(stamp),
                 ))
                 .execute(conn)?;
+            if updated == 0 {
+                return Ok(false);
+            }
             if let Some(at) = next_at {
                 diesel::update(row)
                     .set(webhook_deliveries::next_attempt_at.eq(at))
