@@ -167,6 +167,7 @@ fn prospect_accepts_a_quotation_in_the_browser() {
     browser.fill("#name", "Katherine Johnson");
     browser.screenshot(&dir.join("quote.png"));
     browser.click("#accept-button");
+    browser.wait_for("#confirmation");
     assert!(
         browser
             .text("#confirmation")
@@ -249,6 +250,7 @@ fn prospect_declines_a_quotation_in_the_browser() {
     browser.goto(&page);
     browser.fill("#reason", "We chose another supplier");
     browser.click("#decline-button");
+    browser.wait_for("#confirmation");
     assert!(
         browser
             .text("#confirmation")
@@ -268,6 +270,100 @@ fn prospect_declines_a_quotation_in_the_browser() {
     );
     assert_eq!(seen["status"], "rejected");
     assert_eq!(seen["rejection_reason"], "We chose another supplier");
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn customer_reports_a_payment_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let dir = data_dir("browser-payment");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let base = format!("{}/api/v1", server.https);
+    let body = json!({
+        "customer": {"name": "Mary Jackson", "email": "mary@example.com"},
+        "currency": "EUR", "due_date": "2099-06-30",
+        "line_items": [{"description": "Wind tunnel time", "quantity": 2, "unit_price_cents": 1250}]
+    });
+    let (status, invoice, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices"),
+        Some(&key),
+        Some(body),
+    );
+    assert_eq!(status, 201, "{invoice}");
+    let id = invoice["id"].as_i64().unwrap();
+    let (status, _, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices/{id}/send"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 200);
+    let link = invoice["payment_link"].as_str().unwrap();
+    let page = format!("{}{}", server.https, link.strip_prefix(PUBLIC_URL).unwrap());
+
+    let browser = Browser::start();
+    browser.goto(&page);
+    assert_eq!(browser.text("#amount-due"), "€25.00");
+    // A partial payment, typed the way a customer writes it.
+    browser.clear("#amount");
+    browser.fill("#amount", "10,50");
+    browser.fill("#reference", "SEPA 2099-0042");
+    browser.screenshot(&dir.join("report.png"));
+    browser.click("#report-button");
+    browser.wait_for("#confirmation");
+    assert!(
+        browser.text("#confirmation").contains("Thank you"),
+        "{}",
+        browser.text("#confirmation")
+    );
+    let rows = browser.texts("#payments tbody tr");
+    assert_eq!(rows.len(), 1);
+    assert!(
+        rows[0].contains("€10.50")
+            && rows[0].contains("SEPA 2099-0042")
+            && rows[0].contains("awaiting confirmation"),
+        "{}",
+        rows[0]
+    );
+    assert_eq!(
+        browser.text("#status"),
+        "Awaiting payment",
+        "a report never pays"
+    );
+    assert_eq!(browser.text("#amount-due"), "€25.00");
+    browser.screenshot(&dir.join("reported.png"));
+    drop(browser);
+
+    let (status, pending, _) = call(
+        &a,
+        "GET",
+        &format!("{base}/payments?status=pending&invoice_id={id}"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(pending["total"], 1, "{pending}");
+    let payment = &pending["data"][0];
+    assert_eq!(payment["amount_cents"], 1050);
+    assert_eq!(payment["reference"], "SEPA 2099-0042");
+    assert_eq!(payment["status"], "pending");
+    let (_, seen, _) = call(
+        &a,
+        "GET",
+        &format!("{base}/invoices/{id}"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(seen["amount_paid_cents"], 0);
+    assert_eq!(seen["status"], "viewed");
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,6 +30,12 @@ pub const EVENT_TYPES: &[&str] = &[
     "quotation.rejected",
     "quotation.expired",
     "quotation.converted",
+    "payment.created",
+    "payment.verified",
+    "payment.rejected",
+    "product.created",
+    "product.updated",
+    "product.deleted",
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -4,8 +4,8 @@
 use crate::currency::Currency;
 use crate::customer::{Customer, CustomerId, CustomerInput};
 use crate::document::{
-    parse_currency, parse_customer_ref, parse_date, CustomerRef, LineItemInput, LineItemView,
-    Lines, PaymentTerms, NOTES_MAX,
+    parse_currency, parse_customer_ref, parse_date, CustomerRef, LineDrafts, LineItemInput,
+    LineItemView, PaymentTerms, NOTES_MAX,
 };
 use crate::invoice_status::InvoiceStatus;
 use crate::validation::{optional_text, Metadata, Violations};
@@ -54,7 +54,7 @@ pub struct NewInvoice {
     pub issue_date: NaiveDate,
     pub due_date: NaiveDate,
     pub payment_terms: Option<PaymentTerms>,
-    pub lines: Lines,
+    pub lines: LineDrafts,
     pub notes: Option<String>,
     pub metadata: Metadata,
     pub token: String,
@@ -113,7 +113,7 @@ impl InvoiceInput {
             raw => parse_date(&mut v, "issue_date", raw),
         };
         let due = parse_due(&mut v, issue_date, self.due_date, self.payment_terms);
-        let lines = Lines::parse(&mut v, self.line_items);
+        let lines = LineDrafts::parse(&mut v, self.line_items);
         let notes = optional_text(&mut v, "notes", self.notes, NOTES_MAX);
         let metadata = parse_metadata(&mut v, self.metadata);
         match (customer, issue_date, due, lines, metadata) {
@@ -166,7 +166,7 @@ pub struct InvoicePatch {
     pub due_date: Option<NaiveDate>,
     pub notes: Option<Option<String>>,
     pub metadata: Option<Metadata>,
-    pub lines: Option<Lines>,
+    pub lines: Option<LineDrafts>,
     pub currency: Option<Currency>,
     pub customer_id: Option<CustomerId>,
 }
@@ -201,7 +201,7 @@ impl InvoicePatchInput {
         let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, Some(m)));
         let lines = match self.line_items {
             None => None,
-            some => Lines::parse(&mut v, some),
+            some => LineDrafts::parse(&mut v, some),
         };
         let currency = parse_currency(&mut v, self.currency);
         let customer_id = self.customer_id.and_then(|id| {
@@ -284,6 +284,9 @@ pub struct PublicInvoice {
     pub invoice: Invoice,
     pub merchant_name: String,
     pub customer: Customer,
+    /// Payments of the invoice that were reported or recorded and not rejected, oldest first,
+    /// so the customer sees what is still being checked.
+    pub payments: Vec<crate::payment::Payment>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,10 @@ use crate::invoice::{
     Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
 };
 use crate::paging::{Page, PageRequest};
+use crate::payment::{
+    NewPayment, Payment, PaymentChange, PaymentFilter, PaymentId, PaymentReport, PaymentRequest,
+};
+use crate::product::{NewProduct, Product, ProductFilter, ProductId, ProductPatch};
 use crate::quotation::{
     Answer, ConversionResult, NewQuotation, PublicQuotation, Quotation, QuotationFilter,
     QuotationId, QuotationPatch,
@@ -244,6 +248,61 @@ pub trait DeliveryQueue {
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
 }
 
+pub trait PaymentRepository {
+    /// Records a payment of an open invoice (pending, or verified at once), never more than the
+    /// amount due, with its events; a verified payment that covers the total pays the invoice.
+    fn create_payment(&self, scope: Scope, new: NewPayment) -> RepoResult<Payment>;
+    fn get_payment(&self, scope: Scope, id: PaymentId) -> RepoResult<Payment>;
+    fn list_payments(
+        &self,
+        scope: Scope,
+        filter: &PaymentFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Payment>>;
+    /// Verifies or rejects a pending payment. Verifications of one invoice are serialised on
+    /// the invoice row, so together they never exceed its total, and the one that covers it
+    /// marks the invoice paid (`invoice.paid`) in the same transaction.
+    fn change_payment(
+        &self,
+        scope: Scope,
+        id: PaymentId,
+        change: PaymentChange,
+    ) -> RepoResult<Payment>;
+    /// The customer's "I have paid" from the public page (number and capability token): a
+    /// pending payment, never more than the amount due; never marks the invoice paid.
+    fn report_payment(
+        &self,
+        number: &str,
+        token: &str,
+        report: PaymentReport,
+    ) -> RepoResult<Payment>;
+    /// The open (sent, viewed, overdue) invoices, newest first.
+    fn list_payment_requests(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+    ) -> RepoResult<Page<PaymentRequest>>;
+}
+
+pub trait ProductRepository {
+    fn create_product(&self, scope: Scope, new: NewProduct) -> RepoResult<Product>;
+    fn get_product(&self, scope: Scope, id: ProductId) -> RepoResult<Product>;
+    fn list_products(
+        &self,
+        scope: Scope,
+        filter: &ProductFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Product>>;
+    fn update_product(
+        &self,
+        scope: Scope,
+        id: ProductId,
+        patch: ProductPatch,
+    ) -> RepoResult<Product>;
+    /// Refused (in use) once a line item names the product: archive it instead.
+    fn delete_product(&self, scope: Scope, id: ProductId) -> RepoResult<()>;
+}
+
 /// Liveness of the store, for `/readyz`.
 pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
@@ -258,6 +317,8 @@ pub trait Repositories:
     + QuotationRepository
     + EventRepository
     + WebhookRepository
+    + PaymentRepository
+    + ProductRepository
     + HealthCheck
     + Send
     + Sync
@@ -272,6 +333,8 @@ impl<T> Repositories for T where
         + QuotationRepository
         + EventRepository
         + WebhookRepository
+        + PaymentRepository
+        + ProductRepository
         + HealthCheck
         + Send
         + Sync

@@ -4,8 +4,8 @@
 use crate::currency::Currency;
 use crate::customer::{Customer, CustomerId, CustomerInput};
 use crate::document::{
-    parse_currency, parse_customer_ref, parse_date, CustomerRef, LineItemInput, LineItemView,
-    Lines, NOTES_MAX,
+    parse_currency, parse_customer_ref, parse_date, CustomerRef, LineDrafts, LineItemInput,
+    LineItemView, NOTES_MAX,
 };
 use crate::invoice::{parse_due, parse_metadata, Due};
 use crate::quotation_status::QuotationStatus;
@@ -46,7 +46,7 @@ pub struct NewQuotation {
     pub currency: Option<Currency>,
     pub issue_date: NaiveDate,
     pub valid_until: NaiveDate,
-    pub lines: Lines,
+    pub lines: LineDrafts,
     pub notes: Option<String>,
     pub metadata: Metadata,
     pub token: String,
@@ -71,7 +71,7 @@ impl QuotationInput {
                 ok
             }),
         };
-        let lines = Lines::parse(&mut v, self.line_items);
+        let lines = LineDrafts::parse(&mut v, self.line_items);
         let notes = optional_text(&mut v, "notes", self.notes, NOTES_MAX);
         let metadata = parse_metadata(&mut v, self.metadata);
         match (customer, issue_date, valid_until, lines, metadata) {
@@ -116,7 +116,7 @@ pub struct QuotationPatch {
     pub valid_until: Option<NaiveDate>,
     pub notes: Option<Option<String>>,
     pub metadata: Option<Metadata>,
-    pub lines: Option<Lines>,
+    pub lines: Option<LineDrafts>,
     pub currency: Option<Currency>,
     pub customer_id: Option<CustomerId>,
 }
@@ -137,7 +137,7 @@ impl QuotationPatchInput {
         let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, Some(m)));
         let lines = match self.line_items {
             None => None,
-            some => Lines::parse(&mut v, some),
+            some => LineDrafts::parse(&mut v, some),
         };
         let currency = parse_currency(&mut v, self.currency);
         let customer_id = self.customer_id.and_then(|id| {

@@ -2,7 +2,10 @@
 //! annotations, with the error answers every operation shares added from the same rules the
 //! middleware applies, so the document cannot drift from the code.
 
-use crate::routes::{customers, events, health, invoices, pages, quotations, webhooks};
+use crate::routes::{
+    customers, events, health, invoices, pages, payment_requests, payments, products, quotations,
+    webhooks,
+};
 use actix_web::HttpResponse;
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
@@ -11,6 +14,11 @@ use invoicing_domain::document::{LineItemInput, LineItemView};
 use invoicing_domain::event::{Event, EventData};
 use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::payment::{
+    Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, RejectPaymentInput,
+};
+use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::product::{Product, ProductInput, ProductPatchInput};
 use invoicing_domain::quotation::{
     AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationInput, QuotationPatchInput,
     RejectInput,
@@ -60,12 +68,17 @@ pub struct ErrorDetail {
         quotations::create, quotations::list, quotations::get, quotations::update, quotations::delete,
         quotations::send, quotations::send_post, quotations::accept, quotations::reject, quotations::convert,
         events::list, events::get, events::redeliver,
+        payments::create, payments::list, payments::get, payments::update, payments::verify, payments::reject,
+        payment_requests::check, payment_requests::list, pages::invoice::report,
+        products::create, products::list, products::get, products::update, products::delete,
         webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete, webhooks::rotate_secret, webhooks::deliveries,
         pages::invoice::page, pages::quote::page, pages::quote::accept, pages::quote::decline,
     ),
     components(schemas(ErrorBody, ErrorObject, ErrorDetail, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
         Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
         Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,
+        Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList,
+        Product, ProductInput, ProductPatchInput, products::ProductList,
         WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery)),
     modifiers(&CommonAnswers),
 )]

@@ -3,7 +3,7 @@
 use crate::connection::AnyConnection;
 use crate::events::record;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
-use crate::schema::{customers, invoices, quotations};
+use crate::schema::{customers, invoices, payments, quotations};
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -243,7 +243,11 @@ impl CustomerRepository for Store {
                 scoped!(quotations, scope).filter(quotations::customer_id.eq(id.0)),
             ))
             .get_result(conn)?;
-            if invoiced || quoted {
+            let paid: bool = diesel::select(diesel::dsl::exists(
+                scoped!(payments, scope).filter(payments::customer_id.eq(id.0)),
+            ))
+            .get_result(conn)?;
+            if invoiced || quoted || paid {
                 return Err(RepoError::InUse(IN_USE.into()).into());
             }
             diesel::delete(scoped!(customers, scope).filter(customers::id.eq(id.0)))

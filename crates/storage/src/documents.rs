@@ -3,14 +3,19 @@
 
 use crate::connection::AnyConnection;
 use crate::customers::{find_or_insert_with_event, load_scoped};
+use crate::product_rows::catalog;
 use crate::schema::line_items;
 use crate::store::TxError;
 use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
-use invoicing_domain::document::{CustomerRef, DocumentKind, LineItem, LineItemView, Lines};
+use invoicing_domain::document::{
+    CustomerRef, DocumentKind, LineDrafts, LineItem, LineItemView, Lines,
+};
 use invoicing_domain::lines::{document_totals, line_amounts};
 use invoicing_domain::money::Money;
 use invoicing_domain::ports::RepoError;
+use invoicing_domain::product::ProductId;
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 use std::collections::HashMap;
@@ -27,6 +32,7 @@ struct LineRow {
     subtotal_cents: i64,
     tax_cents: i64,
     total_cents: i64,
+    product_id: Option<i64>,
 }
 
 impl LineRow {
@@ -34,6 +40,7 @@ impl LineRow {
         let bad = |what: &str| RepoError::Internal(format!("line {}: bad {what}", self.id));
         Ok(LineItemView {
             id: self.id,
+            product_id: self.product_id,
             quantity: Quantity::from_thousandths(self.quantity_milli)
                 .map_err(|_| bad("quantity"))?,
             tax_rate: TaxRate::from_thousandths(self.tax_rate_milli)
@@ -78,10 +85,58 @@ pub(crate) fn write_lines(
                 line_items::subtotal_cents.eq(line.amounts.subtotal.minor()),
                 line_items::tax_cents.eq(line.amounts.tax.minor()),
                 line_items::total_cents.eq(line.amounts.total.minor()),
+                line_items::product_id.eq(line.product_id.map(|p| p.0)),
             ))
             .execute(conn)?;
     }
     Ok(())
+}
+
+/// A document's final lines in `currency`: lines that name a product take what they leave out
+/// from the scope's catalog (422 for a product that is missing, archived or in another currency).
+pub(crate) fn resolve_lines(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    currency: Currency,
+    drafts: &LineDrafts,
+) -> Result<Lines, TxError> {
+    let products = catalog(conn, scope, &drafts.product_ids())?;
+    drafts
+        .resolve(currency, &products)
+        .map_err(|v| RepoError::Invalid(v).into())
+}
+
+/// A new currency for a document that keeps its lines: a line made from a product stays in the
+/// product's currency, so the change is refused (422) rather than pricing it in another one.
+pub(crate) fn check_lines_currency(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    document_id: i64,
+    currency: Currency,
+) -> Result<(), TxError> {
+    let lines = read_lines(conn, scope, kind, &[document_id])?
+        .remove(&document_id)
+        .unwrap_or_default();
+    let ids: Vec<ProductId> = lines
+        .iter()
+        .filter_map(|l| l.product_id.map(ProductId))
+        .collect();
+    let products = catalog(conn, scope, &ids)?;
+    let mut v = Violations::new();
+    for (i, line) in lines.iter().enumerate() {
+        let product = line.product_id.and_then(|id| products.get(&ProductId(id)));
+        if let Some(p) = product.filter(|p| p.currency != currency) {
+            v.push(
+                "currency",
+                format!(
+                    "line_items[{i}] comes from a product priced in {}; send new line_items with the currency",
+                    p.currency
+                ),
+            );
+        }
+    }
+    v.finish(|| ()).map_err(|v| RepoError::Invalid(v).into())
 }
 
 /// The lines of several documents at once, in order, keyed by document id.
@@ -149,6 +204,7 @@ pub(crate) fn read_lines_for_copy(
             let amounts =
                 line_amounts(l.quantity, unit_price, l.tax_rate).map_err(|e| bad(e.to_string()))?;
             Ok(LineItem {
+                product_id: l.product_id.map(ProductId),
                 description: l.description,
                 quantity: l.quantity,
                 unit_price,

@@ -12,6 +12,7 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::DocumentKind;
 use invoicing_domain::invoice::{Invoice, InvoiceId};
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::payment_amount::amount_due_cents;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
@@ -98,7 +99,7 @@ pub(crate) fn to_invoices(
                 tax_cents: row.tax_cents,
                 total_cents: row.total_cents,
                 amount_paid_cents: row.amount_paid_cents,
-                amount_due_cents: (row.total_cents - row.amount_paid_cents).max(0),
+                amount_due_cents: amount_due_cents(row.total_cents, row.amount_paid_cents),
                 notes: row.notes,
                 metadata: Metadata::from_json(&row.metadata),
                 livemode: row.livemode,

@@ -5,14 +5,16 @@ use crate::accounts::{account_currency, account_name};
 use crate::connection::AnyConnection;
 use crate::counters::next_number;
 use crate::customers::load_scoped;
-use crate::documents::{document_customer, write_lines};
+use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
+use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::invoices;
 use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
 use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
 use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
@@ -37,6 +39,7 @@ pub(crate) fn insert_invoice(
         Some(c) => c,
         None => account_currency(conn, scope.account_id)?,
     };
+    let lines = resolve_lines(conn, scope, currency, &new.lines)?;
     let now = now_db();
     let year = now.year();
     let seq = next_number(conn, scope, DocumentKind::Invoice, year)?;
@@ -51,9 +54,9 @@ pub(crate) fn insert_invoice(
             invoices::issue_date.eq(new.issue_date),
             invoices::due_date.eq(new.due_date),
             invoices::payment_terms.eq(new.payment_terms.map(|t| t.to_string())),
-            invoices::subtotal_cents.eq(new.lines.totals.subtotal.minor()),
-            invoices::tax_cents.eq(new.lines.totals.tax.minor()),
-            invoices::total_cents.eq(new.lines.totals.total.minor()),
+            invoices::subtotal_cents.eq(lines.totals.subtotal.minor()),
+            invoices::tax_cents.eq(lines.totals.tax.minor()),
+            invoices::total_cents.eq(lines.totals.total.minor()),
             invoices::amount_paid_cents.eq(0),
             invoices::notes.eq(&new.notes),
             invoices::metadata.eq(new.metadata.to_json()),
@@ -64,13 +67,15 @@ pub(crate) fn insert_invoice(
         ))
         .returning(invoices::id)
         .get_result::<i64>(conn)?;
-    write_lines(conn, scope, DocumentKind::Invoice, id, &new.lines)?;
+    write_lines(conn, scope, DocumentKind::Invoice, id, &lines)?;
     let invoice = load_invoice(conn, scope, InvoiceId(id), public_url)?;
     record(conn, scope, "invoice.created", &invoice)?;
     Ok(invoice)
 }
 
-fn set_status(
+/// Moves the (locked) invoice to `to`, stamping the matching timestamp; the caller checked the
+/// transition table and writes the event.
+pub(crate) fn set_status(
     conn: &mut AnyConnection,
     row: &InvoiceRow,
     to: InvoiceStatus,
@@ -160,6 +165,9 @@ fn update(
         changed = true;
     }
     if let Some(currency) = patch.currency {
+        if patch.lines.is_none() {
+            check_lines_currency(conn, scope, DocumentKind::Invoice, row.id, currency)?;
+        }
         diesel::update(target)
             .set(invoices::currency.eq(currency.code()))
             .execute(conn)?;
@@ -171,8 +179,14 @@ fn update(
             .execute(conn)?;
         changed = true;
     }
-    if let Some(lines) = &patch.lines {
-        write_lines(conn, scope, DocumentKind::Invoice, row.id, lines)?;
+    if let Some(drafts) = &patch.lines {
+        let currency = match patch.currency {
+            Some(c) => c,
+            None => Currency::parse(&row.currency)
+                .map_err(|_| RepoError::Internal(format!("invoice {} currency", row.id)))?,
+        };
+        let lines = resolve_lines(conn, scope, currency, drafts)?;
+        write_lines(conn, scope, DocumentKind::Invoice, row.id, &lines)?;
         diesel::update(target)
             .set((
                 invoices::subtotal_cents.eq(lines.totals.subtotal.minor()),
@@ -290,10 +304,12 @@ impl InvoiceRepository for Store {
             let invoice = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
             let customer = load_scoped(conn, scope, invoice.customer_id)?;
             let merchant_name = account_name(conn, scope.account_id)?;
+            let payments = open_and_verified(conn, scope, invoice.id)?;
             Ok(PublicInvoice {
                 invoice,
                 merchant_name,
                 customer,
+                payments,
             })
         })
     }

@@ -5,7 +5,9 @@ use crate::accounts::{account_currency, account_name};
 use crate::connection::AnyConnection;
 use crate::counters::next_number;
 use crate::customers::load_scoped;
-use crate::documents::{document_customer, read_lines_for_copy, write_lines};
+use crate::documents::{
+    check_lines_currency, document_customer, read_lines_for_copy, resolve_lines, write_lines,
+};
 use crate::events::record;
 use crate::invoices::insert_invoice;
 use crate::quotation_rows::{
@@ -44,6 +46,7 @@ fn insert(
         Some(c) => c,
         None => account_currency(conn, scope.account_id)?,
     };
+    let lines = resolve_lines(conn, scope, currency, &new.lines)?;
     let now = now_db();
     let seq = next_number(conn, scope, DocumentKind::Quotation, now.year())?;
     let id = diesel::insert_into(quotations::table)
@@ -56,9 +59,9 @@ fn insert(
             quotations::currency.eq(currency.code()),
             quotations::issue_date.eq(new.issue_date),
             quotations::valid_until.eq(new.valid_until),
-            quotations::subtotal_cents.eq(new.lines.totals.subtotal.minor()),
-            quotations::tax_cents.eq(new.lines.totals.tax.minor()),
-            quotations::total_cents.eq(new.lines.totals.total.minor()),
+            quotations::subtotal_cents.eq(lines.totals.subtotal.minor()),
+            quotations::tax_cents.eq(lines.totals.tax.minor()),
+            quotations::total_cents.eq(lines.totals.total.minor()),
             quotations::notes.eq(&new.notes),
             quotations::metadata.eq(new.metadata.to_json()),
             quotations::token.eq(&new.token),
@@ -67,7 +70,7 @@ fn insert(
         ))
         .returning(quotations::id)
         .get_result::<i64>(conn)?;
-    write_lines(conn, scope, DocumentKind::Quotation, id, &new.lines)?;
+    write_lines(conn, scope, DocumentKind::Quotation, id, &lines)?;
     let quotation = load_quotation(conn, scope, QuotationId(id), url)?;
     record(conn, scope, QuotationStatus::Draft.event_type(), &quotation)?;
     Ok(quotation)
@@ -247,6 +250,9 @@ fn update(
             .execute(conn)?;
     }
     if let Some(currency) = patch.currency {
+        if patch.lines.is_none() {
+            check_lines_currency(conn, scope, DocumentKind::Quotation, row.id, currency)?;
+        }
         diesel::update(target)
             .set(quotations::currency.eq(currency.code()))
             .execute(conn)?;
@@ -256,8 +262,14 @@ fn update(
             .set(quotations::customer_id.eq(c))
             .execute(conn)?;
     }
-    if let Some(lines) = &patch.lines {
-        write_lines(conn, scope, DocumentKind::Quotation, row.id, lines)?;
+    if let Some(drafts) = &patch.lines {
+        let currency = match patch.currency {
+            Some(c) => c,
+            None => invoicing_domain::currency::Currency::parse(&row.currency)
+                .map_err(|_| RepoError::Internal(format!("quotation {} currency", row.id)))?,
+        };
+        let lines = resolve_lines(conn, scope, currency, drafts)?;
+        write_lines(conn, scope, DocumentKind::Quotation, row.id, &lines)?;
         diesel::update(target)
             .set((
                 quotations::subtotal_cents.eq(lines.totals.subtotal.minor()),
@@ -300,7 +312,7 @@ fn convert(
         issue_date: today,
         due_date,
         payment_terms,
-        lines: read_lines_for_copy(conn, scope, DocumentKind::Quotation, row.id)?,
+        lines: read_lines_for_copy(conn, scope, DocumentKind::Quotation, row.id)?.into(),
         notes: row.notes.clone(),
         metadata: Metadata::default(),
         token: token.to_string(),

@@ -42,7 +42,10 @@ fn due_ids(conn: &mut AnyConnection, now: DateTime<Utc>, limit: u32) -> Result<V
                 .or(webhook_deliveries::locked_until.lt(now)),
         )
         .filter(webhook_deliveries::endpoint_id.eq_any(enabled))
-        .order((webhook_deliveries::next_attempt_at.asc(), webhook_deliveries::id.asc()))
+        .order((
+            webhook_deliveries::next_attempt_at.asc(),
+            webhook_deliveries::id.asc(),
+        ))
         .limit(i64::from(limit))
         .select(webhook_deliveries::id);
     Ok(match conn {
@@ -71,8 +74,9 @@ fn job_for(conn: &mut AnyConnection, id: i64, claim: &str) -> Result<DeliveryJob
         .filter(webhook_endpoints::id.eq(endpoint_id))
         .select((webhook_endpoints::url, webhook_endpoints::secret))
         .first(conn)?;
-    let secret = WebhookSecret::parse(&secret)
-        .map_err(|_| RepoError::Internal(format!("webhook {endpoint_id} has an unusable secret")))?;
+    let secret = WebhookSecret::parse(&secret).map_err(|_| {
+        RepoError::Internal(format!("webhook {endpoint_id} has an unusable secret"))
+    })?;
     let event = load_event(conn, scope, EventId(event_id))?;
     let payload = serde_json::to_string(&event)
         .map_err(|e| RepoError::Internal(format!("serialising event {event_id}: {e}")))?;
@@ -111,14 +115,18 @@ impl DeliveryQueue for Store {
             let ids = due_ids(conn, now, limit)?;
             let claim = new_claim();
             if !ids.is_empty() {
-                diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)))
-                    .set((
-                        webhook_deliveries::claim.eq(&claim),
-                        webhook_deliveries::locked_until.eq(lease_end(now, lease)),
-                    ))
-                    .execute(conn)?;
+                diesel::update(
+                    webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)),
+                )
+                .set((
+                    webhook_deliveries::claim.eq(&claim),
+                    webhook_deliveries::locked_until.eq(lease_end(now, lease)),
+                ))
+                .execute(conn)?;
             }
-            ids.into_iter().map(|id| job_for(conn, id, &claim)).collect()
+            ids.into_iter()
+                .map(|id| job_for(conn, id, &claim))
+                .collect()
         })
     }
 
@@ -137,7 +145,8 @@ impl DeliveryQueue for Store {
                 NextStep::Succeeded => (DeliveryState::Succeeded, None),
                 NextStep::Failed => (DeliveryState::Failed, None),
                 NextStep::RetryIn(delay) => {
-                    let delay = chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::zero());
+                    let delay =
+                        chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::zero());
                     (DeliveryState::Pending, Some(to_db(now + delay)))
                 }
             };

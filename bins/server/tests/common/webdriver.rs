@@ -175,6 +175,30 @@ impl Browser {
         );
     }
 
+    /// Waits (up to 10 s) until an element matches `css`: a click that submits a form can
+    /// return before the next page is there.
+    pub fn wait_for(&self, css: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.find_all(css).is_empty() {
+            assert!(Instant::now() < deadline, "no element {css} after 10 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Empties the first input matching `css` (typing appends to what is there).
+    pub fn clear(&self, css: &str) {
+        let id = self
+            .find_all(css)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no element {css}"));
+        self.send(
+            "POST",
+            &self.session_path(&format!("/element/{id}/clear")),
+            Some(json!({})),
+        );
+    }
+
     /// Types `text` into the first element matching `css`.
     pub fn fill(&self, css: &str, text: &str) {
         let id = self

@@ -7,6 +7,9 @@ pub mod events;
 pub mod health;
 pub mod invoices;
 pub mod pages;
+pub mod payment_requests;
+pub mod payments;
+pub mod products;
 pub mod quotations;
 pub mod webhooks;
 
@@ -178,6 +181,68 @@ pub fn endpoints() -> Vec<Endpoint> {
             M::GET,
             "/invoice/{number}",
             web::get().to(pages::invoice::page),
+        ),
+        ep(
+            M::POST,
+            "/invoice/{number}/payments",
+            web::post().to(pages::invoice::report),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/payments",
+            web::post().to(payments::create),
+        ),
+        ep(M::GET, "/api/v1/payments", web::get().to(payments::list)),
+        ep(
+            M::GET,
+            "/api/v1/payments/{id}",
+            web::get().to(payments::get),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/payments/{id}",
+            web::patch().to(payments::update),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/payments/{id}/verify",
+            web::post().to(payments::verify),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/payments/{id}/reject",
+            web::post().to(payments::reject),
+        ),
+        ep(
+            M::GET,
+            "/v1/payment-requests",
+            web::get().to(payment_requests::check),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/payment-requests",
+            web::get().to(payment_requests::list),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/products",
+            web::post().to(products::create),
+        ),
+        ep(M::GET, "/api/v1/products", web::get().to(products::list)),
+        ep(
+            M::GET,
+            "/api/v1/products/{id}",
+            web::get().to(products::get),
+        ),
+        ep(
+            M::PATCH,
+            "/api/v1/products/{id}",
+            web::patch().to(products::update),
+        ),
+        ep(
+            M::DELETE,
+            "/api/v1/products/{id}",
+            web::delete().to(products::delete),
         ),
         ep(M::GET, "/quote/{number}", web::get().to(pages::quote::page)),
         ep(

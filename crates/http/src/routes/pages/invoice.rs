@@ -1,12 +1,34 @@
-//! The customer's page of an invoice (SPEC §9).
+//! The customer's page of an invoice (SPEC §9), with a "report a payment" form while the invoice
+//! is open (SPEC §13). The form posts back without JavaScript; a report records a pending
+//! payment for the merchant to verify and redirects (303) to the page, which thanks the
+//! customer, so reloading never posts twice. It never marks the invoice paid by itself.
 
-use super::{limit_public, missing_as, money, query_token, render, DocumentParts, DocumentView};
+use super::{
+    limit_public, missing_as, money, query_token, render, valid_token, DocumentParts, DocumentView,
+};
 use crate::error::ApiError;
 use crate::{blocking, AppState};
+use actix_web::http::header::{CONTENT_TYPE, LOCATION};
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::money::Money;
+use invoicing_domain::payment::PaymentReportInput;
+use invoicing_domain::payment_amount::MajorAmount;
+use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::validation::FieldError;
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// A payment as the customer sees it on the page.
+struct PaymentLine {
+    date: String,
+    amount: String,
+    reference: String,
+    state: &'static str,
+}
 
 #[derive(Template)]
 #[template(path = "invoice.html")]
@@ -17,6 +39,14 @@ struct InvoicePage {
     due_date: String,
     show_due: bool,
     amount_due: String,
+    token: String,
+    /// The report form, while the invoice takes payments.
+    accepts_reports: bool,
+    amount_value: String,
+    reference_value: String,
+    form_errors: Vec<String>,
+    thanks: Option<String>,
+    payments: Vec<PaymentLine>,
 }
 
 fn label(status: InvoiceStatus) -> &'static str {
@@ -29,21 +59,47 @@ fn label(status: InvoiceStatus) -> &'static str {
     }
 }
 
-impl From<PublicInvoice> for InvoicePage {
-    fn from(p: PublicInvoice) -> Self {
+fn payment_state(status: PaymentStatus) -> &'static str {
+    match status {
+        PaymentStatus::Pending => "Reported, awaiting confirmation",
+        PaymentStatus::Verified => "Received",
+        PaymentStatus::Rejected => "Not received",
+    }
+}
+
+impl InvoicePage {
+    fn new(p: PublicInvoice, token: String) -> Self {
         let inv = p.invoice;
+        let cur = inv.currency;
+        let due = Money::new(inv.amount_due_cents).unwrap_or(Money::ZERO);
         InvoicePage {
             status: inv.status.as_str(),
             status_label: label(inv.status),
             due_date: inv.due_date.to_string(),
             show_due: inv.status.is_open(),
-            amount_due: money(inv.amount_due_cents, inv.currency),
+            amount_due: money(inv.amount_due_cents, cur),
+            token,
+            accepts_reports: inv.status.is_open() && due > Money::ZERO,
+            amount_value: MajorAmount::format(due, cur),
+            reference_value: String::new(),
+            form_errors: Vec::new(),
+            thanks: None,
+            payments: p
+                .payments
+                .iter()
+                .map(|pay| PaymentLine {
+                    date: pay.created_at.date_naive().to_string(),
+                    amount: money(pay.amount_cents, cur),
+                    reference: pay.reference.clone().unwrap_or_default(),
+                    state: payment_state(pay.status),
+                })
+                .collect(),
             doc: DocumentView::from(DocumentParts {
                 merchant: p.merchant_name,
                 customer: p.customer,
                 number: inv.invoice_number,
                 issue_date: inv.issue_date,
-                currency: inv.currency,
+                currency: cur,
                 lines: inv.line_items,
                 subtotal_cents: inv.subtotal_cents,
                 tax_cents: inv.tax_cents,
@@ -54,14 +110,22 @@ impl From<PublicInvoice> for InvoicePage {
     }
 }
 
+fn thanks(merchant: &str) -> String {
+    format!(
+        "Thank you: your payment report was received. {merchant} will confirm it once the \
+         money has arrived; until then the invoice stays open."
+    )
+}
+
 /// The customer's page of a sent invoice (HTML; the first view marks it viewed).
 #[utoipa::path(get, path = "/invoice/{number}", tag = "public pages", operation_id = "invoice_page",
     params(
         ("number" = String, Path, description = "Invoice number, e.g. INV-2026-000001"),
         ("token" = String, Query, description = "The capability token of the payment link"),
+        ("reported" = Option<String>, Query, description = "Set by the redirect after a payment report: the page thanks the customer"),
     ),
     responses(
-        (status = 200, description = "The invoice page", content_type = "text/html"),
+        (status = 200, description = "The invoice page, with a form to report a payment while it is open", content_type = "text/html"),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
     ))]
@@ -71,12 +135,129 @@ pub async fn page(
     number: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
-    let missing = missing_as("invoice");
     let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("invoice"))?;
+    let reported = serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
+        .is_ok_and(|q| q.contains_key("reported"));
     let number = number.into_inner();
     let repos = state.repos.clone();
+    let shown = token.clone();
     let public = blocking(move || repos.view_public_invoice(&number, &token))
         .await
-        .map_err(missing)?;
-    render(InvoicePage::from(public))
+        .map_err(missing_as("invoice"))?;
+    let merchant = public.merchant_name.clone();
+    let mut page = InvoicePage::new(public, shown);
+    if reported {
+        page.thanks = Some(thanks(&merchant));
+    }
+    render(page)
+}
+
+/// The fields the report form posts.
+#[derive(Deserialize)]
+struct ReportForm {
+    token: Option<String>,
+    amount: Option<String>,
+    reference: Option<String>,
+}
+
+fn is_form(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            m.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+}
+
+/// The page again, answering 422 with what the customer typed and what is wrong with it, so
+/// they can correct it without losing their input.
+async fn refused(
+    state: &AppState,
+    number: String,
+    token: String,
+    form: (String, String),
+    errors: Vec<FieldError>,
+) -> Result<HttpResponse, ApiError> {
+    let repos = state.repos.clone();
+    let shown = token.clone();
+    let public = blocking(move || repos.view_public_invoice(&number, &token))
+        .await
+        .map_err(missing_as("invoice"))?;
+    let mut page = InvoicePage::new(public, shown);
+    (page.amount_value, page.reference_value) = form;
+    page.form_errors = errors
+        .into_iter()
+        .map(|e| {
+            let field = if e.param == "amount" {
+                "Amount"
+            } else {
+                "Transfer reference"
+            };
+            format!("{field} {}", e.message)
+        })
+        .collect();
+    let mut res = render(page)?;
+    *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+    Ok(res)
+}
+
+/// The "report a payment" form of the invoice page (an HTML form post; answers 303 to the page,
+/// which thanks the customer). Records a pending payment; the merchant verifies it.
+#[utoipa::path(post, path = "/invoice/{number}/payments", tag = "public pages", operation_id = "invoice_report_payment",
+    params(("number" = String, Path, description = "Invoice number")),
+    request_body(content_type = "application/x-www-form-urlencoded", description = "`token` (required), `amount` in major units as typed, e.g. `12.50` (required), `reference`: the transfer reference (required)"),
+    responses(
+        (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)"),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
+        (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, or no reference", content_type = "text/html"),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+    ))]
+pub async fn report(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(&state, &req)?;
+    if !is_form(&req) {
+        return Err(ApiError::unsupported_media_type());
+    }
+    let form: ReportForm = serde_urlencoded::from_bytes(&body)
+        .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
+    let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("invoice"))?;
+    let number = number.into_inner();
+    let typed = (
+        form.amount.clone().unwrap_or_default(),
+        form.reference.clone().unwrap_or_default(),
+    );
+    let input = PaymentReportInput {
+        amount: form.amount,
+        reference: form.reference,
+    };
+    let report = match input.parse() {
+        Ok(r) => r,
+        Err(v) => return refused(&state, number, token, typed, v.into_errors()).await,
+    };
+    let repos = state.repos.clone();
+    let (n, t) = (number.clone(), token.clone());
+    let back = format!("/invoice/{number}?token={token}");
+    match blocking(move || repos.report_payment(&n, &t, report)).await {
+        Ok(_) => Ok(see_other(format!("{back}&reported=1"))),
+        // Paid or cancelled meanwhile: the page shows where the invoice stands.
+        Err(e) if e.code == "invalid_state_transition" => Ok(see_other(back)),
+        Err(e) if e.code == "validation_failed" => {
+            let errors = e.details.clone();
+            refused(&state, number, token, typed, errors).await
+        }
+        Err(e) => Err(missing_as("invoice")(e)),
+    }
+}
+
+fn see_other(location: String) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((LOCATION, location))
+        .finish()
 }

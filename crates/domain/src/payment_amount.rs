@@ -1,0 +1,279 @@
+//! The arithmetic of paying an invoice (SPEC §13): what is paid and still due, which amounts a
+//! payment may have, and amounts as a customer types them on the payment page ("12.50").
+
+use crate::currency::Currency;
+use crate::money::{Money, MoneyError};
+
+/// `total − paid`, never negative: an invoice never owes the customer money, even if stored
+/// figures disagreed. Computed in i128, so no pair of inputs can overflow.
+pub fn amount_due_cents(total_cents: i64, paid_cents: i64) -> i64 {
+    let due = (i128::from(total_cents) - i128::from(paid_cents)).max(0);
+    i64::try_from(due).unwrap_or(i64::MAX)
+}
+
+/// Why a payment amount does not fit an invoice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PaymentAmountError {
+    #[error("must be greater than 0")]
+    NotPositive,
+    /// More than the invoice still owes: nothing may over-pay an invoice.
+    #[error("must not exceed the invoice's amount due ({})", due.minor())]
+    ExceedsDue { due: Money },
+}
+
+/// An invoice's total and the sum of its verified payments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvoiceBalance {
+    total: Money,
+    paid: Money,
+}
+
+impl InvoiceBalance {
+    pub fn new(total_cents: i64, paid_cents: i64) -> Result<InvoiceBalance, MoneyError> {
+        Ok(InvoiceBalance {
+            total: Money::new(total_cents)?,
+            paid: Money::new(paid_cents)?,
+        })
+    }
+
+    pub fn total(self) -> Money {
+        self.total
+    }
+
+    pub fn paid(self) -> Money {
+        self.paid
+    }
+
+    pub fn due(self) -> Money {
+        // Both figures are within ±10^15, so the clamped difference is a valid amount.
+        Money::new(amount_due_cents(self.total.minor(), self.paid.minor())).unwrap_or(Money::ZERO)
+    }
+
+    /// Verified payments cover the total: the invoice is paid.
+    pub fn is_settled(self) -> bool {
+        self.paid >= self.total
+    }
+
+    /// The balance after one more verified payment of `amount`, which must be positive and at
+    /// most what is due.
+    pub fn apply(self, amount: Money) -> Result<InvoiceBalance, PaymentAmountError> {
+        if amount <= Money::ZERO {
+            return Err(PaymentAmountError::NotPositive);
+        }
+        let due = self.due();
+        if amount > due {
+            return Err(PaymentAmountError::ExceedsDue { due });
+        }
+        // paid + amount ≤ total ≤ 10^15 here, so the bound cannot be exceeded.
+        let paid = self
+            .paid
+            .checked_add(amount)
+            .map_err(|_| PaymentAmountError::ExceedsDue { due })?;
+        Ok(InvoiceBalance {
+            total: self.total,
+            paid,
+        })
+    }
+}
+
+/// Why a typed amount was refused; shown to the customer verbatim.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AmountTextError {
+    #[error("must be an amount such as 12.50")]
+    Invalid,
+    #[error("{0}")]
+    TooPrecise(String),
+    #[error("must be greater than 0")]
+    NotPositive,
+    #[error("is too large")]
+    TooLarge,
+}
+
+/// The most fraction digits any currency has (CLF, UYW: 4).
+const MAX_SCALE: u32 = 4;
+const MAX_TEXT: usize = 32;
+
+/// An amount in major units as a person types it: `12.50`, `12,5`, `1000`. Exact (digits, not a
+/// float) and not yet tied to a currency: [`MajorAmount::to_minor`] applies the exponent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MajorAmount {
+    /// The digits without the separator, e.g. 1250 for "12.50" with `scale` 2.
+    digits: u128,
+    /// Fraction digits as typed ("12.50" → 2).
+    scale: u32,
+}
+
+impl MajorAmount {
+    /// Digits with at most one decimal separator, `.` or `,` (both are common on keyboards). No
+    /// sign: nobody pays a negative. Fraction digits are kept as typed, so "1,000" is refused
+    /// for EUR or JPY (too many decimals) instead of silently becoming 1 euro or 1 yen.
+    pub fn parse(text: &str) -> Result<MajorAmount, AmountTextError> {
+        let s = text.trim();
+        if s.is_empty() || s.len() > MAX_TEXT {
+            return Err(AmountTextError::Invalid);
+        }
+        let (whole, fraction) = match s.find(['.', ',']) {
+            Some(i) => (&s[..i], &s[i + 1..]),
+            None => (s, ""),
+        };
+        let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+        if !all_digits(whole) || !all_digits(fraction) || (whole.is_empty() && fraction.is_empty())
+        {
+            return Err(AmountTextError::Invalid);
+        }
+        let scale = u32::try_from(fraction.len()).map_err(|_| AmountTextError::Invalid)?;
+        if scale > MAX_SCALE {
+            return Err(AmountTextError::TooPrecise(
+                "must have at most 4 decimals".into(),
+            ));
+        }
+        // At most 32 digits: fits u128 with room to spare.
+        let digits = format!("{whole}{fraction}")
+            .parse::<u128>()
+            .map_err(|_| AmountTextError::Invalid)?;
+        Ok(MajorAmount { digits, scale })
+    }
+
+    /// The amount in `currency`'s minor unit.
+    pub fn to_minor(self, currency: Currency) -> Result<Money, AmountTextError> {
+        let exponent = u32::from(currency.exponent());
+        if self.scale > exponent {
+            return Err(AmountTextError::TooPrecise(match exponent {
+                0 => format!("{} amounts have no decimals", currency.code()),
+                n => format!("{} amounts have at most {n} decimals", currency.code()),
+            }));
+        }
+        let minor = self.digits * 10u128.pow(exponent - self.scale);
+        if minor == 0 {
+            return Err(AmountTextError::NotPositive);
+        }
+        i64::try_from(minor)
+            .ok()
+            .and_then(|m| Money::new(m).ok())
+            .ok_or(AmountTextError::TooLarge)
+    }
+
+    /// `amount` written the way [`MajorAmount::parse`] reads it back: `12.50`, `1000`, `1.250`,
+    /// without symbol or grouping (the value of a form field).
+    pub fn format(amount: Money, currency: Currency) -> String {
+        let exponent = u32::from(currency.exponent());
+        let scale = 10u64.pow(exponent);
+        let magnitude = amount.minor().unsigned_abs();
+        let sign = if amount.is_negative() { "-" } else { "" };
+        let whole = magnitude / scale;
+        if exponent == 0 {
+            format!("{sign}{whole}")
+        } else {
+            let width = exponent as usize;
+            format!("{sign}{whole}.{:0width$}", magnitude % scale)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cur(code: &str) -> Currency {
+        Currency::parse(code).unwrap()
+    }
+
+    fn m(v: i64) -> Money {
+        Money::new(v).unwrap()
+    }
+
+    #[test]
+    fn due_is_never_negative() {
+        assert_eq!(amount_due_cents(1000, 250), 750);
+        assert_eq!(amount_due_cents(1000, 1000), 0);
+        assert_eq!(amount_due_cents(1000, 5000), 0);
+        assert_eq!(amount_due_cents(i64::MAX, i64::MIN), i64::MAX);
+        assert_eq!(amount_due_cents(i64::MIN, i64::MAX), 0);
+    }
+
+    #[test]
+    fn payments_fill_the_balance_exactly() {
+        let b = InvoiceBalance::new(1000, 0).unwrap();
+        assert_eq!(b.apply(m(0)), Err(PaymentAmountError::NotPositive));
+        assert_eq!(b.apply(m(-5)), Err(PaymentAmountError::NotPositive));
+        assert_eq!(
+            b.apply(m(1001)),
+            Err(PaymentAmountError::ExceedsDue { due: m(1000) })
+        );
+        let b = b.apply(m(400)).unwrap();
+        assert_eq!((b.paid(), b.due(), b.is_settled()), (m(400), m(600), false));
+        let b = b.apply(m(600)).unwrap();
+        assert_eq!((b.paid(), b.due(), b.is_settled()), (m(1000), m(0), true));
+        assert!(b.apply(m(1)).is_err());
+        assert_eq!(
+            PaymentAmountError::ExceedsDue { due: m(600) }.to_string(),
+            "must not exceed the invoice's amount due (600)"
+        );
+    }
+
+    #[test]
+    fn typed_amounts_follow_the_currency() {
+        let minor = |s: &str, c: &str| MajorAmount::parse(s).and_then(|a| a.to_minor(cur(c)));
+        assert_eq!(minor("12.50", "EUR"), Ok(m(1250)));
+        assert_eq!(minor(" 12,5 ", "EUR"), Ok(m(1250)));
+        assert_eq!(minor("12", "EUR"), Ok(m(1200)));
+        assert_eq!(minor("0.05", "EUR"), Ok(m(5)));
+        assert_eq!(minor(".5", "EUR"), Ok(m(50)));
+        assert_eq!(minor("1000", "JPY"), Ok(m(1000)));
+        assert_eq!(minor("1.25", "KWD"), Ok(m(1250)));
+        assert_eq!(minor("1,000", "KWD"), Ok(m(1000)));
+        // A thousands separator is never mistaken for a decimal point.
+        for (text, code, message) in [
+            ("1,000", "EUR", "EUR amounts have at most 2 decimals"),
+            ("1,000", "JPY", "JPY amounts have no decimals"),
+            ("1000.00", "JPY", "JPY amounts have no decimals"),
+        ] {
+            assert_eq!(
+                minor(text, code),
+                Err(AmountTextError::TooPrecise(message.into())),
+                "{text} {code}"
+            );
+        }
+        assert_eq!(
+            MajorAmount::parse("1.00000"),
+            Err(AmountTextError::TooPrecise(
+                "must have at most 4 decimals".into()
+            ))
+        );
+        assert_eq!(
+            minor("12.505", "EUR"),
+            Err(AmountTextError::TooPrecise(
+                "EUR amounts have at most 2 decimals".into()
+            ))
+        );
+        assert_eq!(
+            minor("1.5", "JPY"),
+            Err(AmountTextError::TooPrecise(
+                "JPY amounts have no decimals".into()
+            ))
+        );
+        assert_eq!(minor("0", "EUR"), Err(AmountTextError::NotPositive));
+        assert_eq!(minor("0.00", "EUR"), Err(AmountTextError::NotPositive));
+        assert_eq!(
+            minor("99999999999999999999", "EUR"),
+            Err(AmountTextError::TooLarge)
+        );
+        for bad in [
+            "", "abc", "-5", "1,234.56", "12.5.0", "€12", "1 000", ".", "1e3", "+1",
+        ] {
+            assert_eq!(
+                MajorAmount::parse(bad),
+                Err(AmountTextError::Invalid),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn formats_for_a_form_field() {
+        assert_eq!(MajorAmount::format(m(1595), cur("EUR")), "15.95");
+        assert_eq!(MajorAmount::format(m(5), cur("EUR")), "0.05");
+        assert_eq!(MajorAmount::format(m(3300), cur("JPY")), "3300");
+        assert_eq!(MajorAmount::format(m(1250), cur("KWD")), "1.250");
+    }
+}

@@ -1,0 +1,222 @@
+//! `/api/v1/payments` (SPEC §13): payments of open invoices and their verification lifecycle.
+
+use crate::auth::Auth;
+use crate::body::{JsonBody, OptionalJsonBody};
+use crate::error::ApiError;
+use crate::openapi::ErrorBody;
+use crate::query::{parse_id, ListQuery};
+use crate::{blocking, AppState};
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::money::MAX_AMOUNT;
+use invoicing_domain::payment::{
+    Payment, PaymentChange, PaymentFilter, PaymentId, PaymentInput, PaymentPatchInput,
+    RejectPaymentInput,
+};
+use invoicing_domain::payment_status::PaymentStatus;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A page of payments (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct PaymentList {
+    pub data: Vec<Payment>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+fn missing(e: ApiError) -> ApiError {
+    if e.code == "resource_missing" {
+        ApiError::resource_missing("payment")
+    } else {
+        e
+    }
+}
+
+fn id_of(raw: &str) -> Result<PaymentId, ApiError> {
+    parse_id(raw, "payment").map(PaymentId)
+}
+
+/// Record a payment of a sent, viewed or overdue invoice: `pending` until verified, or
+/// `verified` at once. A verified payment that covers the total marks the invoice paid.
+#[utoipa::path(post, path = "/api/v1/payments", tag = "payments",
+    request_body = PaymentInput,
+    responses(
+        (status = 201, description = "The payment", body = Payment),
+        (status = 404, description = "No such invoice (`invoice_id`)", body = ErrorBody),
+        (status = 409, description = "The invoice is not sent, viewed or overdue (`invalid_state_transition`)", body = ErrorBody),
+        (status = 422, description = "Invalid fields, or `amount_cents` above the invoice's `amount_due_cents` (`validation_failed`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn create(
+    state: web::Data<AppState>,
+    auth: Auth,
+    body: JsonBody<PaymentInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Payments, Access::Write)?;
+    let new = body.0.parse()?;
+    let repos = state.repos.clone();
+    let payment = blocking(move || repos.create_payment(scope, new))
+        .await
+        .map_err(|e| {
+            // The only resource a create can miss is the invoice it names.
+            if e.code == "resource_missing" {
+                ApiError::resource_missing("invoice").with_param("invoice_id")
+            } else {
+                e
+            }
+        })?;
+    Ok(HttpResponse::Created().json(payment))
+}
+
+/// List payments, newest first.
+#[utoipa::path(get, path = "/api/v1/payments", tag = "payments",
+    params(
+        ("status" = Option<String>, Query, description = "pending, verified or rejected"),
+        ("customer_id" = Option<i64>, Query, description = "Only this customer's payments"),
+        ("invoice_id" = Option<i64>, Query, description = "Only this invoice's payments"),
+        ("amount_min" = Option<i64>, Query, description = "Only payments of at least this many minor units"),
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "A page of payments", body = PaymentList)),
+    security(("api_key" = [])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Payments, Access::Read)?;
+    let q = ListQuery::parse(
+        req.query_string(),
+        &["status", "customer_id", "invoice_id", "amount_min"],
+    )?;
+    let page = q.page()?;
+    let amount_min = match q.text("amount_min")? {
+        None => None,
+        Some(raw) => Some(
+            raw.parse::<i64>()
+                .ok()
+                .filter(|v| v.abs() <= MAX_AMOUNT)
+                .ok_or_else(|| {
+                    ApiError::invalid_parameter(
+                        "amount_min",
+                        "must be an integer of minor units within ±1000000000000000",
+                    )
+                })?,
+        ),
+    };
+    let filter = PaymentFilter {
+        status: q.choice(
+            "status",
+            PaymentStatus::parse,
+            "pending, verified, rejected",
+        )?,
+        customer_id: q.id("customer_id")?.map(CustomerId),
+        invoice_id: q.id("invoice_id")?.map(InvoiceId),
+        amount_min,
+    };
+    let repos = state.repos.clone();
+    let page = blocking(move || repos.list_payments(scope, &filter, page)).await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Retrieve a payment.
+#[utoipa::path(get, path = "/api/v1/payments/{id}", tag = "payments",
+    params(("id" = i64, Path, description = "Payment id")),
+    responses(
+        (status = 200, description = "The payment", body = Payment),
+        (status = 404, description = "No such payment", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn get(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Payments, Access::Read)?;
+    let id = id_of(&id)?;
+    let repos = state.repos.clone();
+    let payment = blocking(move || repos.get_payment(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(payment))
+}
+
+async fn apply(
+    state: &AppState,
+    auth: &Auth,
+    id: &str,
+    change: PaymentChange,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Payments, Access::Write)?;
+    let id = id_of(id)?;
+    let repos = state.repos.clone();
+    let payment = blocking(move || repos.change_payment(scope, id, change))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(payment))
+}
+
+/// Verify a pending payment: it now counts towards the invoice's `amount_paid_cents`, and the
+/// verification that covers the total marks the invoice paid.
+#[utoipa::path(post, path = "/api/v1/payments/{id}/verify", tag = "payments",
+    params(("id" = i64, Path, description = "Payment id")),
+    responses(
+        (status = 200, description = "The verified payment", body = Payment),
+        (status = 404, description = "No such payment", body = ErrorBody),
+        (status = 409, description = "Not pending, or its invoice is no longer sent, viewed or overdue (`invalid_state_transition`)", body = ErrorBody),
+        (status = 422, description = "Its amount exceeds what the invoice still owes (`validation_failed`, param `amount_cents`): reject it", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn verify(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    apply(&state, &auth, &id, PaymentChange::verify()).await
+}
+
+/// Reject a pending payment, with an optional reason.
+#[utoipa::path(post, path = "/api/v1/payments/{id}/reject", tag = "payments",
+    params(("id" = i64, Path, description = "Payment id")),
+    request_body(content = RejectPaymentInput, description = "Optional"),
+    responses(
+        (status = 200, description = "The rejected payment", body = Payment),
+        (status = 404, description = "No such payment", body = ErrorBody),
+        (status = 409, description = "Not pending (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn reject(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: OptionalJsonBody<RejectPaymentInput>,
+) -> Result<HttpResponse, ApiError> {
+    let change = body.0.parse()?;
+    apply(&state, &auth, &id, change).await
+}
+
+/// Verify or reject a pending payment (the status form of `…/verify` and `…/reject`).
+#[utoipa::path(patch, path = "/api/v1/payments/{id}", tag = "payments",
+    params(("id" = i64, Path, description = "Payment id")),
+    request_body = PaymentPatchInput,
+    responses(
+        (status = 200, description = "The payment after the change", body = Payment),
+        (status = 404, description = "No such payment", body = ErrorBody),
+        (status = 409, description = "A transition the table refuses, or its invoice is no longer open (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn update(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: JsonBody<PaymentPatchInput>,
+) -> Result<HttpResponse, ApiError> {
+    let change = body.0.parse()?;
+    apply(&state, &auth, &id, change).await
+}

@@ -1,0 +1,379 @@
+//! Payments (SPEC §13): recorded pending (by the merchant, or by the customer on the invoice's
+//! page), then verified or rejected. Every change of a payment first locks its invoice's row, so
+//! verifications of one invoice run one at a time: together they never exceed its total, and
+//! exactly one of them marks it paid. Events are written in the same transaction.
+
+use crate::connection::AnyConnection;
+use crate::events::record;
+use crate::invoice_rows::{self, load_invoice, payment_link, InvoiceRow};
+use crate::invoices::set_status;
+use crate::payment_rows::{load_payment, load_row, PaymentRow};
+use crate::rows::{lock_scoped, now_db, scoped};
+use crate::schema::{invoices, payments};
+use crate::store::{Store, TxError};
+use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::money::Money;
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::payment::{
+    InitialStatus, NewPayment, Payment, PaymentChange, PaymentFilter, PaymentId, PaymentMethod,
+    PaymentReport, PaymentRequest,
+};
+use invoicing_domain::payment_amount::{InvoiceBalance, PaymentAmountError};
+use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::ports::{PaymentRepository, RepoError, RepoResult};
+use invoicing_domain::tenant::Scope;
+use invoicing_domain::validation::{Metadata, Violations};
+
+fn invalid(param: &str, message: impl Into<String>) -> TxError {
+    RepoError::Invalid(Violations::single(param, message)).into()
+}
+
+fn refused(message: impl ToString) -> TxError {
+    RepoError::InvalidTransition(message.to_string()).into()
+}
+
+fn currency_of(inv: &InvoiceRow) -> Result<Currency, TxError> {
+    Currency::parse(&inv.currency)
+        .map_err(|_| RepoError::Internal(format!("invoice {} currency", inv.id)).into())
+}
+
+fn balance_of(inv: &InvoiceRow) -> Result<InvoiceBalance, TxError> {
+    InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
+        .map_err(|_| RepoError::Internal(format!("invoice {} amounts", inv.id)).into())
+}
+
+/// Locks the invoice's row until the transaction ends and reads it as it is now. Every payment
+/// change takes this lock first (and a payment's row only after it), so they cannot deadlock.
+fn lock_invoice(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: InvoiceId,
+) -> Result<InvoiceRow, TxError> {
+    lock_scoped!(conn, invoices, scope, id.0)?;
+    invoice_rows::load_row(conn, scope, id)
+}
+
+/// Payments are taken only while the invoice awaits them (sent, viewed, overdue).
+fn require_open(inv: &InvoiceRow, what: &str) -> Result<(), TxError> {
+    let status = inv.status()?;
+    if status.is_open() {
+        Ok(())
+    } else {
+        Err(refused(format!(
+            "invoice {} is {status}: {what} only while it is sent, viewed or overdue",
+            inv.id
+        )))
+    }
+}
+
+fn insert_pending(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    inv: &InvoiceRow,
+    amount: Money,
+    method: PaymentMethod,
+    reference: Option<&str>,
+    metadata: &Metadata,
+) -> Result<PaymentRow, TxError> {
+    let now = now_db();
+    let id = diesel::insert_into(payments::table)
+        .values((
+            payments::account_id.eq(scope.account_id.0),
+            payments::livemode.eq(scope.livemode()),
+            payments::invoice_id.eq(inv.id),
+            payments::customer_id.eq(inv.customer_id),
+            payments::amount_cents.eq(amount.minor()),
+            payments::currency.eq(&inv.currency),
+            payments::status.eq(PaymentStatus::Pending.as_str()),
+            payments::method.eq(method.as_str()),
+            payments::reference.eq(reference),
+            payments::metadata.eq(metadata.to_json()),
+            payments::created_at.eq(now),
+            payments::updated_at.eq(now),
+        ))
+        .returning(payments::id)
+        .get_result::<i64>(conn)?;
+    let row = load_row(conn, scope, PaymentId(id))?;
+    record(
+        conn,
+        scope,
+        PaymentStatus::Pending.event_type(),
+        &row.clone().into_domain()?,
+    )?;
+    Ok(row)
+}
+
+/// Verifies a pending payment whose invoice row the caller has locked: the invoice must still
+/// be open and owe at least the amount; the verification that covers the total pays it.
+fn verify(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    row: &PaymentRow,
+    inv: &InvoiceRow,
+    url: &str,
+) -> Result<Payment, TxError> {
+    require_open(inv, "payments can be verified")?;
+    let amount = Money::new(row.amount_cents)
+        .map_err(|_| RepoError::Internal(format!("payment {} amount", row.id)))?;
+    let after = balance_of(inv)?.apply(amount).map_err(|e| match e {
+        PaymentAmountError::ExceedsDue { due } => invalid(
+            "amount_cents",
+            format!(
+                "payment {} of {} exceeds what invoice {} still owes ({}); reject it instead",
+                row.id,
+                row.amount_cents,
+                inv.id,
+                due.minor()
+            ),
+        ),
+        PaymentAmountError::NotPositive => invalid("amount_cents", e.to_string()),
+    })?;
+    let now = now_db();
+    diesel::update(scoped!(payments, scope).filter(payments::id.eq(row.id)))
+        .set((
+            payments::status.eq(PaymentStatus::Verified.as_str()),
+            payments::verified_at.eq(now),
+            payments::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    diesel::update(scoped!(invoices, scope).filter(invoices::id.eq(inv.id)))
+        .set((
+            invoices::amount_paid_cents.eq(after.paid().minor()),
+            invoices::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    let payment = load_payment(conn, scope, PaymentId(row.id))?;
+    record(conn, scope, PaymentStatus::Verified.event_type(), &payment)?;
+    if after.is_settled() {
+        inv.status()?
+            .transition(InvoiceStatus::Paid)
+            .map_err(refused)?;
+        set_status(conn, inv, InvoiceStatus::Paid)?;
+        let invoice = load_invoice(conn, scope, InvoiceId(inv.id), url)?;
+        record(conn, scope, InvoiceStatus::Paid.event_type(), &invoice)?;
+    }
+    Ok(payment)
+}
+
+fn reject(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    row: &PaymentRow,
+    reason: Option<&str>,
+) -> Result<Payment, TxError> {
+    let now = now_db();
+    diesel::update(scoped!(payments, scope).filter(payments::id.eq(row.id)))
+        .set((
+            payments::status.eq(PaymentStatus::Rejected.as_str()),
+            payments::rejection_reason.eq(reason),
+            payments::rejected_at.eq(now),
+            payments::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    let payment = load_payment(conn, scope, PaymentId(row.id))?;
+    record(conn, scope, PaymentStatus::Rejected.event_type(), &payment)?;
+    Ok(payment)
+}
+
+fn create(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    new: &NewPayment,
+    url: &str,
+) -> Result<Payment, TxError> {
+    let inv = lock_invoice(conn, scope, new.invoice_id)?;
+    require_open(&inv, "payments can be recorded")?;
+    balance_of(&inv)?
+        .apply(new.amount)
+        .map_err(|e| invalid("amount_cents", e.to_string()))?;
+    let row = insert_pending(
+        conn,
+        scope,
+        &inv,
+        new.amount,
+        new.method,
+        new.reference.as_deref(),
+        &new.metadata,
+    )?;
+    match new.initial {
+        InitialStatus::Pending => row.into_domain(),
+        InitialStatus::Verified => verify(conn, scope, &row, &inv, url),
+    }
+}
+
+fn change(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: PaymentId,
+    change: &PaymentChange,
+    url: &str,
+) -> Result<Payment, TxError> {
+    // Answers 403/404 before taking any lock; the invoice of a payment never changes.
+    let invoice_id = InvoiceId(load_row(conn, scope, id)?.invoice_id);
+    let inv = lock_invoice(conn, scope, invoice_id)?;
+    lock_scoped!(conn, payments, scope, id.0)?;
+    let row = load_row(conn, scope, id)?;
+    row.status()?.transition(change.to).map_err(refused)?;
+    match change.to {
+        PaymentStatus::Verified => verify(conn, scope, &row, &inv, url),
+        PaymentStatus::Rejected => reject(conn, scope, &row, change.reason.as_deref()),
+        // The table allows no move into pending; reaching this is a bug, not a client error.
+        PaymentStatus::Pending => {
+            Err(RepoError::Internal("a payment moved to pending".into()).into())
+        }
+    }
+}
+
+fn report(
+    conn: &mut AnyConnection,
+    number: &str,
+    token: &str,
+    report: &PaymentReport,
+) -> Result<Payment, TxError> {
+    let found = invoices::table
+        .filter(invoices::token.eq(token))
+        .select(InvoiceRow::as_select())
+        .first::<InvoiceRow>(conn)
+        .optional()?
+        .filter(|r| r.number == number)
+        .ok_or(RepoError::NotFound)?;
+    // Drafts are not public: the page and its form do not exist for them.
+    if !found.status()?.is_public() {
+        return Err(RepoError::NotFound.into());
+    }
+    let scope = found.scope();
+    let inv = lock_invoice(conn, scope, InvoiceId(found.id))?;
+    require_open(&inv, "payments can be reported")?;
+    let currency = currency_of(&inv)?;
+    let amount = report
+        .amount
+        .to_minor(currency)
+        .map_err(|e| invalid("amount", e.to_string()))?;
+    balance_of(&inv)?.apply(amount).map_err(|e| match e {
+        PaymentAmountError::ExceedsDue { due } => invalid(
+            "amount",
+            format!("must not exceed the amount due, {}", due.format(currency)),
+        ),
+        PaymentAmountError::NotPositive => invalid("amount", e.to_string()),
+    })?;
+    insert_pending(
+        conn,
+        scope,
+        &inv,
+        amount,
+        PaymentMethod::BankTransfer,
+        Some(&report.reference),
+        &Metadata::default(),
+    )?
+    .into_domain()
+}
+
+fn to_request(row: InvoiceRow, url: &str) -> Result<PaymentRequest, TxError> {
+    Ok(PaymentRequest {
+        invoice_id: InvoiceId(row.id),
+        amount_due_cents: balance_of(&row)?.due().minor(),
+        currency: currency_of(&row)?,
+        due_date: row.due_date,
+        status: row.status()?,
+        payment_link: payment_link(url, &row.number, &row.token),
+        invoice_number: row.number,
+    })
+}
+
+impl PaymentRepository for Store {
+    fn create_payment(&self, scope: Scope, new: NewPayment) -> RepoResult<Payment> {
+        let url = self.public_url();
+        self.write(|conn| create(conn, scope, &new, &url))
+    }
+
+    fn get_payment(&self, scope: Scope, id: PaymentId) -> RepoResult<Payment> {
+        self.read(|conn| load_payment(conn, scope, id))
+    }
+
+    fn list_payments(
+        &self,
+        scope: Scope,
+        filter: &PaymentFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<Payment>> {
+        self.read(|conn| {
+            let query = || {
+                let mut q = scoped!(payments, scope).into_boxed();
+                if let Some(s) = filter.status {
+                    q = q.filter(payments::status.eq(s.as_str()));
+                }
+                if let Some(CustomerId(c)) = filter.customer_id {
+                    q = q.filter(payments::customer_id.eq(c));
+                }
+                if let Some(InvoiceId(i)) = filter.invoice_id {
+                    q = q.filter(payments::invoice_id.eq(i));
+                }
+                if let Some(min) = filter.amount_min {
+                    q = q.filter(payments::amount_cents.ge(min));
+                }
+                q
+            };
+            let total: i64 = query().count().get_result(conn)?;
+            let data = query()
+                .order((payments::created_at.desc(), payments::id.desc()))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(PaymentRow::as_select())
+                .load::<PaymentRow>(conn)?
+                .into_iter()
+                .map(PaymentRow::into_domain)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page::new(data, page, total))
+        })
+    }
+
+    fn change_payment(
+        &self,
+        scope: Scope,
+        id: PaymentId,
+        payment_change: PaymentChange,
+    ) -> RepoResult<Payment> {
+        let url = self.public_url();
+        self.write(|conn| change(conn, scope, id, &payment_change, &url))
+    }
+
+    fn report_payment(
+        &self,
+        number: &str,
+        token: &str,
+        payment_report: PaymentReport,
+    ) -> RepoResult<Payment> {
+        self.write(|conn| report(conn, number, token, &payment_report))
+    }
+
+    fn list_payment_requests(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+    ) -> RepoResult<Page<PaymentRequest>> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let open: Vec<&str> = InvoiceStatus::ALL
+                .into_iter()
+                .filter(|s| s.is_open())
+                .map(InvoiceStatus::as_str)
+                .collect();
+            let query = || scoped!(invoices, scope).filter(invoices::status.eq_any(open.clone()));
+            let total: i64 = query().count().get_result(conn)?;
+            let data = query()
+                .order((invoices::created_at.desc(), invoices::id.desc()))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(InvoiceRow::as_select())
+                .load::<InvoiceRow>(conn)?
+                .into_iter()
+                .map(|row| to_request(row, &url))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page::new(data, page, total))
+        })
+    }
+}

@@ -1,0 +1,4 @@
+DROP TABLE payments;
+DROP INDEX line_items_by_product;
+ALTER TABLE line_items DROP COLUMN product_id;
+DROP TABLE products;
