@@ -78,6 +78,12 @@ pub(crate) fn catalog(
         return Ok(HashMap::new());
     }
     let raw: Vec<i64> = ids.iter().map(|id| id.0).collect();
+    // Holds the products until the document's lines are written: a concurrent delete (which
+    // locks the product too) then either finishes first, so the product is gone (422 here), or
+    // waits and finds the new line (409 there) — never a foreign-key failure.
+    diesel::update(scoped!(products, scope).filter(products::id.eq_any(raw.clone())))
+        .set(products::updated_at.eq(products::updated_at))
+        .execute(conn)?;
     scoped!(products, scope)
         .filter(products::id.eq_any(raw))
         .select(ProductRow::as_select())

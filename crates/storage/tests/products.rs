@@ -427,7 +427,30 @@ fn tenants_are_isolated(db: TestDb) {
     );
 }
 
+/// A delete racing a document that names the product: one of them wins cleanly (the delete with
+/// the document refused as 422, or the document with the delete refused as 409), never a 500.
+fn deleting_a_product_races_a_document_cleanly(db: TestDb) {
+    let scope = scope(&db);
+    for round in 0..10 {
+        let p = hosting(&db, scope);
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let (store, b) = (db.store.clone(), barrier.clone());
+        let deleter = std::thread::spawn(move || {
+            b.wait();
+            store.delete_product(scope, p.id)
+        });
+        barrier.wait();
+        let created = invoice_with(&db, scope, json!([{"product_id": p.id.0, "quantity": 1}]));
+        let deleted = deleter.join().unwrap();
+        match (&created, &deleted) {
+            (Ok(_), Err(RepoError::InUse(_))) | (Err(RepoError::Invalid(_)), Ok(())) => {}
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+}
+
 backend_tests!(
+    deleting_a_product_races_a_document_cleanly,
     catalog_crud_with_events,
     lines_take_what_they_leave_out_from_the_product,
     unusable_products_are_refused_and_change_nothing,
