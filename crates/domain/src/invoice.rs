@@ -93,6 +93,42 @@ pub(crate) fn parse_due(
     }
 }
 
+/// What a patch of an invoice or a quotation may change besides its own fields, parsed once for
+/// both kinds of document.
+pub(crate) struct CommonChanges {
+    pub notes: Option<Option<String>>,
+    pub metadata: Option<Metadata>,
+    pub lines: Option<LineDrafts>,
+    pub currency: Option<Currency>,
+    pub customer_id: Option<CustomerId>,
+}
+
+impl CommonChanges {
+    pub(crate) fn parse(
+        v: &mut Violations,
+        notes: Option<Option<String>>,
+        metadata: Option<BTreeMap<String, String>>,
+        line_items: Option<Vec<LineItemInput>>,
+        currency: Option<String>,
+        customer_id: Option<i64>,
+    ) -> CommonChanges {
+        CommonChanges {
+            notes: notes.map(|n| optional_text(v, "notes", n, NOTES_MAX)),
+            metadata: metadata.and_then(|m| parse_metadata(v, Some(m))),
+            lines: line_items.and_then(|items| LineDrafts::parse(v, Some(items))),
+            currency: parse_currency(v, currency),
+            customer_id: customer_id.and_then(|id| {
+                if id > 0 {
+                    Some(CustomerId(id))
+                } else {
+                    v.push("customer_id", "must be a positive integer");
+                    None
+                }
+            }),
+        }
+    }
+}
+
 pub(crate) fn parse_metadata(
     v: &mut Violations,
     raw: Option<BTreeMap<String, String>>,
@@ -195,31 +231,22 @@ impl InvoicePatchInput {
             })
         });
         let due_date = parse_date(&mut v, "due_date", self.due_date);
-        let notes = self
-            .notes
-            .map(|n| optional_text(&mut v, "notes", n, NOTES_MAX));
-        let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, Some(m)));
-        let lines = match self.line_items {
-            None => None,
-            some => LineDrafts::parse(&mut v, some),
-        };
-        let currency = parse_currency(&mut v, self.currency);
-        let customer_id = self.customer_id.and_then(|id| {
-            if id > 0 {
-                Some(CustomerId(id))
-            } else {
-                v.push("customer_id", "must be a positive integer");
-                None
-            }
-        });
+        let c = CommonChanges::parse(
+            &mut v,
+            self.notes,
+            self.metadata,
+            self.line_items,
+            self.currency,
+            self.customer_id,
+        );
         v.finish(|| InvoicePatch {
             status,
             due_date,
-            notes,
-            metadata,
-            lines,
-            currency,
-            customer_id,
+            notes: c.notes,
+            metadata: c.metadata,
+            lines: c.lines,
+            currency: c.currency,
+            customer_id: c.customer_id,
         })
     }
 }

@@ -7,7 +7,7 @@ use crate::document::{
     parse_currency, parse_customer_ref, parse_date, CustomerRef, LineDrafts, LineItemInput,
     LineItemView, NOTES_MAX,
 };
-use crate::invoice::{parse_due, parse_metadata, Due};
+use crate::invoice::{parse_due, parse_metadata, CommonChanges, Due};
 use crate::quotation_status::QuotationStatus;
 use crate::validation::{optional_text, Metadata, Violations};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -131,30 +131,21 @@ impl QuotationPatchInput {
     pub fn parse(self) -> Result<QuotationPatch, Violations> {
         let mut v = Violations::new();
         let valid_until = parse_date(&mut v, "valid_until", self.valid_until);
-        let notes = self
-            .notes
-            .map(|n| optional_text(&mut v, "notes", n, NOTES_MAX));
-        let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, Some(m)));
-        let lines = match self.line_items {
-            None => None,
-            some => LineDrafts::parse(&mut v, some),
-        };
-        let currency = parse_currency(&mut v, self.currency);
-        let customer_id = self.customer_id.and_then(|id| {
-            if id > 0 {
-                Some(CustomerId(id))
-            } else {
-                v.push("customer_id", "must be a positive integer");
-                None
-            }
-        });
+        let c = CommonChanges::parse(
+            &mut v,
+            self.notes,
+            self.metadata,
+            self.line_items,
+            self.currency,
+            self.customer_id,
+        );
         v.finish(|| QuotationPatch {
             valid_until,
-            notes,
-            metadata,
-            lines,
-            currency,
-            customer_id,
+            notes: c.notes,
+            metadata: c.metadata,
+            lines: c.lines,
+            currency: c.currency,
+            customer_id: c.customer_id,
         })
     }
 }

@@ -162,6 +162,15 @@ impl ApiError {
         )
     }
 
+    /// Storage's "not found" names no resource; this names the one the route serves.
+    pub fn naming(self, what: &str) -> Self {
+        if self.code == "resource_missing" {
+            ApiError::resource_missing(what)
+        } else {
+            self
+        }
+    }
+
     pub fn route_not_found(method: &str, path: &str) -> Self {
         ApiError::invalid(
             StatusCode::NOT_FOUND,

@@ -24,11 +24,7 @@ pub struct CustomerList {
 }
 
 fn missing(e: ApiError) -> ApiError {
-    if e.code == "resource_missing" {
-        ApiError::resource_missing("customer")
-    } else {
-        e
-    }
+    e.naming("customer")
 }
 
 /// Create a customer, or get the existing one with this email.

@@ -65,13 +65,7 @@ pub async fn get(
     let repos = state.repos.clone();
     let event = blocking(move || repos.get_event(scope, id))
         .await
-        .map_err(|e| {
-            if e.code == "resource_missing" {
-                ApiError::resource_missing("event")
-            } else {
-                e
-            }
-        })?;
+        .map_err(|e| e.naming("event"))?;
     Ok(HttpResponse::Ok().json(event))
 }
 
@@ -101,13 +95,7 @@ pub async fn redeliver(
     let repos = state.repos.clone();
     let queued = blocking(move || repos.redeliver_event(scope, id))
         .await
-        .map_err(|e| {
-            if e.code == "resource_missing" {
-                ApiError::resource_missing("event")
-            } else {
-                e
-            }
-        })?;
+        .map_err(|e| e.naming("event"))?;
     Ok(HttpResponse::Accepted().json(Redelivery {
         event_id: id.0,
         queued,

@@ -37,11 +37,7 @@ pub(crate) fn new_token() -> String {
 }
 
 fn missing(e: ApiError) -> ApiError {
-    if e.code == "resource_missing" {
-        ApiError::resource_missing("invoice")
-    } else {
-        e
-    }
+    e.naming("invoice")
 }
 
 /// Create a draft invoice.

@@ -30,11 +30,7 @@ pub struct PaymentList {
 }
 
 fn missing(e: ApiError) -> ApiError {
-    if e.code == "resource_missing" {
-        ApiError::resource_missing("payment")
-    } else {
-        e
-    }
+    e.naming("payment")
 }
 
 fn id_of(raw: &str) -> Result<PaymentId, ApiError> {

@@ -25,11 +25,7 @@ pub struct ProductList {
 }
 
 fn missing(e: ApiError) -> ApiError {
-    if e.code == "resource_missing" {
-        ApiError::resource_missing("product")
-    } else {
-        e
-    }
+    e.naming("product")
 }
 
 fn id_of(raw: &str) -> Result<ProductId, ApiError> {

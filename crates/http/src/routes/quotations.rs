@@ -33,11 +33,7 @@ pub struct QuotationList {
 }
 
 fn missing(e: ApiError) -> ApiError {
-    if e.code == "resource_missing" {
-        ApiError::resource_missing("quotation")
-    } else {
-        e
-    }
+    e.naming("quotation")
 }
 
 fn id_of(raw: &str) -> Result<QuotationId, ApiError> {

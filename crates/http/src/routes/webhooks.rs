@@ -39,11 +39,7 @@ pub struct DeliveryAttemptList {
 }
 
 fn missing(e: ApiError) -> ApiError {
-    if e.code == "resource_missing" {
-        ApiError::resource_missing("webhook endpoint")
-    } else {
-        e
-    }
+    e.naming("webhook endpoint")
 }
 
 fn id_of(raw: &str) -> Result<WebhookEndpointId, ApiError> {

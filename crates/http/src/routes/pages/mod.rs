@@ -139,13 +139,7 @@ pub(crate) fn query_token(req: &HttpRequest) -> Option<String> {
 
 /// A page's own "not found": the same answer for an unknown number and a wrong token.
 pub(crate) fn missing_as(what: &'static str) -> impl Fn(ApiError) -> ApiError {
-    move |e| {
-        if e.code == "resource_missing" {
-            ApiError::resource_missing(what)
-        } else {
-            e
-        }
-    }
+    move |e| e.naming(what)
 }
 
 pub(crate) fn render(page: impl askama::Template) -> Result<HttpResponse, ApiError> {
