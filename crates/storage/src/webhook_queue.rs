@@ -28,7 +28,14 @@ fn new_claim() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn due_ids(conn: &mut AnyConnection, now: DateTime<Utc>, limit: u32) -> Result<Vec<i64>, TxError> {
+/// Due deliveries of enabled endpoints, oldest first; locked (skipping rows other claimers hold)
+/// when `lock` is set, which needs a transaction.
+fn due_ids(
+    conn: &mut AnyConnection,
+    now: DateTime<Utc>,
+    limit: u32,
+    lock: bool,
+) -> Result<Vec<i64>, TxError> {
     let now = to_db(now);
     let enabled = webhook_endpoints::table
         .filter(webhook_endpoints::enabled.eq(true))
@@ -49,7 +56,8 @@ fn due_ids(conn: &mut AnyConnection, now: DateTime<Utc>, limit: u32) -> Result<V
         .limit(i64::from(limit))
         .select(webhook_deliveries::id);
     Ok(match conn {
-        AnyConnection::Postgresql(c) => due.for_update().skip_locked().load(c)?,
+        AnyConnection::Postgresql(c) if lock => due.for_update().skip_locked().load(c)?,
+        AnyConnection::Postgresql(c) => due.load(c)?,
         AnyConnection::Sqlite(c) => due.load(c)?,
     })
 }
@@ -111,8 +119,13 @@ impl DeliveryQueue for Store {
         lease: std::time::Duration,
         limit: u32,
     ) -> RepoResult<Vec<DeliveryJob>> {
+        // Idle workers poll often: a plain read first keeps them from taking SQLite's write lock
+        // (or opening a PostgreSQL transaction) when nothing is due.
+        if self.read(|conn| due_ids(conn, now, 1, false))?.is_empty() {
+            return Ok(Vec::new());
+        }
         self.write(|conn| {
-            let ids = due_ids(conn, now, limit)?;
+            let ids = due_ids(conn, now, limit, true)?;
             let claim = new_claim();
             if !ids.is_empty() {
                 diesel::update(
