@@ -1,10 +1,12 @@
 //! The scheduler: every `SCHEDULER_INTERVAL_SECS` it turns invoices past their due date into
-//! overdue and quotations past their validity into expired. The database decides which process
-//! makes each change, so several servers may run it.
+//! overdue and quotations past their validity into expired, and forgets idempotency keys older
+//! than their retention. The database decides which process makes each change, so several
+//! servers may run it.
 
 use actix_web::web;
 use chrono::Utc;
-use invoicing_domain::ports::{InvoiceRepository, QuotationRepository};
+use invoicing_domain::idempotency::RETENTION;
+use invoicing_domain::ports::{IdempotencyRepository, InvoiceRepository, QuotationRepository};
 use invoicing_storage::Store;
 use std::time::Duration;
 
@@ -21,6 +23,12 @@ pub async fn run(store: Store, every: Duration) {
         let s = store.clone();
         sweep("quotation(s) expired", move || {
             s.mark_expired_quotations(today)
+        })
+        .await;
+        let s = store.clone();
+        let before = Utc::now() - chrono::Duration::from_std(RETENTION).unwrap_or_default();
+        sweep("idempotency key(s) forgotten", move || {
+            s.purge_idempotency_keys(before)
         })
         .await;
     }

@@ -10,6 +10,7 @@ pub mod decimal;
 pub mod document;
 pub mod document_lines;
 pub mod event;
+pub mod idempotency;
 pub mod invoice;
 pub mod invoice_status;
 pub mod lines;

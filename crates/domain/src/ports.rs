@@ -5,6 +5,7 @@ use crate::api_key::{ApiKey, ApiKeyId, NewApiKey};
 use crate::currency::Currency;
 use crate::customer::{Created, Customer, CustomerFilter, CustomerId, CustomerPatch, NewCustomer};
 use crate::event::{Event, EventFilter, EventId};
+use crate::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse};
 use crate::invoice::{
     Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
 };
@@ -303,6 +304,29 @@ pub trait ProductRepository {
     fn delete_product(&self, scope: Scope, id: ProductId) -> RepoResult<()>;
 }
 
+/// Idempotency keys (SPEC §15), per account and environment.
+pub trait IdempotencyRepository {
+    /// Claims `key` for a request, or says what the request must answer instead.
+    fn claim_idempotency_key(
+        &self,
+        scope: Scope,
+        key: &IdempotencyKey,
+        request: &RequestFingerprint,
+        now: DateTime<Utc>,
+    ) -> RepoResult<IdempotencyClaim>;
+    /// Keeps the answer of the request that claimed `key`, for its retries.
+    fn complete_idempotency_key(
+        &self,
+        scope: Scope,
+        key: &IdempotencyKey,
+        response: &StoredResponse,
+    ) -> RepoResult<()>;
+    /// Forgets a claim whose request kept no answer, so a retry runs again.
+    fn release_idempotency_key(&self, scope: Scope, key: &IdempotencyKey) -> RepoResult<()>;
+    /// Forgets keys first used before `before`, across tenants; how many.
+    fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> RepoResult<usize>;
+}
+
 /// Liveness of the store, for `/readyz`.
 pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
@@ -319,6 +343,7 @@ pub trait Repositories:
     + WebhookRepository
     + PaymentRepository
     + ProductRepository
+    + IdempotencyRepository
     + HealthCheck
     + Send
     + Sync
@@ -335,6 +360,7 @@ impl<T> Repositories for T where
         + WebhookRepository
         + PaymentRepository
         + ProductRepository
+        + IdempotencyRepository
         + HealthCheck
         + Send
         + Sync

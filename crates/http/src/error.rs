@@ -215,6 +215,24 @@ impl ApiError {
         ApiError::invalid(StatusCode::CONFLICT, "invalid_state_transition", message)
     }
 
+    pub fn idempotency_key_in_use() -> Self {
+        ApiError::invalid(
+            StatusCode::CONFLICT,
+            "idempotency_key_in_use",
+            "A request with this Idempotency-Key is still running: retry once it has finished",
+        )
+        .with_param("Idempotency-Key")
+    }
+
+    pub fn idempotency_key_reused() -> Self {
+        ApiError::invalid(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "idempotency_key_reused",
+            "This Idempotency-Key was used with another method, path or body: use a new key",
+        )
+        .with_param("Idempotency-Key")
+    }
+
     pub fn rate_limited(retry_after_secs: u64) -> Self {
         let mut e = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,

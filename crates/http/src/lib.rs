@@ -8,6 +8,7 @@ pub mod client;
 pub mod config;
 pub mod envelope;
 pub mod error;
+pub mod idempotency;
 pub mod openapi;
 pub mod query;
 pub mod ratelimit;
@@ -59,6 +60,7 @@ pub fn build_app(
         .app_data(state)
         .configure(routes::register)
         .default_service(web::to(routes::not_found))
+        .wrap(from_fn(idempotency::guard))
         .wrap(from_fn(auth::api_gate))
         .wrap(from_fn(envelope::envelope))
 }

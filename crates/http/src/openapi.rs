@@ -29,8 +29,10 @@ use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput
 use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
 use serde::Serialize;
 use std::sync::OnceLock;
-use utoipa::openapi::path::{HttpMethod, Operation};
+use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::Required;
 use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi, ToSchema};
 
@@ -106,6 +108,41 @@ fn add(op: &mut Operation, status: &str, description: &str) {
         .or_insert_with(|| error_response(description).into());
 }
 
+/// Every keyed `POST` takes an `Idempotency-Key` (SPEC §15), with the answers that come with it.
+fn idempotent(op: &mut Operation) {
+    let key = ParameterBuilder::new()
+        .name("Idempotency-Key")
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(
+            "1 to 255 printable ASCII characters; a retry with the same key and request replays \
+             the first answer with `Idempotent-Replayed: true`",
+        ))
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(255)),
+        ))
+        .build();
+    op.parameters.get_or_insert_with(Vec::new).push(key);
+    add(
+        op,
+        "409",
+        "The first request with this Idempotency-Key is still running (`idempotency_key_in_use`)",
+    );
+    add(
+        op,
+        "422",
+        "This Idempotency-Key was used with another request (`idempotency_key_reused`)",
+    );
+    add(
+        op,
+        "400",
+        "An Idempotency-Key that is not 1 to 255 printable ASCII characters (`invalid_parameter`)",
+    );
+}
+
 impl Modify for CommonAnswers {
     fn modify(&self, doc: &mut Document) {
         let components = doc.components.get_or_insert_with(Default::default);
@@ -122,7 +159,7 @@ impl Modify for CommonAnswers {
                 (HttpMethod::Delete, item.delete.as_mut()),
                 (HttpMethod::Put, item.put.as_mut()),
             ];
-            for (_, op) in ops {
+            for (method, op) in ops {
                 let Some(op) = op else { continue };
                 // Handlers share names across modules (`list`, `get`); the tag makes them unique.
                 if let (Some(id), Some(tag)) = (
@@ -132,6 +169,9 @@ impl Modify for CommonAnswers {
                     *id = format!("{}_{id}", tag.replace(' ', "_"));
                 }
                 let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
+                if keyed && matches!(method, HttpMethod::Post) {
+                    idempotent(op);
+                }
                 if op.request_body.is_some() {
                     add(op, "400", "Malformed JSON (`invalid_json`) or a field of the wrong type or unknown (`invalid_parameter`)");
                     add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");

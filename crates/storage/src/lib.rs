@@ -8,6 +8,7 @@ mod counters;
 mod customers;
 mod documents;
 mod events;
+mod idempotency;
 mod invoice_rows;
 mod invoices;
 mod keys;

@@ -256,3 +256,19 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    idempotency_keys (account_id, livemode, idem_key) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        idem_key -> Text,
+        method -> Text,
+        path -> Text,
+        body_sha256 -> Text,
+        state -> Text,
+        status_code -> Nullable<Integer>,
+        response_body -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}

@@ -1,0 +1,160 @@
+//! `Idempotency-Key` on `POST` requests of the API (SPEC §15). Runs inside the API gate, so the
+//! caller is known: a new key runs the request and keeps its answer; a retry with the same
+//! request replays it (`Idempotent-Replayed: true`); the same key with another request is 422;
+//! while the first is still running, 409.
+
+use crate::auth::Auth;
+use crate::body::MAX_BODY_BYTES;
+use crate::envelope::{is_api_path, RequestId};
+use crate::error::ApiError;
+use crate::{blocking, AppState};
+use actix_web::body::{self, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::web::{self, Bytes, BytesMut};
+use actix_web::{HttpMessage, HttpResponse};
+use chrono::Utc;
+use futures_util::StreamExt;
+use invoicing_domain::idempotency::{
+    IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse,
+};
+use invoicing_domain::tenant::Scope;
+
+const HEADER: &str = "idempotency-key";
+const REPLAYED: &str = "idempotent-replayed";
+
+pub async fn guard(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let raw = req.headers().get(HEADER).map(|v| v.as_bytes().to_vec());
+    let auth = req.extensions().get::<Auth>().cloned();
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let (Some(raw), Some(auth), Some(state)) = (raw, auth, state) else {
+        return pass(req, next).await;
+    };
+    if req.method() != Method::POST || !is_api_path(req.path()) {
+        return pass(req, next).await;
+    }
+    let key = match IdempotencyKey::parse(&raw) {
+        Ok(key) => key,
+        Err(e) => {
+            let err = ApiError::invalid_parameter("Idempotency-Key", e.to_string());
+            return Ok(req.error_response(err));
+        }
+    };
+    let body = match read_body(req.take_payload()).await {
+        Ok(body) => body,
+        Err(e) => return Ok(req.error_response(e)),
+    };
+    let path = match req.query_string() {
+        "" => req.path().to_string(),
+        q => format!("{}?{q}", req.path()),
+    };
+    let request = RequestFingerprint::new(req.method().as_str(), &path, &body);
+    req.set_payload(Payload::from(body));
+
+    let scope = auth.scope;
+    let repos = state.repos.clone();
+    let k = key.clone();
+    let claim = blocking(move || repos.claim_idempotency_key(scope, &k, &request, Utc::now()));
+    match claim.await {
+        Err(e) => Ok(req.error_response(e)),
+        Ok(IdempotencyClaim::InUse) => Ok(req.error_response(ApiError::idempotency_key_in_use())),
+        Ok(IdempotencyClaim::Reused) => Ok(req.error_response(ApiError::idempotency_key_reused())),
+        Ok(IdempotencyClaim::Replay(stored)) => {
+            let id = req.extensions().get::<RequestId>().map(|r| r.0.clone());
+            let replay = replay(&stored, id.as_deref());
+            Ok(req.into_response(replay))
+        }
+        Ok(IdempotencyClaim::Run) => run(req, next, &state, scope, key).await,
+    }
+}
+
+async fn pass(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_boxed_body)
+}
+
+/// Runs the request and keeps its answer, or lets the key go when nothing is to be kept.
+async fn run(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    state: &AppState,
+    scope: Scope,
+    key: IdempotencyKey,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let repos = state.repos.clone();
+    let outcome = next.call(req).await;
+    let res = match outcome {
+        Ok(res) => res,
+        Err(e) => {
+            let _ = blocking(move || repos.release_idempotency_key(scope, &key)).await;
+            return Err(e);
+        }
+    };
+    let status = res.status().as_u16();
+    if !StoredResponse::is_kept(status) {
+        if let Err(e) = blocking(move || repos.release_idempotency_key(scope, &key)).await {
+            log::warn!("releasing an idempotency key: {}", e.message);
+        }
+        return Ok(res.map_into_boxed_body());
+    }
+    let (req, res) = res.into_parts();
+    let (head, body) = res.into_parts();
+    let bytes = body::to_bytes(body).await.unwrap_or_default();
+    let stored = StoredResponse {
+        status,
+        body: String::from_utf8_lossy(&bytes).to_string(),
+    };
+    if let Err(e) = blocking(move || repos.complete_idempotency_key(scope, &key, &stored)).await {
+        log::error!("keeping the answer of an idempotent request: {}", e.message);
+    }
+    Ok(ServiceResponse::new(
+        req,
+        head.set_body(BoxBody::new(bytes)),
+    ))
+}
+
+async fn read_body(mut payload: Payload) -> Result<Bytes, ApiError> {
+    let mut bytes = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(ApiError::payload_too_large());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes.freeze())
+}
+
+/// The first answer again; an error body gets this request's id.
+fn replay(stored: &StoredResponse, request_id: Option<&str>) -> HttpResponse {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut body = stored.body.clone();
+    if let (Some(id), Ok(mut value)) = (
+        request_id,
+        serde_json::from_str::<serde_json::Value>(&stored.body),
+    ) {
+        if let Some(error) = value.get_mut("error").and_then(|e| e.as_object_mut()) {
+            error.insert("request_id".into(), id.into());
+            body = value.to_string();
+        }
+    }
+    let mut res = HttpResponse::build(status);
+    res.insert_header((
+        HeaderName::from_static(REPLAYED),
+        HeaderValue::from_static("true"),
+    ));
+    if body.is_empty() {
+        return res.finish();
+    }
+    res.insert_header((CONTENT_TYPE, HeaderValue::from_static("application/json")))
+        .body(body)
+}

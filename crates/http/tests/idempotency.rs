@@ -1,0 +1,305 @@
+//! SPEC §15 through the real app: a retry with the same key and request replays the first
+//! answer and changes nothing; the same key with another request is 422; a key whose request is
+//! still running is 409; rejected requests keep nothing; keys belong to one tenant.
+
+mod common;
+
+use actix_web::http::Method;
+use actix_web::test::init_service;
+use chrono::Utc;
+use common::*;
+use invoicing_domain::idempotency::{IdempotencyKey, RequestFingerprint};
+use invoicing_domain::ports::IdempotencyRepository;
+use invoicing_domain::tenant::{Environment, Scope};
+use invoicing_http::build_app;
+use serde_json::{json, Value};
+
+fn invoice(email: &str) -> Value {
+    json!({
+        "customer": {"name": "Ada", "email": email},
+        "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]
+    })
+}
+
+fn keyed(req: actix_web::test::TestRequest, key: &str) -> actix_web::test::TestRequest {
+    req.insert_header(("idempotency-key", key))
+}
+
+async fn a_retry_replays_the_first_answer(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let post = || {
+        keyed(
+            json(
+                h.req(Method::POST, "/api/v1/invoices"),
+                &invoice("a@example.com"),
+            ),
+            "order-1",
+        )
+    };
+    let first = send(&app, post()).await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    assert_eq!(first.header("idempotent-replayed"), "");
+    let again = send(&app, post()).await;
+    assert_eq!(again.status, 201);
+    assert_eq!(again.header("idempotent-replayed"), "true");
+    assert_eq!(again.body, first.body, "the same answer");
+    assert_api_headers(&again);
+    let list = send(&app, h.req(Method::GET, "/api/v1/invoices")).await;
+    assert_eq!(list.body["total"], 1, "one invoice, not two");
+    assert_eq!(
+        send(
+            &app,
+            h.req(Method::GET, "/api/v1/events?type=invoice.created")
+        )
+        .await
+        .body["total"],
+        1
+    );
+
+    // Without a key the same body creates a second invoice: the key is what made it safe.
+    let other = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice("a@example.com"),
+        ),
+    )
+    .await;
+    assert_eq!(other.status, 201);
+    assert_ne!(other.body["id"], first.body["id"]);
+
+    // A refused change is replayed too, with this request's id in the error body.
+    let id = first.body["id"].as_i64().unwrap();
+    let send_it = || {
+        keyed(
+            h.req(Method::POST, &format!("/api/v1/invoices/{id}/send")),
+            "send-1",
+        )
+    };
+    assert_eq!(send(&app, send_it()).await.status, 200);
+    let replay = send(&app, send_it()).await;
+    assert_eq!(
+        (replay.status.as_u16(), replay.header("idempotent-replayed")),
+        (200, "true")
+    );
+    assert_eq!(replay.body["status"], "sent");
+    let fresh = keyed(
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send")),
+        "send-2",
+    );
+    let refused = send(&app, fresh).await;
+    assert_error(&refused, 409, "invalid_state_transition");
+    let fresh = keyed(
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send")),
+        "send-2",
+    );
+    let replayed = send(&app, fresh).await;
+    assert_error(&replayed, 409, "invalid_state_transition");
+    assert_eq!(replayed.header("idempotent-replayed"), "true");
+    assert_ne!(
+        replayed.body["error"]["request_id"],
+        refused.body["error"]["request_id"]
+    );
+}
+
+async fn the_same_key_with_another_request_is_refused(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let first = keyed(
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice("b@example.com"),
+        ),
+        "k",
+    );
+    assert_eq!(send(&app, first).await.status, 201);
+    let other_body = keyed(
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice("c@example.com"),
+        ),
+        "k",
+    );
+    let r = send(&app, other_body).await;
+    assert_error(&r, 422, "idempotency_key_reused");
+    assert_eq!(r.body["error"]["param"], "Idempotency-Key");
+    let other_path = keyed(
+        json(
+            h.req(Method::POST, "/api/v1/customers"),
+            &json!({"name": "B", "email": "b2@example.com"}),
+        ),
+        "k",
+    );
+    assert_error(&send(&app, other_path).await, 422, "idempotency_key_reused");
+    assert_eq!(
+        send(&app, h.req(Method::GET, "/api/v1/invoices"))
+            .await
+            .body["total"],
+        1
+    );
+    assert_eq!(
+        send(
+            &app,
+            h.req(Method::GET, "/api/v1/customers?email=b2@example.com")
+        )
+        .await
+        .body["total"],
+        0
+    );
+
+    for bad in ["", &"k".repeat(256)] {
+        let r = send(
+            &app,
+            keyed(
+                json(
+                    h.req(Method::POST, "/api/v1/invoices"),
+                    &invoice("d@example.com"),
+                ),
+                bad,
+            ),
+        )
+        .await;
+        assert_error(&r, 400, "invalid_parameter");
+        assert_eq!(r.body["error"]["param"], "Idempotency-Key");
+    }
+    assert_eq!(
+        send(&app, h.req(Method::GET, "/api/v1/invoices"))
+            .await
+            .body["total"],
+        1,
+        "a bad key changed nothing"
+    );
+}
+
+async fn rejected_requests_keep_nothing(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let bad = keyed(
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &json!({"line_items": []}),
+        ),
+        "retry-me",
+    );
+    assert_error(&send(&app, bad).await, 422, "validation_failed");
+    let syntax = keyed(
+        h.req(Method::POST, "/api/v1/invoices")
+            .insert_header(("content-type", "application/json"))
+            .set_payload("{"),
+        "retry-me",
+    );
+    assert_error(&send(&app, syntax).await, 400, "invalid_json");
+    let reader = h.make_key(
+        h.account,
+        Environment::Test,
+        "invoices:read",
+        GENEROUS,
+        None,
+    );
+    let forbidden = keyed(
+        json(
+            h.req_as(&reader, Method::POST, "/api/v1/invoices"),
+            &invoice("e@example.com"),
+        ),
+        "retry-me",
+    );
+    assert_error(
+        &send(&app, forbidden).await,
+        403,
+        "insufficient_permissions",
+    );
+    // The key is still free: the corrected request runs.
+    let fixed = keyed(
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice("e@example.com"),
+        ),
+        "retry-me",
+    );
+    let r = send(&app, fixed).await;
+    assert_eq!(
+        (r.status.as_u16(), r.header("idempotent-replayed")),
+        (201, "")
+    );
+}
+
+async fn a_running_request_holds_its_key(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let body = invoice("f@example.com");
+    // Another process (or worker) has claimed the key and is still running that request.
+    let scope = Scope::new(h.account, Environment::Test);
+    let request = RequestFingerprint::new("POST", "/api/v1/invoices", body.to_string().as_bytes());
+    let key = IdempotencyKey::parse(b"busy").unwrap();
+    h.db.store
+        .claim_idempotency_key(scope, &key, &request, Utc::now())
+        .unwrap();
+    let r = send(
+        &app,
+        keyed(json(h.req(Method::POST, "/api/v1/invoices"), &body), "busy"),
+    )
+    .await;
+    assert_error(&r, 409, "idempotency_key_in_use");
+    assert_eq!(
+        send(&app, h.req(Method::GET, "/api/v1/invoices"))
+            .await
+            .body["total"],
+        0
+    );
+    // A claim left behind by a process that died long ago does not block the key for ever.
+    let later = Utc::now() + chrono::Duration::minutes(10);
+    let claim =
+        h.db.store
+            .claim_idempotency_key(scope, &key, &request, later)
+            .unwrap();
+    assert_eq!(claim, invoicing_domain::idempotency::IdempotencyClaim::Run);
+}
+
+async fn keys_belong_to_one_tenant(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let other = h.make_key(
+        h.new_account("Other"),
+        Environment::Test,
+        "*",
+        GENEROUS,
+        None,
+    );
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let mine = send(
+        &app,
+        keyed(
+            json(
+                h.req(Method::POST, "/api/v1/invoices"),
+                &invoice("g@example.com"),
+            ),
+            "shared",
+        ),
+    )
+    .await;
+    assert_eq!(mine.status, 201);
+    for key in [&other, &live] {
+        let theirs = send(
+            &app,
+            keyed(
+                json(
+                    h.req_as(key, Method::POST, "/api/v1/invoices"),
+                    &invoice("g@example.com"),
+                ),
+                "shared",
+            ),
+        )
+        .await;
+        assert_eq!(theirs.status, 201, "{}", theirs.body);
+        assert_eq!(
+            theirs.header("idempotent-replayed"),
+            "",
+            "never another tenant's answer"
+        );
+        assert_ne!(theirs.body["id"], mine.body["id"]);
+    }
+}
+
+http_tests!(
+    a_retry_replays_the_first_answer,
+    the_same_key_with_another_request_is_refused,
+    rejected_requests_keep_nothing,
+    a_running_request_holds_its_key,
+    keys_belong_to_one_tenant,
+);
