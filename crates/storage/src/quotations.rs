@@ -1,15 +1,12 @@
-//! Quotations: numbered drafts, sending, the prospect's answer (on the public page or through
-//! the API), expiry, and the conversion into an invoice in one transaction.
+//! Quotations: numbered drafts and their edits, and the repository that drives the lifecycle
+//! (`quotation_flow`): sending, the prospect's answer, expiry and conversion.
 
-use crate::accounts::{account_currency, account_name};
+use crate::accounts::account_currency;
 use crate::connection::AnyConnection;
 use crate::counters::next_number;
-use crate::customers::load_scoped;
-use crate::documents::{
-    check_lines_currency, document_customer, read_lines_for_copy, resolve_lines, write_lines,
-};
+use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
 use crate::events::record;
-use crate::invoices::insert_invoice;
+use crate::quotation_flow::{answer, convert, finish_answer, move_status, public_view, refused};
 use crate::quotation_rows::{
     load_public_row, load_quotation, load_row, to_quotations, QuotationRow,
 };
@@ -18,9 +15,8 @@ use crate::schema::{line_items, quotations};
 use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
 use diesel::prelude::*;
-use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
-use invoicing_domain::invoice::{Due, NewInvoice};
+use invoicing_domain::invoice::Due;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{QuotationRepository, RepoError, RepoResult};
 use invoicing_domain::quotation::{
@@ -29,11 +25,7 @@ use invoicing_domain::quotation::{
 };
 use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::tenant::Scope;
-use invoicing_domain::validation::{Metadata, Violations};
-
-fn refused(e: impl ToString) -> TxError {
-    RepoError::InvalidTransition(e.to_string()).into()
-}
+use invoicing_domain::validation::Violations;
 
 fn insert(
     conn: &mut AnyConnection,
@@ -74,134 +66,6 @@ fn insert(
     let quotation = load_quotation(conn, scope, QuotationId(id), url)?;
     record(conn, scope, QuotationStatus::Draft.event_type(), &quotation)?;
     Ok(quotation)
-}
-
-/// Moves `row` from `from` to `to` if it is still in `from` (the database arbitrates between
-/// concurrent answers), then writes the event. `false` when another request got there first.
-fn move_status(
-    conn: &mut AnyConnection,
-    row: &QuotationRow,
-    to: QuotationStatus,
-    url: &str,
-) -> Result<Quotation, TxError> {
-    let from = row.status()?;
-    from.transition(to).map_err(refused)?;
-    let now = now_db();
-    let target = scoped!(quotations, row.scope())
-        .filter(quotations::id.eq(row.id))
-        .filter(quotations::status.eq(from.as_str()));
-    let set_status = (
-        quotations::status.eq(to.as_str()),
-        quotations::updated_at.eq(now),
-    );
-    let moved = match to {
-        QuotationStatus::Sent => diesel::update(target)
-            .set((set_status, quotations::sent_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Viewed => diesel::update(target)
-            .set((set_status, quotations::viewed_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Accepted => diesel::update(target)
-            .set((set_status, quotations::accepted_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Rejected => diesel::update(target)
-            .set((set_status, quotations::rejected_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Expired => diesel::update(target)
-            .set((set_status, quotations::expired_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Converted => diesel::update(target)
-            .set((set_status, quotations::converted_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Draft => diesel::update(target).set(set_status).execute(conn)?,
-    };
-    if moved == 0 {
-        let now_status = load_row(conn, row.scope(), QuotationId(row.id))?.status()?;
-        return Err(refused(format!(
-            "a quotation cannot go from {now_status} to {to}"
-        )));
-    }
-    let quotation = load_quotation(conn, row.scope(), QuotationId(row.id), url)?;
-    if to != QuotationStatus::Converted {
-        record(conn, row.scope(), to.event_type(), &quotation)?;
-    }
-    Ok(quotation)
-}
-
-/// The outcome of an answer: done, or refused because validity ran out (the expiry itself is
-/// committed, so the caller reports the refusal after the transaction).
-enum Answered {
-    Done(Box<Quotation>),
-    ExpiredInstead(NaiveDate),
-}
-
-fn answer(
-    conn: &mut AnyConnection,
-    row: &QuotationRow,
-    answer: &Answer,
-    today: NaiveDate,
-    url: &str,
-) -> Result<Answered, TxError> {
-    let status = row.status()?;
-    if status.awaits_answer() && row.valid_until < today {
-        move_status(conn, row, QuotationStatus::Expired, url)?;
-        return Ok(Answered::ExpiredInstead(row.valid_until));
-    }
-    let target = scoped!(quotations, row.scope()).filter(quotations::id.eq(row.id));
-    let quotation = match answer {
-        Answer::Accept {
-            name,
-            ip,
-            user_agent,
-        } => {
-            status
-                .transition(QuotationStatus::Accepted)
-                .map_err(refused)?;
-            diesel::update(target)
-                .set((
-                    quotations::accepted_by_name.eq(name),
-                    quotations::accepted_from_ip.eq(ip),
-                    quotations::accepted_user_agent.eq(user_agent),
-                ))
-                .execute(conn)?;
-            move_status(conn, row, QuotationStatus::Accepted, url)?
-        }
-        Answer::Reject { reason } => {
-            status
-                .transition(QuotationStatus::Rejected)
-                .map_err(refused)?;
-            diesel::update(target)
-                .set(quotations::rejection_reason.eq(reason))
-                .execute(conn)?;
-            move_status(conn, row, QuotationStatus::Rejected, url)?
-        }
-    };
-    Ok(Answered::Done(Box::new(quotation)))
-}
-
-fn finish_answer(result: RepoResult<Answered>) -> RepoResult<Quotation> {
-    match result? {
-        Answered::Done(q) => Ok(*q),
-        Answered::ExpiredInstead(day) => Err(RepoError::InvalidTransition(format!(
-            "the quotation was valid until {day} and has expired; it can no longer be answered"
-        ))),
-    }
-}
-
-fn public_view(
-    conn: &mut AnyConnection,
-    row: &QuotationRow,
-    url: &str,
-) -> Result<PublicQuotation, TxError> {
-    let scope = row.scope();
-    let quotation = load_quotation(conn, scope, QuotationId(row.id), url)?;
-    let customer = load_scoped(conn, scope, quotation.customer_id)?;
-    let merchant_name = account_name(conn, scope.account_id)?;
-    Ok(PublicQuotation {
-        quotation,
-        merchant_name,
-        customer,
-    })
 }
 
 fn update(
@@ -284,57 +148,6 @@ fn update(
     let quotation = load_quotation(conn, scope, id, url)?;
     record(conn, scope, "quotation.updated", &quotation)?;
     Ok(quotation)
-}
-
-fn convert(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    id: QuotationId,
-    due: Due,
-    token: &str,
-    today: NaiveDate,
-    url: &str,
-) -> Result<ConversionResult, TxError> {
-    let row = load_row(conn, scope, id)?;
-    // Claims the quotation first: a concurrent convert waits on this row and then finds it
-    // converted, so it creates no invoice (the unique index on quotation_id backs this up).
-    move_status(conn, &row, QuotationStatus::Converted, url)?;
-    let (due_date, payment_terms) = match due {
-        Due::Date(d) => (d, None),
-        Due::Terms(t) => (t.due_date(today), Some(t)),
-    };
-    let new_invoice = NewInvoice {
-        customer: CustomerRef::Existing(CustomerId(row.customer_id)),
-        currency: Some(
-            invoicing_domain::currency::Currency::parse(&row.currency)
-                .map_err(|e| RepoError::Internal(e.to_string()))?,
-        ),
-        issue_date: today,
-        due_date,
-        payment_terms,
-        lines: read_lines_for_copy(conn, scope, DocumentKind::Quotation, row.id)?.into(),
-        notes: row.notes.clone(),
-        metadata: Metadata::default(),
-        token: token.to_string(),
-    };
-    let invoice = insert_invoice(conn, scope, &new_invoice, Some(row.id), url)?;
-    diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(row.id)))
-        .set(quotations::invoice_id.eq(invoice.id.0))
-        .execute(conn)?;
-    let quotation = load_quotation(conn, scope, id, url)?;
-    record(
-        conn,
-        scope,
-        QuotationStatus::Converted.event_type(),
-        &quotation,
-    )?;
-    Ok(ConversionResult {
-        quotation_id: row.id,
-        invoice_id: invoice.id.0,
-        invoice_number: invoice.invoice_number,
-        status: QuotationStatus::Converted,
-        invoice_url: invoice.payment_link,
-    })
 }
 
 impl QuotationRepository for Store {

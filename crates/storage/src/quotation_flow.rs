@@ -1,0 +1,209 @@
+//! The quotation lifecycle in storage: status changes decided by the database (each conditional
+//! on the status it leaves), the prospect's answer with its expiry rule, the public view, and the
+//! conversion into an invoice in one transaction.
+
+use crate::accounts::account_name;
+use crate::connection::AnyConnection;
+use crate::customers::load_scoped;
+use crate::documents::read_lines_for_copy;
+use crate::events::record;
+use crate::invoices::insert_invoice;
+use crate::quotation_rows::{load_quotation, load_row, QuotationRow};
+use crate::rows::{now_db, scoped};
+use crate::schema::quotations;
+use crate::store::TxError;
+use chrono::NaiveDate;
+use diesel::prelude::*;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::{CustomerRef, DocumentKind};
+use invoicing_domain::invoice::{Due, NewInvoice};
+use invoicing_domain::ports::{RepoError, RepoResult};
+use invoicing_domain::quotation::{
+    Answer, ConversionResult, PublicQuotation, Quotation, QuotationId,
+};
+use invoicing_domain::quotation_status::QuotationStatus;
+use invoicing_domain::tenant::Scope;
+use invoicing_domain::validation::Metadata;
+
+pub(crate) fn refused(e: impl ToString) -> TxError {
+    RepoError::InvalidTransition(e.to_string()).into()
+}
+
+/// Moves `row` from `from` to `to` if it is still in `from` (the database arbitrates between
+/// concurrent answers), then writes the event. `false` when another request got there first.
+pub(crate) fn move_status(
+    conn: &mut AnyConnection,
+    row: &QuotationRow,
+    to: QuotationStatus,
+    url: &str,
+) -> Result<Quotation, TxError> {
+    let from = row.status()?;
+    from.transition(to).map_err(refused)?;
+    let now = now_db();
+    let target = scoped!(quotations, row.scope())
+        .filter(quotations::id.eq(row.id))
+        .filter(quotations::status.eq(from.as_str()));
+    let set_status = (
+        quotations::status.eq(to.as_str()),
+        quotations::updated_at.eq(now),
+    );
+    let moved = match to {
+        QuotationStatus::Sent => diesel::update(target)
+            .set((set_status, quotations::sent_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Viewed => diesel::update(target)
+            .set((set_status, quotations::viewed_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Accepted => diesel::update(target)
+            .set((set_status, quotations::accepted_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Rejected => diesel::update(target)
+            .set((set_status, quotations::rejected_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Expired => diesel::update(target)
+            .set((set_status, quotations::expired_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Converted => diesel::update(target)
+            .set((set_status, quotations::converted_at.eq(now)))
+            .execute(conn)?,
+        QuotationStatus::Draft => diesel::update(target).set(set_status).execute(conn)?,
+    };
+    if moved == 0 {
+        let now_status = load_row(conn, row.scope(), QuotationId(row.id))?.status()?;
+        return Err(refused(format!(
+            "a quotation cannot go from {now_status} to {to}"
+        )));
+    }
+    let quotation = load_quotation(conn, row.scope(), QuotationId(row.id), url)?;
+    if to != QuotationStatus::Converted {
+        record(conn, row.scope(), to.event_type(), &quotation)?;
+    }
+    Ok(quotation)
+}
+
+/// The outcome of an answer: done, or refused because validity ran out (the expiry itself is
+/// committed, so the caller reports the refusal after the transaction).
+pub(crate) enum Answered {
+    Done(Box<Quotation>),
+    ExpiredInstead(NaiveDate),
+}
+
+pub(crate) fn answer(
+    conn: &mut AnyConnection,
+    row: &QuotationRow,
+    answer: &Answer,
+    today: NaiveDate,
+    url: &str,
+) -> Result<Answered, TxError> {
+    let status = row.status()?;
+    if status.awaits_answer() && row.valid_until < today {
+        move_status(conn, row, QuotationStatus::Expired, url)?;
+        return Ok(Answered::ExpiredInstead(row.valid_until));
+    }
+    let target = scoped!(quotations, row.scope()).filter(quotations::id.eq(row.id));
+    let quotation = match answer {
+        Answer::Accept {
+            name,
+            ip,
+            user_agent,
+        } => {
+            status
+                .transition(QuotationStatus::Accepted)
+                .map_err(refused)?;
+            diesel::update(target)
+                .set((
+                    quotations::accepted_by_name.eq(name),
+                    quotations::accepted_from_ip.eq(ip),
+                    quotations::accepted_user_agent.eq(user_agent),
+                ))
+                .execute(conn)?;
+            move_status(conn, row, QuotationStatus::Accepted, url)?
+        }
+        Answer::Reject { reason } => {
+            status
+                .transition(QuotationStatus::Rejected)
+                .map_err(refused)?;
+            diesel::update(target)
+                .set(quotations::rejection_reason.eq(reason))
+                .execute(conn)?;
+            move_status(conn, row, QuotationStatus::Rejected, url)?
+        }
+    };
+    Ok(Answered::Done(Box::new(quotation)))
+}
+
+pub(crate) fn finish_answer(result: RepoResult<Answered>) -> RepoResult<Quotation> {
+    match result? {
+        Answered::Done(q) => Ok(*q),
+        Answered::ExpiredInstead(day) => Err(RepoError::InvalidTransition(format!(
+            "the quotation was valid until {day} and has expired; it can no longer be answered"
+        ))),
+    }
+}
+
+pub(crate) fn public_view(
+    conn: &mut AnyConnection,
+    row: &QuotationRow,
+    url: &str,
+) -> Result<PublicQuotation, TxError> {
+    let scope = row.scope();
+    let quotation = load_quotation(conn, scope, QuotationId(row.id), url)?;
+    let customer = load_scoped(conn, scope, quotation.customer_id)?;
+    let merchant_name = account_name(conn, scope.account_id)?;
+    Ok(PublicQuotation {
+        quotation,
+        merchant_name,
+        customer,
+    })
+}
+
+pub(crate) fn convert(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: QuotationId,
+    due: Due,
+    token: &str,
+    today: NaiveDate,
+    url: &str,
+) -> Result<ConversionResult, TxError> {
+    let row = load_row(conn, scope, id)?;
+    // Claims the quotation first: a concurrent convert waits on this row and then finds it
+    // converted, so it creates no invoice (the unique index on quotation_id backs this up).
+    move_status(conn, &row, QuotationStatus::Converted, url)?;
+    let (due_date, payment_terms) = match due {
+        Due::Date(d) => (d, None),
+        Due::Terms(t) => (t.due_date(today), Some(t)),
+    };
+    let new_invoice = NewInvoice {
+        customer: CustomerRef::Existing(CustomerId(row.customer_id)),
+        currency: Some(
+            invoicing_domain::currency::Currency::parse(&row.currency)
+                .map_err(|e| RepoError::Internal(e.to_string()))?,
+        ),
+        issue_date: today,
+        due_date,
+        payment_terms,
+        lines: read_lines_for_copy(conn, scope, DocumentKind::Quotation, row.id)?.into(),
+        notes: row.notes.clone(),
+        metadata: Metadata::default(),
+        token: token.to_string(),
+    };
+    let invoice = insert_invoice(conn, scope, &new_invoice, Some(row.id), url)?;
+    diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(row.id)))
+        .set(quotations::invoice_id.eq(invoice.id.0))
+        .execute(conn)?;
+    let quotation = load_quotation(conn, scope, id, url)?;
+    record(
+        conn,
+        scope,
+        QuotationStatus::Converted.event_type(),
+        &quotation,
+    )?;
+    Ok(ConversionResult {
+        quotation_id: row.id,
+        invoice_id: invoice.id.0,
+        invoice_number: invoice.invoice_number,
+        status: QuotationStatus::Converted,
+        invoice_url: invoice.payment_link,
+    })
+}
