@@ -122,7 +122,11 @@ fn check_text(
     max: usize,
     allow_blank: bool,
 ) -> Option<String> {
-    if !allow_blank && s.trim().is_empty() {
+    if s.contains('\0') {
+        // Whatever the transport (JSON, an HTML form), text never carries NUL (SPEC §3).
+        v.push(param, "must not contain NUL characters");
+        None
+    } else if !allow_blank && s.trim().is_empty() {
         v.push(param, "must not be blank");
         None
     } else if s.chars().count() > max {
@@ -197,6 +201,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_never_carries_nul() {
+        let mut v = Violations::new();
+        assert_eq!(required_text(&mut v, "name", Some("a\0b".into()), 10), None);
+        assert_eq!(optional_text(&mut v, "reason", Some("\0".into()), 10), None);
+        let params: Vec<_> = v.errors().iter().map(|e| e.param.as_str()).collect();
+        assert_eq!(params, ["name", "reason"]);
+        assert!(v.errors()[0].message.contains("NUL"));
+    }
 
     #[test]
     fn collects_every_failure_in_order() {

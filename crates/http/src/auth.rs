@@ -3,7 +3,7 @@
 
 use crate::client::{client_ip, is_https};
 use crate::config::RateConfig;
-use crate::envelope::is_api_path;
+use crate::envelope::{is_api_path, routing_path};
 use crate::error::ApiError;
 use crate::ratelimit::BucketKey;
 use crate::AppState;
@@ -108,7 +108,7 @@ pub async fn api_gate(
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Ok(req.error_response(ApiError::internal()));
     };
-    if !is_api_path(req.path()) {
+    if !is_api_path(routing_path(&req)) {
         return next
             .call(req)
             .await
@@ -125,7 +125,7 @@ pub async fn api_gate(
         return Ok(res);
     }
 
-    let needs_key = !PUBLIC_API_PATHS.contains(&req.path());
+    let needs_key = !PUBLIC_API_PATHS.contains(&routing_path(&req));
     let auth = if needs_key {
         Some(authenticate(&state, req.headers()).await)
     } else {

@@ -114,6 +114,13 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if depth(&value) > MAX_DEPTH {
         return Err(too_deep());
     }
+    if !value.is_object() {
+        // serde would read an array positionally into a struct: only objects are bodies here.
+        return Err(ApiError::invalid_parameter(
+            "body",
+            "the body must be a JSON object",
+        ));
+    }
     let mut nul = Violations::new();
     find_nul(&value, "", &mut nul);
     if !nul.is_empty() {
@@ -222,6 +229,19 @@ mod tests {
         let very_deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert_eq!(code(&very_deep).unwrap().0, "invalid_json");
         assert!(code(r#"{"name": "Ada", "email": "ada@example.com"}"#).is_none());
+        for not_object in [
+            r#"["Ada", "ada@example.com"]"#,
+            "[]",
+            "42",
+            r#""Ada""#,
+            "null",
+        ] {
+            assert_eq!(
+                code(not_object).unwrap(),
+                ("invalid_parameter", Some("body".into())),
+                "{not_object}"
+            );
+        }
     }
 
     #[test]

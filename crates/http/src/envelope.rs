@@ -38,6 +38,12 @@ fn request_id(req: &ServiceRequest) -> String {
     }
 }
 
+/// The path as the router matches it (percent-encoding decoded), so `/%61pi/…` is treated as the
+/// `/api/…` it routes to, not as a public page.
+pub fn routing_path(req: &ServiceRequest) -> &str {
+    req.match_info().as_str()
+}
+
 /// Paths that belong to the JSON API, as opposed to public pages.
 pub fn is_api_path(path: &str) -> bool {
     path == "/api" || path.starts_with("/api/") || path == "/v1" || path.starts_with("/v1/")
@@ -55,7 +61,7 @@ pub async fn envelope(
         .as_ref()
         .is_some_and(|s| is_https(req.request(), &s.config));
     let method = req.method().clone();
-    let path = req.path().to_string();
+    let path = routing_path(&req).to_string();
     let log = |status: u16| {
         log::info!(
             "{id} {method} {path} {status} {}ms",

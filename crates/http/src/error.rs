@@ -207,6 +207,15 @@ impl ApiError {
         )
     }
 
+    /// The public pages' forms: the same code, with the content type they do take.
+    pub fn unsupported_form_type() -> Self {
+        ApiError::invalid(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Send the form as `application/x-www-form-urlencoded`, as a browser does",
+        )
+    }
+
     pub fn resource_in_use(message: impl Into<String>) -> Self {
         ApiError::invalid(StatusCode::CONFLICT, "resource_in_use", message)
     }

@@ -5,7 +5,7 @@
 
 use crate::auth::Auth;
 use crate::body::MAX_BODY_BYTES;
-use crate::envelope::{is_api_path, RequestId};
+use crate::envelope::{is_api_path, routing_path, RequestId};
 use crate::error::ApiError;
 use crate::{blocking, AppState};
 use actix_web::body::{self, BoxBody, MessageBody};
@@ -35,7 +35,7 @@ pub async fn guard(
     let (Some(raw), Some(auth), Some(state)) = (raw, auth, state) else {
         return pass(req, next).await;
     };
-    if req.method() != Method::POST || !is_api_path(req.path()) {
+    if req.method() != Method::POST || !is_api_path(routing_path(&req)) {
         return pass(req, next).await;
     }
     let key = match IdempotencyKey::parse(&raw) {
@@ -50,8 +50,8 @@ pub async fn guard(
         Err(e) => return Ok(req.error_response(e)),
     };
     let path = match req.query_string() {
-        "" => req.path().to_string(),
-        q => format!("{}?{q}", req.path()),
+        "" => routing_path(&req).to_string(),
+        q => format!("{}?{q}", routing_path(&req)),
     };
     let request = RequestFingerprint::new(req.method().as_str(), &path, &body);
     req.set_payload(Payload::from(body));

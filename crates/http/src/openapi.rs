@@ -108,6 +108,24 @@ fn add(op: &mut Operation, status: &str, description: &str) {
         .or_insert_with(|| error_response(description).into());
 }
 
+/// `page` ≥ 1 and `1 ≤ per_page ≤ 100` (SPEC §5), as the query parser enforces them.
+fn bound_paging(op: &mut Operation) {
+    for param in op.parameters.iter_mut().flatten() {
+        let max = match param.name.as_str() {
+            "page" => None,
+            "per_page" => Some(100),
+            _ => continue,
+        };
+        let mut schema = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(1));
+        if let Some(max) = max {
+            schema = schema.maximum(Some(max));
+        }
+        param.schema = Some(schema.into());
+    }
+}
+
 /// Every keyed `POST` takes an `Idempotency-Key` (SPEC §15), with the answers that come with it.
 fn idempotent(op: &mut Operation) {
     let key = ParameterBuilder::new()
@@ -168,6 +186,7 @@ impl Modify for CommonAnswers {
                 ) {
                     *id = format!("{}_{id}", tag.replace(' ', "_"));
                 }
+                bound_paging(op);
                 let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
                 if keyed && matches!(method, HttpMethod::Post) {
                     idempotent(op);

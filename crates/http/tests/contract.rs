@@ -14,7 +14,13 @@ use serde_json::Value;
 
 async fn plain_http_is_refused_or_redirected(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
-    for path in ["/api/v1/customers", "/v1/payment-requests", "/api/v1/nope"] {
+    // Percent-encoding routes to the same place, and is guarded the same way.
+    for path in [
+        "/api/v1/customers",
+        "/v1/payment-requests",
+        "/api/v1/nope",
+        "/%61pi/v1/customers",
+    ] {
         let plain = TestRequest::get()
             .uri(path)
             .peer_addr("198.51.100.4:5000".parse().unwrap())
@@ -29,6 +35,12 @@ async fn plain_http_is_refused_or_redirected(h: Harness) {
         assert!(r.header("strict-transport-security").is_empty());
         assert_api_headers(&r);
     }
+    let encoded = send(&app, h.req(Method::GET, "/%61pi/v1/customers")).await;
+    assert_eq!(encoded.status, 200, "{}", encoded.body);
+    assert_api_headers(&encoded);
+    let anonymous = send(&app, h.anonymous(Method::GET, "/%61pi/v1/customers")).await;
+    assert_error(&anonymous, 401, "missing_api_key");
+    assert_api_headers(&anonymous);
     let trusted_but_http = h
         .req(Method::GET, "/api/v1/customers")
         .insert_header(("x-forwarded-proto", "http"));
@@ -239,6 +251,34 @@ async fn openapi_lists_exactly_the_served_routes() {
     documented.sort();
     served.sort();
     assert_eq!(documented, served);
+    // Paging bounds as the parser enforces them; bodies the handlers do without are optional.
+    for (method, path) in &served {
+        let op = &paths[path][method.to_lowercase()];
+        for p in op["parameters"].as_array().into_iter().flatten() {
+            match p["name"].as_str() {
+                Some("page") => assert_eq!(p["schema"]["minimum"], 1, "{method} {path}"),
+                Some("per_page") => {
+                    assert_eq!(p["schema"]["minimum"], 1, "{method} {path}");
+                    assert_eq!(p["schema"]["maximum"], 100, "{method} {path}");
+                }
+                _ => {}
+            }
+        }
+    }
+    for path in [
+        "/api/v1/quotations/{id}/accept",
+        "/api/v1/quotations/{id}/reject",
+        "/api/v1/quotations/{id}/convert",
+        "/api/v1/payments/{id}/reject",
+    ] {
+        let body = &paths[path]["post"]["requestBody"];
+        assert!(body.is_object(), "{path}");
+        assert_ne!(body["required"], true, "{path}: the body is optional");
+    }
+    assert_eq!(
+        paths["/api/v1/invoices"]["post"]["requestBody"]["required"],
+        true
+    );
     for (method, path) in &served {
         let op = &paths[path][method.to_lowercase()];
         let codes: Vec<&str> = op["responses"]

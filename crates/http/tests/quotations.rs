@@ -580,6 +580,13 @@ async fn a_late_accept_expires_the_quotation(h: Harness) {
         h.req(Method::POST, &format!("/api/v1/quotations/{id}/send")),
     )
     .await;
+    // Before any sweep, the page already offers no answer: it says the quotation has lapsed.
+    let (status, html) = page_html(&app, &h, &page_path(&q)).await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("has expired") && !html.contains("id=\"accept\""),
+        "{html}"
+    );
     let r = send(
         &app,
         h.req(Method::POST, &format!("/api/v1/quotations/{id}/accept")),
@@ -720,6 +727,36 @@ async fn the_page_accepts_and_declines(h: Harness) {
         .await,
         404,
         "resource_missing",
+    );
+    // Text from a form follows the API's rules: no NUL characters.
+    for (action, field) in [("accept", "name"), ("decline", "reason")] {
+        let r = send(
+            &app,
+            form(
+                &h,
+                &format!("/quote/{number}/{action}"),
+                &format!("token={token}&{field}=a%00b"),
+            ),
+        )
+        .await;
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["param"], field);
+    }
+    let r = send(
+        &app,
+        h.anonymous(Method::POST, &format!("/quote/{number}/accept"))
+            .insert_header(("content-type", "application/json"))
+            .set_payload("{}"),
+    )
+    .await;
+    assert_error(&r, 415, "unsupported_media_type");
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("x-www-form-urlencoded"),
+        "{}",
+        r.body
     );
     assert_eq!(
         send(

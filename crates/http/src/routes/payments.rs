@@ -180,7 +180,7 @@ pub async fn verify(
 /// Reject a pending payment, with an optional reason.
 #[utoipa::path(post, path = "/api/v1/payments/{id}/reject", tag = "payments",
     params(("id" = i64, Path, description = "Payment id")),
-    request_body(content = RejectPaymentInput, description = "Optional"),
+    request_body(content = Option<RejectPaymentInput>, description = "Optional"),
     responses(
         (status = 200, description = "The rejected payment", body = Payment),
         (status = 404, description = "No such payment", body = ErrorBody),

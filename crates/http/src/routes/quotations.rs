@@ -204,7 +204,7 @@ pub async fn send_post(
 /// quotation expires instead and the answer is 409.
 #[utoipa::path(post, path = "/api/v1/quotations/{id}/accept", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
-    request_body(content = AcceptInput, description = "Optional"),
+    request_body(content = Option<AcceptInput>, description = "Optional"),
     responses(
         (status = 200, description = "The accepted quotation", body = Quotation),
         (status = 404, description = "No such quotation", body = ErrorBody),
@@ -235,7 +235,7 @@ pub async fn accept(
 /// Reject a sent or viewed quotation on the prospect's behalf, with an optional reason.
 #[utoipa::path(post, path = "/api/v1/quotations/{id}/reject", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
-    request_body(content = RejectInput, description = "Optional"),
+    request_body(content = Option<RejectInput>, description = "Optional"),
     responses(
         (status = 200, description = "The rejected quotation", body = Quotation),
         (status = 404, description = "No such quotation", body = ErrorBody),
@@ -262,7 +262,7 @@ pub async fn reject(
 /// Convert an accepted quotation into a draft invoice, once.
 #[utoipa::path(post, path = "/api/v1/quotations/{id}/convert", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
-    request_body(content = ConvertInput, description = "Optional: the invoice's due date (default net_30)"),
+    request_body(content = Option<ConvertInput>, description = "Optional: the invoice's due date (default net_30)"),
     responses(
         (status = 201, description = "The conversion result", body = ConversionResult),
         (status = 404, description = "No such quotation", body = ErrorBody),

@@ -3,12 +3,13 @@
 //! payment for the merchant to verify and redirects (303) to the page, which thanks the
 //! customer, so reloading never posts twice. It never marks the invoice paid by itself.
 
+use super::require_form;
 use super::{
     limit_public, missing_as, money, query_token, render, valid_token, DocumentParts, DocumentView,
 };
 use crate::error::ApiError;
 use crate::{blocking, AppState};
-use actix_web::http::header::{CONTENT_TYPE, LOCATION};
+use actix_web::http::header::LOCATION;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
@@ -160,17 +161,6 @@ struct ReportForm {
     reference: Option<String>,
 }
 
-fn is_form(req: &HttpRequest) -> bool {
-    req.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| {
-            m.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        })
-}
-
 /// The page again, answering 422 with what the customer typed and what is wrong with it, so
 /// they can correct it without losing their input.
 async fn refused(
@@ -222,9 +212,7 @@ pub async fn report(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
-    if !is_form(&req) {
-        return Err(ApiError::unsupported_media_type());
-    }
+    require_form(&req)?;
     let form: ReportForm = serde_urlencoded::from_bytes(&body)
         .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
     let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("invoice"))?;

@@ -124,6 +124,24 @@ pub(crate) fn limit_public(state: &AppState, req: &HttpRequest) -> Result<(), Ap
     }
 }
 
+/// The pages' forms post `application/x-www-form-urlencoded`, as browsers send them.
+pub(crate) fn require_form(req: &HttpRequest) -> Result<(), ApiError> {
+    let is_form = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            m.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    if is_form {
+        Ok(())
+    } else {
+        Err(ApiError::unsupported_form_type())
+    }
+}
+
 /// A capability token as pages receive it (query string or form field).
 pub(crate) fn valid_token(token: Option<String>) -> Option<String> {
     token.filter(|t| !t.is_empty() && t.len() <= 128)

@@ -2,6 +2,7 @@
 //! and work without JavaScript. An answer redirects (303) to the page, which then confirms it,
 //! so reloading never posts twice.
 
+use super::require_form;
 use super::{
     limit_public, missing_as, query_token, render, valid_token, DocumentParts, DocumentView,
 };
@@ -9,10 +10,10 @@ use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::routes::quotations::user_agent;
 use crate::{blocking, AppState};
-use actix_web::http::header::{CONTENT_TYPE, LOCATION};
+use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::Utc;
+use chrono::{NaiveDate, Utc};
 use invoicing_domain::quotation::{AcceptInput, Answer, PublicQuotation, RejectInput};
 use invoicing_domain::quotation_status::QuotationStatus;
 use serde::Deserialize;
@@ -39,11 +40,12 @@ fn label(status: QuotationStatus) -> &'static str {
     }
 }
 
-fn confirmation(p: &PublicQuotation) -> Option<String> {
+fn confirmation(p: &PublicQuotation, today: NaiveDate) -> Option<String> {
     let q = &p.quotation;
     let day = |t: Option<chrono::DateTime<Utc>>| t.map(|t| t.date_naive().to_string());
     match q.status {
-        QuotationStatus::Draft | QuotationStatus::Sent | QuotationStatus::Viewed => None,
+        QuotationStatus::Draft => None,
+        QuotationStatus::Sent | QuotationStatus::Viewed if q.valid_until >= today => None,
         QuotationStatus::Accepted | QuotationStatus::Converted => Some(format!(
             "You accepted this quotation{}{}. Thank you: {} will be in touch.",
             q.accepted_by_name
@@ -62,22 +64,26 @@ fn confirmation(p: &PublicQuotation) -> Option<String> {
                 .unwrap_or_default(),
             p.merchant_name
         )),
-        QuotationStatus::Expired => Some(format!(
-            "This quotation was valid until {} and has expired. Please ask {} for a new one.",
-            q.valid_until, p.merchant_name
-        )),
+        // Past its validity but not yet swept: answering would only expire it (SPEC §10).
+        QuotationStatus::Sent | QuotationStatus::Viewed | QuotationStatus::Expired => {
+            Some(format!(
+                "This quotation was valid until {} and has expired. Please ask {} for a new one.",
+                q.valid_until, p.merchant_name
+            ))
+        }
     }
 }
 
 impl QuotePage {
     fn new(p: PublicQuotation, token: String) -> Self {
-        let confirmation = confirmation(&p);
+        let today = Utc::now().date_naive();
+        let confirmation = confirmation(&p, today);
         let q = p.quotation;
         QuotePage {
             status: q.status.as_str(),
             status_label: label(q.status),
             valid_until: q.valid_until.to_string(),
-            awaits_answer: q.status.awaits_answer(),
+            awaits_answer: q.status.awaits_answer() && q.valid_until >= today,
             confirmation,
             token,
             doc: DocumentView::from(DocumentParts {
@@ -143,18 +149,7 @@ async fn answer(
     accept: bool,
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
-    let is_form = req
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| {
-            m.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-    if !is_form {
-        return Err(ApiError::unsupported_media_type());
-    }
+    require_form(&req)?;
     let form: AnswerForm = serde_urlencoded::from_bytes(&body)
         .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
     let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("quotation"))?;
