@@ -124,6 +124,48 @@ async fn scopes_limit_what_a_key_may_do(h: Harness) {
         403,
         "insufficient_permissions",
     );
+    // A document with an inline customer may create one: that needs customers:write too.
+    let line = json!([{"description": "x", "quantity": 1, "unit_price_cents": 100}]);
+    let inline =
+        json!({"customer": {"name": "New", "email": "new@example.com"}, "line_items": line});
+    for path in ["/api/v1/invoices", "/api/v1/quotations"] {
+        let scopes = if path.ends_with("invoices") {
+            "invoices:write"
+        } else {
+            "quotations:write"
+        };
+        let key = h.make_key(h.account, Environment::Test, scopes, GENEROUS, None);
+        let r = send(&app, json(h.req_as(&key, Method::POST, path), &inline)).await;
+        assert_error(&r, 403, "insufficient_permissions");
+        let both = h.make_key(
+            h.account,
+            Environment::Test,
+            &format!("{scopes},customers:write"),
+            GENEROUS,
+            None,
+        );
+        let r = send(&app, json(h.req_as(&both, Method::POST, path), &inline)).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let by_id = json!({"customer_id": 1, "line_items": line});
+    let customer = send(
+        &app,
+        h.req(Method::GET, "/api/v1/customers?email=new@example.com"),
+    )
+    .await
+    .body["data"][0]["id"]
+        .clone();
+    let by_id = json!({"customer_id": customer, "line_items": by_id["line_items"]});
+    let r = send(
+        &app,
+        json(h.req_as(&other, Method::POST, "/api/v1/invoices"), &by_id),
+    )
+    .await;
+    assert_eq!(
+        r.status, 201,
+        "an existing customer needs no customers scope: {}",
+        r.body
+    );
 }
 
 async fn other_tenants_get_403_and_missing_ids_404(h: Harness) {

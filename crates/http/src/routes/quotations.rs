@@ -51,6 +51,10 @@ pub async fn create(
     body: JsonBody<QuotationInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
+    if body.0.customer.is_some() {
+        // An inline customer may be created: the key must be allowed to create customers.
+        auth.require(ApiResource::Customers, Access::Write)?;
+    }
     let new = body.0.parse(Utc::now().date_naive(), new_token())?;
     let repos = state.repos.clone();
     let quotation = blocking(move || repos.create_quotation(scope, new)).await?;
