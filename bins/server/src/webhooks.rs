@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+// ureq's resolver hook is outside its semver promise (`unversioned`): Cargo.lock pins the
+// version, and an upgrade must re-run the private-target tests (bins/server/tests/webhooks.rs).
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
