@@ -208,3 +208,63 @@ pub fn agent(allow_private: bool) -> ureq::Agent {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use invoicing_domain::event::EventId;
+    use invoicing_domain::tenant::{AccountId, Environment, Scope};
+    use invoicing_domain::webhook::WebhookEndpointId;
+    use invoicing_domain::webhook_signature::WebhookSecret;
+    use std::io::Write;
+    use std::net::TcpListener;
+
+    fn job(url: String) -> DeliveryJob {
+        DeliveryJob {
+            delivery_id: 1,
+            claim: "c".into(),
+            scope: Scope::new(AccountId(1), Environment::Test),
+            endpoint_id: WebhookEndpointId(1),
+            url,
+            secret: WebhookSecret::generate(&mut rand::rngs::OsRng),
+            event_id: EventId(7),
+            event_type: "invoice.paid".into(),
+            payload: "{}".into(),
+            attempt: 1,
+        }
+    }
+
+    /// The address checked is the address connected to: with private targets refused, nothing
+    /// on loopback is ever reached, whatever name the URL uses.
+    #[test]
+    fn private_targets_are_refused_when_connecting() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        for url in [
+            format!("http://127.0.0.1:{port}/hook"),
+            format!("http://localhost:{port}/hook"),
+        ] {
+            let outcome = attempt(&agent(false), &job(url.clone()));
+            assert_eq!(outcome.status_code, None, "{url}");
+            let error = outcome.error.unwrap_or_default();
+            assert!(error.contains("private"), "{url}: {error}");
+        }
+        assert!(listener.accept().is_err(), "no connection was made");
+
+        // Allowed, the same target is reached and its answer recorded.
+        listener.set_nonblocking(false).unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut buf);
+            stream
+                .write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+                .unwrap();
+        });
+        let outcome = attempt(&agent(true), &job(format!("http://127.0.0.1:{port}/hook")));
+        server.join().unwrap();
+        assert_eq!(outcome.status_code, Some(204), "{:?}", outcome.error);
+        assert!(outcome.is_success());
+    }
+}
