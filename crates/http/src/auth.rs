@@ -48,6 +48,22 @@ impl Auth {
     }
 }
 
+impl Auth {
+    /// The scope for creating a document (`resource`); a document that brings an inline customer
+    /// may create that customer, so the key must also be allowed to write customers.
+    pub fn require_document_write(
+        &self,
+        resource: ApiResource,
+        inline_customer: bool,
+    ) -> Result<Scope, ApiError> {
+        let scope = self.require(resource, Access::Write)?;
+        if inline_customer {
+            self.require(ApiResource::Customers, Access::Write)?;
+        }
+        Ok(scope)
+    }
+}
+
 impl FromRequest for Auth {
     type Error = ApiError;
     type Future = Ready<Result<Auth, ApiError>>;

@@ -50,11 +50,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<InvoiceInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Invoices, Access::Write)?;
-    if body.0.customer.is_some() {
-        // An inline customer may be created: the key must be allowed to create customers.
-        auth.require(ApiResource::Customers, Access::Write)?;
-    }
+    let scope = auth.require_document_write(ApiResource::Invoices, body.0.customer.is_some())?;
     let new = body.0.parse(Utc::now().date_naive(), new_token())?;
     let repos = state.repos.clone();
     let invoice = blocking(move || repos.create_invoice(scope, new)).await?;
