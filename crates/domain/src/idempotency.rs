@@ -7,8 +7,6 @@ use std::time::Duration;
 pub const KEY_MAX: usize = 255;
 /// Keys are kept at least this long; the scheduler forgets older ones.
 pub const RETENTION: Duration = Duration::from_secs(24 * 3600);
-/// A first request still marked running after this long died with its process: a retry may run.
-pub const ABANDONED_AFTER: Duration = Duration::from_secs(5 * 60);
 
 /// 1 to 255 printable ASCII characters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,11 +67,12 @@ impl StoredResponse {
     }
 }
 
-/// What a request carrying a key may do.
+/// What a request carrying a key may do. `R` is what running it needs (storage hands out the
+/// transaction the request runs in).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IdempotencyClaim {
-    /// The key is new (or its first request was abandoned): run the request.
-    Run,
+pub enum IdempotencyClaim<R> {
+    /// No request with this key has finished, and none is running: run this one.
+    Run(R),
     /// The first request finished: answer what it answered.
     Replay(StoredResponse),
     /// The first request is still running.

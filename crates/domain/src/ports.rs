@@ -26,6 +26,7 @@ use crate::webhook_signature::WebhookSecret;
 use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// Storage failures in the terms the API answers with.
 #[derive(Debug, thiserror::Error)]
@@ -306,25 +307,28 @@ pub trait ProductRepository {
 
 /// Idempotency keys (SPEC §15), per account and environment.
 pub trait IdempotencyRepository {
-    /// Claims `key` for a request, or says what the request must answer instead.
-    fn claim_idempotency_key(
+    /// Opens the transaction a request carrying `key` runs in, or says what it must answer
+    /// instead. The key stays claimed exactly as long as that transaction is open, so a process
+    /// that dies releases it at once, and the answer is stored in the same transaction as the
+    /// request's effect: no crash can keep one without the other.
+    fn begin_idempotent(
         &self,
         scope: Scope,
         key: &IdempotencyKey,
         request: &RequestFingerprint,
-        now: DateTime<Utc>,
-    ) -> RepoResult<IdempotencyClaim>;
-    /// Keeps the answer of the request that claimed `key`, for its retries.
-    fn complete_idempotency_key(
-        &self,
-        scope: Scope,
-        key: &IdempotencyKey,
-        response: &StoredResponse,
-    ) -> RepoResult<()>;
-    /// Forgets a claim whose request kept no answer, so a retry runs again.
-    fn release_idempotency_key(&self, scope: Scope, key: &IdempotencyKey) -> RepoResult<()>;
+    ) -> RepoResult<IdempotencyClaim<Box<dyn IdempotentRequest>>>;
     /// Forgets keys first used before `before`, across tenants; how many.
     fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> RepoResult<usize>;
+}
+
+/// The open transaction of a request that carries an idempotency key.
+pub trait IdempotentRequest: Send + Sync {
+    /// Repositories whose every call joins this transaction.
+    fn repos(&self) -> Arc<dyn Repositories>;
+    /// Stores the answer with the request's effect and commits both.
+    fn commit(self: Box<Self>, answer: &StoredResponse) -> RepoResult<()>;
+    /// Undoes the request's effect and frees the key. Dropping it without either also does.
+    fn rollback(self: Box<Self>) -> RepoResult<()>;
 }
 
 /// Liveness of the store, for `/readyz`.

@@ -99,7 +99,7 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<ApiKey, A
         return Err(ApiError::invalid_api_key());
     }
     let hash = hash_key(token);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let key = crate::blocking(move || repos.find_key_by_hash(&hash))
         .await?
         .ok_or_else(ApiError::invalid_api_key)?;

@@ -9,6 +9,9 @@ use invoicing_domain::validation::{FieldError, Violations};
 use serde::Serialize;
 use std::fmt;
 
+/// What a 503 tells clients to wait before retrying: about how long a failover takes.
+const RETRY_UNAVAILABLE_SECS: u64 = 5;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorType {
@@ -266,12 +269,17 @@ impl ApiError {
     }
 
     pub fn service_unavailable() -> Self {
-        ApiError::new(
+        let mut e = ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorType::ApiError,
             "service_unavailable",
             "The database is not answering; retry later",
-        )
+        );
+        e.headers.push((
+            actix_web::http::header::RETRY_AFTER,
+            HeaderValue::from(RETRY_UNAVAILABLE_SECS),
+        ));
+        e
     }
 
     /// For errors that did not start as an [`ApiError`] (actix's own), keyed by their status.

@@ -2,27 +2,33 @@
 //! caller is known: a new key runs the request and keeps its answer; a retry with the same
 //! request replays it (`Idempotent-Replayed: true`); the same key with another request is 422;
 //! while the first is still running, 409.
+//!
+//! The request runs in a transaction of its own, opened here: every storage call of the handler
+//! joins it ([`AppState::repos`]), and the answer is inserted into it before it commits. So the
+//! effect and the stored answer commit together or not at all, and the open transaction is the
+//! claim on the key: a crash (or a lost connection) ends both, and a retry then either finds the
+//! answer or runs anew. Answers that are not kept roll the effect back with them.
 
 use crate::auth::Auth;
 use crate::body::MAX_BODY_BYTES;
 use crate::envelope::{is_api_path, routing_path, RequestId};
 use crate::error::ApiError;
-use crate::{blocking, AppState};
+use crate::{blocking, blocking_within, AppState, REQUEST_REPOS};
 use actix_web::body::{self, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes, BytesMut};
-use actix_web::{HttpMessage, HttpResponse};
-use chrono::Utc;
+use actix_web::{HttpMessage, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use invoicing_domain::idempotency::{
     IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse,
 };
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::ports::IdempotentRequest;
 
 const HEADER: &str = "idempotency-key";
+const ABANDON_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 const REPLAYED: &str = "idempotent-replayed";
 
 pub async fn guard(
@@ -57,9 +63,8 @@ pub async fn guard(
     req.set_payload(Payload::from(body));
 
     let scope = auth.scope;
-    let repos = state.repos.clone();
-    let k = key.clone();
-    let claim = blocking(move || repos.claim_idempotency_key(scope, &k, &request, Utc::now()));
+    let repos = state.repos();
+    let claim = blocking(move || repos.begin_idempotent(scope, &key, &request));
     match claim.await {
         Err(e) => Ok(req.error_response(e)),
         Ok(IdempotencyClaim::InUse) => Ok(req.error_response(ApiError::idempotency_key_in_use())),
@@ -69,7 +74,7 @@ pub async fn guard(
             let replay = replay(&stored, id.as_deref());
             Ok(req.into_response(replay))
         }
-        Ok(IdempotencyClaim::Run) => run(req, next, &state, scope, key).await,
+        Ok(IdempotencyClaim::Run(tx)) => run(req, next, tx).await,
     }
 }
 
@@ -82,44 +87,53 @@ async fn pass(
         .map(ServiceResponse::map_into_boxed_body)
 }
 
-/// Runs the request and keeps its answer, or lets the key go when nothing is to be kept.
+/// Runs the request in its transaction and commits the answer with it, or rolls both back when
+/// the answer is not one to keep.
 async fn run(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
-    state: &AppState,
-    scope: Scope,
-    key: IdempotencyKey,
+    tx: Box<dyn IdempotentRequest>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let repos = state.repos.clone();
-    let outcome = next.call(req).await;
+    let outcome = REQUEST_REPOS.scope(tx.repos(), next.call(req)).await;
     let res = match outcome {
-        Ok(res) => res,
-        Err(e) => {
-            let _ = blocking(move || repos.release_idempotency_key(scope, &key)).await;
-            return Err(e);
+        Ok(res) if StoredResponse::is_kept(res.status().as_u16()) => res,
+        other => {
+            abandon(tx).await;
+            return other.map(ServiceResponse::map_into_boxed_body);
         }
     };
     let status = res.status().as_u16();
-    if !StoredResponse::is_kept(status) {
-        if let Err(e) = blocking(move || repos.release_idempotency_key(scope, &key)).await {
-            log::warn!("releasing an idempotency key: {}", e.message);
-        }
-        return Ok(res.map_into_boxed_body());
-    }
     let (req, res) = res.into_parts();
     let (head, body) = res.into_parts();
-    let bytes = body::to_bytes(body).await.unwrap_or_default();
+    let Ok(bytes) = body::to_bytes(body).await else {
+        abandon(tx).await;
+        return Ok(ServiceResponse::new(req, ApiError::internal().error_response()));
+    };
     let stored = StoredResponse {
         status,
         body: String::from_utf8_lossy(&bytes).to_string(),
     };
-    if let Err(e) = blocking(move || repos.complete_idempotency_key(scope, &key, &stored)).await {
-        log::error!("keeping the answer of an idempotent request: {}", e.message);
+    crate::failpoint::hit("idempotency.before_commit");
+    if let Err(e) = blocking(move || tx.commit(&stored)).await {
+        // Whether the commit reached the database is unknown: a retry with the key finds out.
+        log::error!("committing an idempotent request: {}", e.message);
+        return Ok(ServiceResponse::new(req, e.error_response()));
     }
+    crate::failpoint::hit("idempotency.after_commit");
     Ok(ServiceResponse::new(
         req,
         head.set_body(BoxBody::new(bytes)),
     ))
+}
+
+/// Rolls the request's transaction back, so that a corrected retry finds the key free. Waits
+/// only briefly: after a storage timeout the connection may still be busy (the rollback then
+/// finishes in the background).
+async fn abandon(tx: Box<dyn IdempotentRequest>) {
+    let rolled_back = blocking_within(ABANDON_WAIT, move || tx.rollback()).await;
+    if let Err(e) = rolled_back {
+        log::warn!("rolling back an idempotent request: {}", e.message);
+    }
 }
 
 async fn read_body(mut payload: Payload) -> Result<Bytes, ApiError> {

@@ -8,6 +8,7 @@ pub mod client;
 pub mod config;
 pub mod envelope;
 pub mod error;
+pub mod failpoint;
 pub mod idempotency;
 pub mod openapi;
 pub mod query;
@@ -24,17 +25,36 @@ use error::ApiError;
 use invoicing_domain::ports::{RepoError, Repositories};
 use ratelimit::RateLimiter;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use client::TlsConnection;
 
+/// How long a request waits for storage before it is answered 503: within SPEC §12's 10 s even
+/// when the database has stopped answering (storage's watchdog frees the connection soon after).
+pub const STORAGE_ANSWER_LIMIT: Duration = Duration::from_secs(9);
+
 /// What every handler shares.
 pub struct AppState {
-    pub repos: Arc<dyn Repositories>,
+    repos: Arc<dyn Repositories>,
     pub config: HttpConfig,
     pub limiter: RateLimiter,
 }
 
+tokio::task_local! {
+    /// Set while a request that carries an idempotency key runs: its own transaction.
+    static REQUEST_REPOS: Arc<dyn Repositories>;
+}
+
 impl AppState {
+    /// The repositories for the request being handled. Inside a request with an
+    /// `Idempotency-Key` every call joins that request's transaction, which also stores its
+    /// answer (see [`idempotency`]); handlers cannot reach storage any other way.
+    pub fn repos(&self) -> Arc<dyn Repositories> {
+        REQUEST_REPOS
+            .try_with(Arc::clone)
+            .unwrap_or_else(|_| self.repos.clone())
+    }
+
     pub fn new(repos: Arc<dyn Repositories>, config: HttpConfig) -> Self {
         AppState {
             repos,
@@ -65,17 +85,31 @@ pub fn build_app(
         .wrap(from_fn(envelope::envelope))
 }
 
-/// Runs storage work on the blocking pool, never on an async worker.
+/// Runs storage work on the blocking pool, never on an async worker; 503 when it takes longer
+/// than [`STORAGE_ANSWER_LIMIT`].
 pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, RepoError> + Send + 'static,
 {
-    match web::block(f).await {
-        Ok(result) => result.map_err(ApiError::from),
-        Err(e) => {
+    blocking_within(STORAGE_ANSWER_LIMIT, f).await
+}
+
+/// [`blocking`] with a limit of its own.
+pub async fn blocking_within<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
+{
+    match actix_web::rt::time::timeout(limit, web::block(f)).await {
+        Ok(Ok(result)) => result.map_err(ApiError::from),
+        Ok(Err(e)) => {
             log::error!("a storage task failed to complete: {e}");
             Err(ApiError::internal())
+        }
+        Err(_) => {
+            log::error!("the database did not answer within {} s", limit.as_secs());
+            Err(ApiError::service_unavailable())
         }
     }
 }

@@ -6,9 +6,8 @@ mod common;
 
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use chrono::Utc;
 use common::*;
-use invoicing_domain::idempotency::{IdempotencyKey, RequestFingerprint};
+use invoicing_domain::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint};
 use invoicing_domain::ports::IdempotencyRepository;
 use invoicing_domain::tenant::{Environment, Scope};
 use invoicing_http::build_app;
@@ -224,18 +223,14 @@ async fn rejected_requests_keep_nothing(h: Harness) {
 async fn a_running_request_holds_its_key(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     let body = invoice("f@example.com");
-    // Another process (or worker) has claimed the key and is still running that request.
+    // Another process (or worker) has begun that request and is still running it.
     let scope = Scope::new(h.account, Environment::Test);
     let request = RequestFingerprint::new("POST", "/api/v1/invoices", body.to_string().as_bytes());
     let key = IdempotencyKey::parse(b"busy").unwrap();
-    h.db.store
-        .claim_idempotency_key(scope, &key, &request, Utc::now())
-        .unwrap();
-    let r = send(
-        &app,
-        keyed(json(h.req(Method::POST, "/api/v1/invoices"), &body), "busy"),
-    )
-    .await;
+    let running = h.db.store.begin_idempotent(scope, &key, &request).unwrap();
+    assert!(matches!(running, IdempotencyClaim::Run(_)));
+    let retry = || keyed(json(h.req(Method::POST, "/api/v1/invoices"), &body), "busy");
+    let r = send(&app, retry()).await;
     assert_error(&r, 409, "idempotency_key_in_use");
     assert_eq!(
         send(&app, h.req(Method::GET, "/api/v1/invoices"))
@@ -243,13 +238,15 @@ async fn a_running_request_holds_its_key(h: Harness) {
             .body["total"],
         0
     );
-    // A claim left behind by a process that died long ago does not block the key for ever.
-    let later = Utc::now() + chrono::Duration::minutes(10);
-    let claim =
-        h.db.store
-            .claim_idempotency_key(scope, &key, &request, later)
-            .unwrap();
-    assert_eq!(claim, invoicing_domain::idempotency::IdempotencyClaim::Run);
+    // The first one dies without an answer: its transaction goes, and the retry runs at once.
+    drop(running);
+    let r = send(&app, retry()).await;
+    assert_eq!(r.status.as_u16(), 201, "{}", r.body);
+    let r = send(&app, retry()).await;
+    assert_eq!(
+        (r.status.as_u16(), r.header("idempotent-replayed")),
+        (201, "true")
+    );
 }
 
 async fn keys_belong_to_one_tenant(h: Harness) {

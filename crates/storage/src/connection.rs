@@ -3,7 +3,9 @@
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
+use crate::watchdog::{socket_of_new_connection, Socket, Watch, Watchdog};
 use diesel::r2d2::R2D2Connection;
+use std::time::Duration;
 
 #[derive(diesel::MultiConnection)]
 pub enum AnyConnection {
@@ -48,6 +50,44 @@ impl DatabaseUrl {
     }
 }
 
+/// How long one piece of database work (a query, a transaction's step, a pool check) may take
+/// before the watchdog breaks its connection. Above the server-side statement timeout, so that a
+/// merely slow statement is cancelled cleanly by the server first.
+pub const WORK_LIMIT: Duration = Duration::from_secs(8);
+/// PostgreSQL cancels a statement after this long (`statement_timeout`).
+const STATEMENT_TIMEOUT_MS: u32 = 6_000;
+/// A transaction left open by a client that went silent is ended by the server after this long,
+/// so its locks (and an idempotency key's claim) never outlive a dead process for long.
+const IDLE_IN_TRANSACTION_MS: u32 = 30_000;
+/// SQLite waits this long for another writer before answering "database is locked" (a 503).
+const SQLITE_BUSY_MS: u32 = 5_000;
+
+/// What libpq is told when the URL does not say otherwise: give up connecting to a host after
+/// 4 s, and let the kernel detect a silent peer (keepalives, unacknowledged data).
+const PG_DEFAULTS: &[(&str, &str)] = &[
+    ("connect_timeout", "4"),
+    ("keepalives", "1"),
+    ("keepalives_idle", "10"),
+    ("keepalives_interval", "3"),
+    ("keepalives_count", "3"),
+    ("tcp_user_timeout", "10000"),
+];
+
+/// A pooled connection and the socket the watchdog can break (unknown on SQLite and where the
+/// operating system does not tell).
+pub struct PooledConn {
+    pub conn: AnyConnection,
+    pub socket: Option<Socket>,
+}
+
+impl PooledConn {
+    /// Watches the work that follows until the guard drops (see [`crate::watchdog`]).
+    pub fn watch(&self) -> Option<Watch> {
+        self.socket
+            .map(|s| Watchdog::global().watch(s, WORK_LIMIT))
+    }
+}
+
 pub struct Manager {
     url: DatabaseUrl,
 }
@@ -60,38 +100,106 @@ impl Manager {
 
 /// Opens one connection, set up as the pool would set it up.
 pub fn establish(url: &DatabaseUrl) -> Result<AnyConnection, ConnectionError> {
+    open(url).map(|c| c.conn)
+}
+
+fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
     match url.backend {
         Backend::Postgres => {
-            diesel::PgConnection::establish(&url.target).map(AnyConnection::Postgresql)
+            let target = with_pg_defaults(&url.target);
+            let (conn, socket) = socket_of_new_connection(&pg_ports(&url.target), || {
+                diesel::PgConnection::establish(&target)
+            })?;
+            let mut conn = PooledConn {
+                conn: AnyConnection::Postgresql(conn),
+                socket,
+            };
+            let watch = conn.watch();
+            conn.conn
+                .batch_execute(&format!(
+                    "SET statement_timeout = {STATEMENT_TIMEOUT_MS}; \
+                     SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}; \
+                     SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 3; \
+                     SET tcp_keepalives_count = 3;"
+                ))
+                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            drop(watch);
+            Ok(conn)
         }
         Backend::Sqlite => {
             let mut conn = diesel::SqliteConnection::establish(&url.target)?;
-            // busy_timeout first: the WAL switch itself may wait for another writer.
-            conn.batch_execute(
-                "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
-                     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-            )
+            // busy_timeout first: the WAL switch itself may wait for another writer. FULL: an
+            // acknowledged write survives a power loss (SPEC §12).
+            conn.batch_execute(&format!(
+                "PRAGMA busy_timeout = {SQLITE_BUSY_MS}; PRAGMA journal_mode = WAL; \
+                     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+            ))
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
-            Ok(AnyConnection::Sqlite(conn))
+            Ok(PooledConn {
+                conn: AnyConnection::Sqlite(conn),
+                socket: None,
+            })
         }
     }
 }
 
+/// The URL with [`PG_DEFAULTS`] added where it names none of its own.
+fn with_pg_defaults(url: &str) -> String {
+    let mut out = url.to_string();
+    for (name, value) in PG_DEFAULTS {
+        let given = url
+            .split_once('?')
+            .is_some_and(|(_, q)| q.split('&').any(|p| p.split('=').next() == Some(*name)));
+        if !given {
+            out.push(if out.contains('?') { '&' } else { '?' });
+            out.push_str(&format!("{name}={value}"));
+        }
+    }
+    out
+}
+
+/// The ports a PostgreSQL URL may connect to: each host's (`h1:5432,h2:5433`), a `port=`
+/// parameter's, and the default.
+fn pg_ports(url: &str) -> Vec<u16> {
+    let mut ports = vec![5432];
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let (authority, query) = match rest.split_once('/') {
+        Some((a, r)) => (a, r.split_once('?').map_or("", |(_, q)| q)),
+        None => rest.split_once('?').unwrap_or((rest, "")),
+    };
+    let hosts = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    for host in hosts.split(',') {
+        let port = match host.rsplit_once(']') {
+            Some((_, p)) => p.strip_prefix(':'),
+            None => host.rsplit_once(':').map(|(_, p)| p),
+        };
+        ports.extend(port.and_then(|p| p.parse::<u16>().ok()));
+    }
+    for param in query.split('&') {
+        if let Some(list) = param.strip_prefix("port=") {
+            ports.extend(list.split(',').filter_map(|p| p.parse::<u16>().ok()));
+        }
+    }
+    ports
+}
+
 impl r2d2::ManageConnection for Manager {
-    type Connection = AnyConnection;
+    type Connection = PooledConn;
     type Error = ConnectionError;
 
-    fn connect(&self) -> Result<AnyConnection, ConnectionError> {
-        establish(&self.url)
+    fn connect(&self) -> Result<PooledConn, ConnectionError> {
+        open(&self.url)
     }
 
-    fn is_valid(&self, conn: &mut AnyConnection) -> Result<(), ConnectionError> {
-        conn.batch_execute("SELECT 1")
+    fn is_valid(&self, conn: &mut PooledConn) -> Result<(), ConnectionError> {
+        let _watch = conn.watch();
+        conn.conn
+            .batch_execute("SELECT 1")
             .map_err(ConnectionError::CouldntSetupConfiguration)
     }
 
-    fn has_broken(&self, conn: &mut AnyConnection) -> bool {
-        conn.is_broken()
+    fn has_broken(&self, conn: &mut PooledConn) -> bool {
+        conn.conn.is_broken()
     }
 }
 
@@ -108,5 +216,22 @@ mod tests {
         assert_eq!(lite.target, "./data/invoicing.db");
         assert!(DatabaseUrl::parse("mysql://x").is_err());
         assert!(DatabaseUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn postgres_urls_get_timeouts_unless_they_set_their_own() {
+        let plain = with_pg_defaults("postgres://u@h/db");
+        assert!(plain.starts_with("postgres://u@h/db?connect_timeout=4&keepalives=1"));
+        let own = with_pg_defaults("postgres://u@h/db?connect_timeout=9&sslmode=disable");
+        assert!(own.contains("connect_timeout=9&sslmode=disable&keepalives=1"));
+        assert!(!own.contains("connect_timeout=4"));
+    }
+
+    #[test]
+    fn every_port_of_a_multi_host_url_is_known() {
+        let ports = pg_ports("postgres://u:p@h1:5433,[::1]:5434,h3/db?target_session_attrs=read-write");
+        assert_eq!(ports, vec![5432, 5433, 5434]);
+        assert_eq!(pg_ports("postgres://h/db?port=6432"), vec![5432, 6432]);
+        assert_eq!(pg_ports("postgres://h"), vec![5432]);
     }
 }

@@ -19,9 +19,11 @@ mod products;
 mod quotation_flow;
 mod quotation_rows;
 mod quotations;
+mod request_tx;
 mod rows;
 mod schema;
 mod store;
+mod watchdog;
 mod webhook_queue;
 mod webhooks;
 

@@ -1,7 +1,8 @@
 //! The pool, transactions that behave the same on both backends, migrations, and the mapping of
 //! diesel failures to [`RepoError`].
 
-use crate::connection::{AnyConnection, Backend, DatabaseUrl, Manager};
+use crate::connection::{AnyConnection, Backend, DatabaseUrl, Manager, PooledConn};
+use crate::request_tx::{Pinned, RunningKeys};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -17,6 +18,8 @@ const MIGRATION_LOCK_ID: i64 = 0x0001_4E56_0001;
 pub(crate) const BOOTSTRAP_LOCK_ID: i64 = 0x0001_4E56_0002;
 
 pub type Pool = r2d2::Pool<Manager>;
+/// How long a caller waits for a pooled connection (also the first connect at start).
+const POOL_WAIT: Duration = Duration::from_secs(4);
 
 /// The storage handle the application holds: cheap to clone, safe to share across threads.
 #[derive(Clone)]
@@ -25,6 +28,11 @@ pub struct Store {
     backend: Backend,
     /// Base of payment links, which are part of documents as the API (and events) show them.
     public_url: Arc<str>,
+    /// Set on the handle a keyed request works through: all of its work joins that request's
+    /// transaction (see [`crate::request_tx`]).
+    pub(crate) pinned: Option<Arc<Pinned>>,
+    /// Keys of keyed requests running in this process (how SQLite tells a retry "in use").
+    pub(crate) running_keys: RunningKeys,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -53,13 +61,15 @@ impl Store {
         let pool = r2d2::Pool::builder()
             .max_size(max_connections.max(1))
             .min_idle(Some(1))
-            .connection_timeout(Duration::from_secs(5))
+            .connection_timeout(POOL_WAIT)
             .build(Manager::new(url))
             .map_err(|e| StoreError::Connect(e.to_string()))?;
         Ok(Store {
             pool,
             backend,
             public_url: Arc::from("https://localhost:8443"),
+            pinned: None,
+            running_keys: RunningKeys::default(),
         })
     }
 
@@ -84,7 +94,7 @@ impl Store {
             .pool
             .get()
             .map_err(|e| StoreError::Connect(e.to_string()))?;
-        let conn = &mut *conn;
+        let conn = &mut conn.conn;
         let run = |conn: &mut AnyConnection| -> Result<(), StoreError> {
             let migrations = match conn {
                 AnyConnection::Postgresql(_) => PG_MIGRATIONS,
@@ -118,7 +128,8 @@ impl Store {
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> RepoResult<T> {
         let mut conn = self.checkout()?;
-        f(&mut conn).map_err(TxError::into_repo)
+        let _watch = conn.watch();
+        f(&mut conn.conn).map_err(TxError::into_repo)
     }
 
     /// Runs `f` in a write transaction. SQLite starts it with `BEGIN IMMEDIATE`, so a transaction
@@ -131,19 +142,82 @@ impl Store {
     }
 
     /// Like [`Store::write`], but keeps the raw failure so callers can react to constraint
-    /// violations.
+    /// violations. Inside a keyed request's transaction, `f` runs in a savepoint of it.
     pub(crate) fn try_write<T>(
         &self,
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> Result<T, TxError> {
         let mut conn = self.checkout()?;
-        write_tx(&mut conn, f)
+        let _watch = conn.watch();
+        if self.pinned.is_some() {
+            return conn.conn.transaction(f);
+        }
+        write_tx(&mut conn.conn, f)
     }
 
-    fn checkout(&self) -> RepoResult<r2d2::PooledConnection<Manager>> {
+    /// A connection for one piece of work: the keyed request's own, or one from the pool.
+    fn checkout(&self) -> RepoResult<Checkout<'_>> {
+        match &self.pinned {
+            Some(pinned) => pinned.checkout().map(Checkout::Pinned),
+            None => self.pooled().map(Checkout::Pool),
+        }
+    }
+
+    pub(crate) fn pooled(&self) -> RepoResult<r2d2::PooledConnection<Manager>> {
         self.pool
             .get()
             .map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+/// A connection lent for one piece of work.
+enum Checkout<'a> {
+    Pool(r2d2::PooledConnection<Manager>),
+    Pinned(std::sync::MutexGuard<'a, r2d2::PooledConnection<Manager>>),
+}
+
+impl std::ops::Deref for Checkout<'_> {
+    type Target = PooledConn;
+
+    fn deref(&self) -> &PooledConn {
+        match self {
+            Checkout::Pool(c) => c,
+            Checkout::Pinned(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Checkout<'_> {
+    fn deref_mut(&mut self) -> &mut PooledConn {
+        match self {
+            Checkout::Pool(c) => c,
+            Checkout::Pinned(c) => c,
+        }
+    }
+}
+
+/// Opens a write transaction by hand (SQLite: `BEGIN IMMEDIATE`); diesel tracks it, so a
+/// `transaction` inside it becomes a savepoint.
+pub(crate) fn begin(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
+    match conn {
+        AnyConnection::Sqlite(c) => {
+            AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")
+        }
+        AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction(c),
+    }
+}
+
+pub(crate) fn commit(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
+    match conn {
+        AnyConnection::Sqlite(c) => AnsiTransactionManager::commit_transaction(c),
+        AnyConnection::Postgresql(c) => AnsiTransactionManager::commit_transaction(c),
+    }
+}
+
+pub(crate) fn rollback(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
+    match conn {
+        AnyConnection::Sqlite(c) => AnsiTransactionManager::rollback_transaction(c),
+        AnyConnection::Postgresql(c) => AnsiTransactionManager::rollback_transaction(c),
     }
 }
 
@@ -151,26 +225,19 @@ fn write_tx<T>(
     conn: &mut AnyConnection,
     f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
 ) -> Result<T, TxError> {
-    if let AnyConnection::Sqlite(c) = conn {
-        AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")?;
-        let result = f(conn);
-        let AnyConnection::Sqlite(c) = conn else {
-            unreachable!("the variant of a connection cannot change")
-        };
-        return match result {
-            Ok(v) => {
-                AnsiTransactionManager::commit_transaction(c)?;
-                Ok(v)
+    begin(conn)?;
+    match f(conn) {
+        Ok(v) => {
+            commit(conn)?;
+            Ok(v)
+        }
+        Err(e) => {
+            if let Err(failed) = rollback(conn) {
+                log::error!("rollback failed: {failed}");
             }
-            Err(e) => {
-                if let Err(rollback) = AnsiTransactionManager::rollback_transaction(c) {
-                    log::error!("rollback failed: {rollback}");
-                }
-                Err(e)
-            }
-        };
+            Err(e)
+        }
     }
-    conn.transaction(f)
 }
 
 impl HealthCheck for Store {
@@ -223,11 +290,43 @@ impl TxError {
         match self {
             TxError::Repo(e) => e,
             TxError::Db(DieselError::NotFound) => RepoError::NotFound,
-            TxError::Db(DieselError::DatabaseError(
-                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
-                info,
-            )) => RepoError::Unavailable(info.message().to_string()),
+            TxError::Db(e) if is_transient(&e) => RepoError::Unavailable(e.to_string()),
             TxError::Db(e) => RepoError::Internal(e.to_string()),
         }
+    }
+}
+
+/// Failures that say nothing about the request and everything about the database's state right
+/// now (gone, failing over, locked, too slow): the client should retry later (503), not be told
+/// of an internal error. diesel keeps no SQLSTATE for these, so some are known by message.
+fn is_transient(e: &DieselError) -> bool {
+    const MESSAGES: &[&str] = &[
+        "database is locked",
+        "database table is locked",
+        "database is busy",
+        "canceling statement due to statement timeout",
+        "canceling statement due to lock timeout",
+        "terminating connection",
+        "server closed the connection",
+        "could not receive data from server",
+        "could not send data to server",
+        "no connection to the server",
+        "connection to server",
+        "the database system is shutting down",
+        "the database system is starting up",
+        "the database system is in recovery mode",
+    ];
+    match e {
+        DieselError::DatabaseError(kind, info) => match kind {
+            DatabaseErrorKind::ClosedConnection
+            | DatabaseErrorKind::UnableToSendCommand
+            | DatabaseErrorKind::ReadOnlyTransaction => true,
+            _ => {
+                let message = info.message();
+                MESSAGES.iter().any(|m| message.contains(m))
+            }
+        },
+        DieselError::BrokenTransactionManager => true,
+        _ => false,
     }
 }

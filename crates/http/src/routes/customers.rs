@@ -42,7 +42,7 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Write)?;
     let new = body.0.parse()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     Ok(
         match blocking(move || repos.create_customer(scope, new)).await? {
             Created::New(c) => HttpResponse::Created().json(c),
@@ -71,7 +71,7 @@ pub async fn list(
     let filter = CustomerFilter {
         email: query.text("email")?,
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_customers(scope, &filter, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -91,7 +91,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Read)?;
     let id = CustomerId(parse_id(&id, "customer")?);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let customer = blocking(move || repos.get_customer(scope, id))
         .await
         .map_err(missing)?;
@@ -117,7 +117,7 @@ pub async fn update(
     let scope = auth.require(ApiResource::Customers, Access::Write)?;
     let id = CustomerId(parse_id(&id, "customer")?);
     let patch = body.0.parse()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let customer = blocking(move || repos.update_customer(scope, id, patch))
         .await
         .map_err(missing)?;
@@ -140,7 +140,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Write)?;
     let id = CustomerId(parse_id(&id, "customer")?);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     blocking(move || repos.delete_customer(scope, id))
         .await
         .map_err(missing)?;

@@ -42,7 +42,7 @@ pub async fn list(
     let filter = EventFilter {
         event_type: q.choice("type", known, &EVENT_TYPES.join(", "))?,
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_events(scope, &filter, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -62,7 +62,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Events, Access::Read)?;
     let id = EventId(parse_id(&id, "event")?);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let event = blocking(move || repos.get_event(scope, id))
         .await
         .map_err(|e| e.naming("event"))?;
@@ -92,7 +92,7 @@ pub async fn redeliver(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
     let id = EventId(parse_id(&id, "event")?);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let queued = blocking(move || repos.redeliver_event(scope, id))
         .await
         .map_err(|e| e.naming("event"))?;

@@ -1,7 +1,12 @@
 //! Liveness and readiness probes (SPEC §1); no key needed.
 
 use crate::error::ApiError;
-use crate::{blocking, AppState};
+use crate::{blocking_within, AppState};
+use std::time::Duration;
+
+/// Load balancers probe often and give up quickly: a database that does not answer within this
+/// is not ready.
+const READY_LIMIT: Duration = Duration::from_secs(3);
 use actix_web::{web, HttpResponse};
 use serde_json::json;
 
@@ -19,8 +24,8 @@ pub async fn healthz() -> HttpResponse {
         (status = 503, description = "The database does not answer", body = crate::openapi::ErrorBody),
     ))]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let repos = state.repos.clone();
-    blocking(move || repos.ping())
+    let repos = state.repos();
+    blocking_within(READY_LIMIT, move || repos.ping())
         .await
         .map_err(|_| ApiError::service_unavailable())?;
     Ok(HttpResponse::Ok().json(json!({"status": "ready"})))

@@ -52,7 +52,7 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require_document_write(ApiResource::Invoices, body.0.customer.is_some())?;
     let new = body.0.parse(Utc::now().date_naive(), new_token())?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let invoice = blocking(move || repos.create_invoice(scope, new)).await?;
     Ok(HttpResponse::Created().json(invoice))
 }
@@ -90,7 +90,7 @@ pub async fn list(
         created_after: q.date("created_after")?,
         created_before: q.date("created_before")?,
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_invoices(scope, &filter, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -110,7 +110,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Invoices, Access::Read)?;
     let id = InvoiceId(parse_id(&id, "invoice")?);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let invoice = blocking(move || repos.get_invoice(scope, id))
         .await
         .map_err(missing)?;
@@ -125,7 +125,7 @@ async fn apply(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Invoices, Access::Write)?;
     let id = InvoiceId(parse_id(id, "invoice")?);
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let invoice = blocking(move || repos.update_invoice(scope, id, patch))
         .await
         .map_err(missing)?;

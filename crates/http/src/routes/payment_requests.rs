@@ -29,7 +29,7 @@ async fn answer(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Payments, Access::Read)?;
     let page = ListQuery::parse(req.query_string(), &[])?.page()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_payment_requests(scope, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }

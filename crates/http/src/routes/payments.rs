@@ -55,7 +55,7 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Payments, Access::Write)?;
     let new = body.0.parse()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let payment = blocking(move || repos.create_payment(scope, new))
         .await
         .map_err(|e| {
@@ -116,7 +116,7 @@ pub async fn list(
         invoice_id: q.id("invoice_id")?.map(InvoiceId),
         amount_min,
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_payments(scope, &filter, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -136,7 +136,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Payments, Access::Read)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let payment = blocking(move || repos.get_payment(scope, id))
         .await
         .map_err(missing)?;
@@ -151,7 +151,7 @@ async fn apply(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Payments, Access::Write)?;
     let id = id_of(id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let payment = blocking(move || repos.change_payment(scope, id, change))
         .await
         .map_err(missing)?;

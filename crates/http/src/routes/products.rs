@@ -52,7 +52,7 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Write)?;
     let new = body.0.parse()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let product = blocking(move || repos.create_product(scope, new)).await?;
     Ok(HttpResponse::Created().json(product))
 }
@@ -77,7 +77,7 @@ pub async fn list(
     let filter = ProductFilter {
         active: q.choice("active", parse_active, "true, false")?,
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_products(scope, &filter, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -97,7 +97,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Read)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let product = blocking(move || repos.get_product(scope, id))
         .await
         .map_err(missing)?;
@@ -123,7 +123,7 @@ pub async fn update(
     let scope = auth.require(ApiResource::Products, Access::Write)?;
     let id = id_of(&id)?;
     let patch = body.0.parse()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let product = blocking(move || repos.update_product(scope, id, patch))
         .await
         .map_err(missing)?;
@@ -146,7 +146,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Write)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     blocking(move || repos.delete_product(scope, id))
         .await
         .map_err(missing)?;

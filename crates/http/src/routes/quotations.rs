@@ -52,7 +52,7 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require_document_write(ApiResource::Quotations, body.0.customer.is_some())?;
     let new = body.0.parse(Utc::now().date_naive(), new_token())?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let quotation = blocking(move || repos.create_quotation(scope, new)).await?;
     Ok(HttpResponse::Created().json(quotation))
 }
@@ -83,7 +83,7 @@ pub async fn list(
         )?,
         customer_id: q.id("customer_id")?.map(CustomerId),
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_quotations(scope, &filter, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -103,7 +103,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Read)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let quotation = blocking(move || repos.get_quotation(scope, id))
         .await
         .map_err(missing)?;
@@ -130,7 +130,7 @@ pub async fn update(
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     let id = id_of(&id)?;
     let patch = body.0.parse()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let quotation = blocking(move || repos.update_quotation(scope, id, patch))
         .await
         .map_err(missing)?;
@@ -153,7 +153,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     blocking(move || repos.delete_quotation(scope, id))
         .await
         .map_err(missing)?;
@@ -176,7 +176,7 @@ pub async fn send(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let quotation = blocking(move || repos.send_quotation(scope, id))
         .await
         .map_err(missing)?;
@@ -225,7 +225,7 @@ pub async fn accept(
         user_agent(&req),
     )?;
     let today = Utc::now().date_naive();
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let quotation = blocking(move || repos.answer_quotation(scope, id, answer, today))
         .await
         .map_err(missing)?;
@@ -252,7 +252,7 @@ pub async fn reject(
     let id = id_of(&id)?;
     let answer = body.0.parse()?;
     let today = Utc::now().date_naive();
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let quotation = blocking(move || repos.answer_quotation(scope, id, answer, today))
         .await
         .map_err(missing)?;
@@ -282,7 +282,7 @@ pub async fn convert(
     let today = Utc::now().date_naive();
     let due = body.0.parse(today)?;
     let token = new_token();
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let result = blocking(move || repos.convert_quotation(scope, id, due, token, today))
         .await
         .map_err(missing)?;

@@ -65,7 +65,7 @@ pub async fn create(
     let new = body
         .0
         .parse(scope.environment, allow_private, new_secret())?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let endpoint = blocking(move || {
         check_target(&new.url, allow_private).map_err(RepoError::Invalid)?;
         repos.create_webhook(scope, new)
@@ -89,7 +89,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
     let page = ListQuery::parse(req.query_string(), &[])?.page()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_webhooks(scope, page)).await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -109,7 +109,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let endpoint = blocking(move || repos.get_webhook(scope, id))
         .await
         .map_err(missing)?;
@@ -136,7 +136,7 @@ pub async fn update(
     let id = id_of(&id)?;
     let allow_private = state.config.webhook_allow_private;
     let patch = body.0.parse(scope.environment, allow_private)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let endpoint = blocking(move || {
         if let Some(url) = &patch.url {
             check_target(url, allow_private).map_err(RepoError::Invalid)?;
@@ -163,7 +163,7 @@ pub async fn delete(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     blocking(move || repos.delete_webhook(scope, id))
         .await
         .map_err(missing)?;
@@ -186,7 +186,7 @@ pub async fn rotate_secret(
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
     let id = id_of(&id)?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let secret = new_secret();
     let endpoint = blocking(move || repos.rotate_webhook_secret(scope, id, secret))
         .await
@@ -215,7 +215,7 @@ pub async fn deliveries(
     let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
     let id = id_of(&id)?;
     let page = ListQuery::parse(req.query_string(), &[])?.page()?;
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let page = blocking(move || repos.list_delivery_attempts(scope, id, page))
         .await
         .map_err(missing)?;

@@ -140,7 +140,7 @@ pub async fn page(
     let reported = serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
         .is_ok_and(|q| q.contains_key("reported"));
     let number = number.into_inner();
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let shown = token.clone();
     let public = blocking(move || repos.view_public_invoice(&number, &token))
         .await
@@ -170,7 +170,7 @@ async fn refused(
     form: (String, String),
     errors: Vec<FieldError>,
 ) -> Result<HttpResponse, ApiError> {
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let shown = token.clone();
     let public = blocking(move || repos.view_public_invoice(&number, &token))
         .await
@@ -229,7 +229,7 @@ pub async fn report(
         Ok(r) => r,
         Err(v) => return refused(&state, number, token, typed, v.into_errors()).await,
     };
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
     let back = format!("/invoice/{number}?token={token}");
     match blocking(move || repos.report_payment(&n, &t, report)).await {

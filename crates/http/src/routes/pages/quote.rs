@@ -121,7 +121,7 @@ pub async fn page(
     limit_public(&state, &req)?;
     let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("quotation"))?;
     let number = number.into_inner();
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let shown = token.clone();
     let public = blocking(move || repos.view_public_quotation(&number, &token))
         .await
@@ -168,7 +168,7 @@ async fn answer(
         .parse()?
     };
     let today = Utc::now().date_naive();
-    let repos = state.repos.clone();
+    let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
     let result = blocking(move || repos.answer_public_quotation(&n, &t, answer, today)).await;
     match result {

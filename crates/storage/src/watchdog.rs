@@ -1,0 +1,228 @@
+//! Deadlines for database work that can block for ever.
+//!
+//! libpq waits on its socket without a time limit. When the database host freezes (a crashed
+//! machine, a network partition, a proxy that stops forwarding but keeps the TCP connection
+//! open) a query never returns: TCP keepalives do not help when something still acknowledges the
+//! packets, and a server-side `statement_timeout` never reaches us. The only way out is to break
+//! the socket from outside, which makes libpq fail the call with a connection error; the broken
+//! connection is then dropped from the pool instead of being handed out again.
+//!
+//! Each connection remembers its socket (found when it is opened, see [`socket_of_new_connection`]);
+//! every piece of work on it is [`Watchdog::watch`]ed, and one thread shuts down the sockets whose
+//! work is past its deadline.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// A connection's socket, as the operating system knows it.
+#[cfg(unix)]
+pub type Socket = std::os::fd::RawFd;
+#[cfg(not(unix))]
+pub type Socket = i32;
+
+#[derive(Default)]
+struct Watched {
+    /// watch id → (socket, deadline)
+    entries: HashMap<u64, (Socket, Instant)>,
+}
+
+/// The process's one watchdog thread and what it watches.
+pub struct Watchdog {
+    watched: Mutex<Watched>,
+    wake: Condvar,
+    next_id: AtomicU64,
+}
+
+/// Work in progress on a socket; dropping it ends the watch.
+pub struct Watch {
+    id: u64,
+    dog: &'static Watchdog,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Ok(mut w) = self.dog.watched.lock() {
+            w.entries.remove(&self.id);
+        }
+    }
+}
+
+impl Watchdog {
+    /// The process-wide watchdog; its thread starts with the first watch.
+    pub fn global() -> &'static Watchdog {
+        static DOG: OnceLock<&'static Watchdog> = OnceLock::new();
+        DOG.get_or_init(|| {
+            let dog: &'static Watchdog = Box::leak(Box::new(Watchdog {
+                watched: Mutex::new(Watched::default()),
+                wake: Condvar::new(),
+                next_id: AtomicU64::new(1),
+            }));
+            let spawned = std::thread::Builder::new()
+                .name("db-watchdog".into())
+                .spawn(move || dog.run());
+            if let Err(e) = spawned {
+                log::error!("cannot start the database watchdog: {e}");
+            }
+            dog
+        })
+    }
+
+    /// Watches work on `socket` until the returned guard drops; past `limit` the socket is
+    /// shut down, which fails the work with a connection error.
+    pub fn watch(&'static self, socket: Socket, limit: Duration) -> Watch {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut w) = self.watched.lock() {
+            w.entries.insert(id, (socket, Instant::now() + limit));
+        }
+        self.wake.notify_one();
+        Watch { id, dog: self }
+    }
+
+    fn run(&self) {
+        let Ok(mut w) = self.watched.lock() else {
+            return;
+        };
+        loop {
+            let now = Instant::now();
+            let overdue: Vec<u64> = w
+                .entries
+                .iter()
+                .filter(|(_, (_, deadline))| *deadline <= now)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in overdue {
+                if let Some((socket, _)) = w.entries.remove(&id) {
+                    // Still under the lock: the watch has not ended, so the connection (and
+                    // with it the descriptor) is still open and still the one we watched.
+                    log::warn!("the database did not answer in time; dropping its connection");
+                    shut_down(socket);
+                }
+            }
+            let next = w.entries.values().map(|(_, d)| *d).min();
+            let wait = next.map_or(Duration::from_secs(3600), |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            w = match self.wake.wait_timeout(w, wait) {
+                Ok((guard, _)) => guard,
+                Err(_) => return,
+            };
+        }
+    }
+}
+
+#[cfg(unix)]
+fn shut_down(socket: Socket) {
+    use std::mem::ManuallyDrop;
+    use std::os::fd::FromRawFd;
+    // SAFETY: the descriptor belongs to a connection whose work is being watched, so it is open
+    // (see `run`); ManuallyDrop keeps us from closing it, which stays libpq's job. shutdown(2)
+    // works on any connected socket, TCP or Unix.
+    let stream = ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(socket) });
+    if let Err(e) = stream.shutdown(std::net::Shutdown::Both) {
+        log::debug!("shutting down a database socket: {e}");
+    }
+}
+
+#[cfg(not(unix))]
+fn shut_down(_socket: Socket) {}
+
+/// Serialises connection opening so that the socket a connection adds can be told apart.
+static OPENING: Mutex<()> = Mutex::new(());
+
+/// Opens a connection with `open` and finds the socket it created: a socket descriptor that
+/// was not there before and whose peer is one of `ports` (or a Unix socket). Other threads may
+/// open sockets meanwhile (accepted clients, webhook calls); only an unambiguous match is kept.
+pub fn socket_of_new_connection<T, E>(
+    ports: &[u16],
+    open: impl FnOnce() -> Result<T, E>,
+) -> Result<(T, Option<Socket>), E> {
+    let _serial = OPENING.lock().unwrap_or_else(|p| p.into_inner());
+    let before = sockets();
+    let conn = open()?;
+    let found: Vec<Socket> = sockets()
+        .into_iter()
+        .filter(|s| !before.contains(s) && peer_is_database(*s, ports))
+        .collect();
+    Ok((conn, (found.len() == 1).then(|| found[0])))
+}
+
+#[cfg(target_os = "linux")]
+fn sockets() -> Vec<Socket> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok())
+        .filter(|e| {
+            std::fs::read_link(e.path())
+                .map(|t| t.to_string_lossy().starts_with("socket:"))
+                .unwrap_or(false)
+        })
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
+        .collect()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sockets() -> Vec<Socket> {
+    Vec::new()
+}
+
+#[cfg(unix)]
+fn peer_is_database(socket: Socket, ports: &[u16]) -> bool {
+    use std::mem::ManuallyDrop;
+    use std::os::fd::FromRawFd;
+    // SAFETY: `socket` was listed as open an instant ago; a descriptor closed and reused in
+    // between is still a socket, and we only read its peer address and never close it.
+    let tcp = ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(socket) });
+    match tcp.peer_addr() {
+        Ok(addr) => ports.contains(&addr.port()),
+        // Not an IP socket: libpq's Unix-domain connection to a local server.
+        Err(_) => {
+            let unix = ManuallyDrop::new(unsafe {
+                std::os::unix::net::UnixStream::from_raw_fd(socket)
+            });
+            unix.peer_addr().is_ok()
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn peer_is_database(_socket: Socket, _ports: &[u16]) -> bool {
+    false
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn an_overdue_read_is_broken_and_a_finished_one_is_left_alone() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (mut client, socket) =
+            socket_of_new_connection(&[port], || TcpStream::connect(("127.0.0.1", port)))
+                .unwrap();
+        let socket = socket.expect("the new socket is found");
+        let (_server, _) = listener.accept().unwrap();
+
+        // A watch that ends in time leaves the socket usable.
+        drop(Watchdog::global().watch(socket, Duration::from_millis(50)));
+        std::thread::sleep(Duration::from_millis(150));
+        client
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        let mut buf = [0u8; 1];
+        assert!(client.read(&mut buf).is_err(), "still open, nothing to read");
+
+        // The server never answers: the watch breaks the blocked read.
+        client.set_read_timeout(None).unwrap();
+        let started = Instant::now();
+        let _watch = Watchdog::global().watch(socket, Duration::from_millis(200));
+        let n = client.read(&mut buf).unwrap_or(0);
+        assert_eq!(n, 0, "the read ends as if the peer had closed");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,1 @@
+-- Nothing to restore: the removed rows were claims without an answer.
