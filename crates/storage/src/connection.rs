@@ -3,7 +3,7 @@
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use crate::watchdog::{socket_of_new_connection, Socket, Watch, Watchdog};
+use crate::watchdog::{self, socket_of_new_connection, Socket, Watch, Watchdog};
 use diesel::r2d2::R2D2Connection;
 use std::time::Duration;
 
@@ -73,18 +73,42 @@ const PG_DEFAULTS: &[(&str, &str)] = &[
     ("tcp_user_timeout", "10000"),
 ];
 
+/// A pool check should take a round trip; a connection that needs longer is not one to use.
+const CHECK_LIMIT: Duration = Duration::from_secs(2);
+
 /// A pooled connection and the socket the watchdog can break (unknown on SQLite and where the
 /// operating system does not tell).
 pub struct PooledConn {
     pub conn: AnyConnection,
     pub socket: Option<Socket>,
+    /// The watchdog's count of breaks when this connection was opened.
+    breaks_at_open: u64,
+    /// Set when work on it failed for want of a connection: the pool drops it.
+    pub lost: bool,
 }
 
 impl PooledConn {
+    fn new(conn: AnyConnection, socket: Option<Socket>) -> PooledConn {
+        PooledConn {
+            conn,
+            socket,
+            breaks_at_open: watchdog::breaks(),
+            lost: false,
+        }
+    }
+
     /// Watches the work that follows until the guard drops (see [`crate::watchdog`]).
     pub fn watch(&self) -> Option<Watch> {
-        self.socket
-            .map(|s| Watchdog::global().watch(s, WORK_LIMIT))
+        self.watch_for(WORK_LIMIT)
+    }
+
+    fn watch_for(&self, limit: Duration) -> Option<Watch> {
+        self.socket.map(|s| Watchdog::global().watch(s, limit))
+    }
+
+    /// Opened before the watchdog last had to break a connection: likely dead the same way.
+    fn suspect(&self) -> bool {
+        self.socket.is_some() && self.breaks_at_open < watchdog::breaks()
     }
 }
 
@@ -110,10 +134,7 @@ fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
             let (conn, socket) = socket_of_new_connection(&pg_ports(&url.target), || {
                 diesel::PgConnection::establish(&target)
             })?;
-            let mut conn = PooledConn {
-                conn: AnyConnection::Postgresql(conn),
-                socket,
-            };
+            let mut conn = PooledConn::new(AnyConnection::Postgresql(conn), socket);
             let watch = conn.watch();
             conn.conn
                 .batch_execute(&format!(
@@ -135,10 +156,7 @@ fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
                      PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
             ))
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
-            Ok(PooledConn {
-                conn: AnyConnection::Sqlite(conn),
-                socket: None,
-            })
+            Ok(PooledConn::new(AnyConnection::Sqlite(conn), None))
         }
     }
 }
@@ -192,14 +210,19 @@ impl r2d2::ManageConnection for Manager {
     }
 
     fn is_valid(&self, conn: &mut PooledConn) -> Result<(), ConnectionError> {
-        let _watch = conn.watch();
+        if conn.suspect() {
+            return Err(ConnectionError::BadConnection(
+                "opened before the database last stopped answering".into(),
+            ));
+        }
+        let _watch = conn.watch_for(CHECK_LIMIT);
         conn.conn
             .batch_execute("SELECT 1")
             .map_err(ConnectionError::CouldntSetupConfiguration)
     }
 
     fn has_broken(&self, conn: &mut PooledConn) -> bool {
-        conn.conn.is_broken()
+        conn.lost || conn.suspect() || conn.conn.is_broken()
     }
 }
 
@@ -225,6 +248,20 @@ mod tests {
         let own = with_pg_defaults("postgres://u@h/db?connect_timeout=9&sslmode=disable");
         assert!(own.contains("connect_timeout=9&sslmode=disable&keepalives=1"));
         assert!(!own.contains("connect_timeout=4"));
+    }
+
+    #[test]
+    fn a_postgres_connection_knows_its_socket() {
+        let url = std::env::var("TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let url = DatabaseUrl::parse(&url).unwrap();
+        match open(&url) {
+            Ok(conn) => assert!(conn.socket.is_some(), "the watchdog can break it"),
+            Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+                eprintln!("skipping: PostgreSQL unreachable ({e})")
+            }
+            Err(e) => panic!("PostgreSQL is required under CI: {e}"),
+        }
     }
 
     #[test]

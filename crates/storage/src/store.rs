@@ -128,8 +128,11 @@ impl Store {
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> RepoResult<T> {
         let mut conn = self.checkout()?;
-        let _watch = conn.watch();
-        f(&mut conn.conn).map_err(TxError::into_repo)
+        let watch = conn.watch();
+        let result = f(&mut conn.conn);
+        drop(watch);
+        conn.note(&result);
+        result.map_err(TxError::into_repo)
     }
 
     /// Runs `f` in a write transaction. SQLite starts it with `BEGIN IMMEDIATE`, so a transaction
@@ -148,11 +151,14 @@ impl Store {
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> Result<T, TxError> {
         let mut conn = self.checkout()?;
-        let _watch = conn.watch();
-        if self.pinned.is_some() {
-            return conn.conn.transaction(f);
-        }
-        write_tx(&mut conn.conn, f)
+        let watch = conn.watch();
+        let result = match self.pinned {
+            Some(_) => conn.conn.transaction(f),
+            None => write_tx(&mut conn.conn, f),
+        };
+        drop(watch);
+        conn.note(&result);
+        result
     }
 
     /// A connection for one piece of work: the keyed request's own, or one from the pool.
@@ -167,6 +173,18 @@ impl Store {
         self.pool
             .get()
             .map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+impl Checkout<'_> {
+    /// Marks the connection lost when its work failed for want of one, so the pool drops it
+    /// instead of lending it again.
+    fn note<T>(&mut self, result: &Result<T, TxError>) {
+        if let Err(TxError::Db(e)) = result {
+            if is_connection_lost(e) {
+                self.lost = true;
+            }
+        }
     }
 }
 
@@ -293,6 +311,23 @@ impl TxError {
             TxError::Db(e) if is_transient(&e) => RepoError::Unavailable(e.to_string()),
             TxError::Db(e) => RepoError::Internal(e.to_string()),
         }
+    }
+}
+
+/// The connection itself failed (as opposed to a statement on it).
+fn is_connection_lost(e: &DieselError) -> bool {
+    match e {
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        ) => true,
+        DieselError::DatabaseError(_, info) => {
+            let message = info.message();
+            ["server closed the connection", "terminating connection", "no connection to the server", "could not receive data", "could not send data"]
+                .iter()
+                .any(|m| message.contains(m))
+        }
+        _ => false,
     }
 }
 

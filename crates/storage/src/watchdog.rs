@@ -16,6 +16,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+/// How many times the watchdog has broken a connection. A database that left one connection
+/// without an answer has likely left all that were open then (a frozen host, a partition, a
+/// failover): connections opened before the latest break are not trusted again.
+static BREAKS: AtomicU64 = AtomicU64::new(0);
+
+/// The current count of breaks; see [`BREAKS`].
+pub fn breaks() -> u64 {
+    BREAKS.load(Ordering::Acquire)
+}
+
 /// A connection's socket, as the operating system knows it.
 #[cfg(unix)]
 pub type Socket = std::os::fd::RawFd;
@@ -97,6 +107,7 @@ impl Watchdog {
                     // Still under the lock: the watch has not ended, so the connection (and
                     // with it the descriptor) is still open and still the one we watched.
                     log::warn!("the database did not answer in time; dropping its connection");
+                    BREAKS.fetch_add(1, Ordering::AcqRel);
                     shut_down(socket);
                 }
             }
