@@ -1,6 +1,7 @@
 //! The error contract (SPEC §4). Every failure, whatever produced it, becomes an [`ApiError`]
 //! here, and [`render`] is the only place its JSON body is written.
 
+use crate::escape::for_log;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
@@ -316,11 +317,11 @@ impl From<RepoError> for ApiError {
             RepoError::InvalidTransition(message) => ApiError::invalid_state_transition(message),
             RepoError::Invalid(violations) => violations.into(),
             RepoError::Unavailable(cause) => {
-                log::error!("database unavailable: {cause}");
+                log::error!("database unavailable: {cause}", cause = for_log(&cause));
                 ApiError::service_unavailable()
             }
             RepoError::Internal(cause) => {
-                log::error!("storage failure: {cause}");
+                log::error!("storage failure: {cause}", cause = for_log(&cause));
                 ApiError::internal()
             }
         }

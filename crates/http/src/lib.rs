@@ -8,6 +8,7 @@ pub mod client;
 pub mod config;
 pub mod envelope;
 pub mod error;
+pub mod escape;
 pub mod idempotency;
 pub mod openapi;
 pub mod query;
