@@ -142,9 +142,10 @@ pub(crate) fn require_form(req: &HttpRequest) -> Result<(), ApiError> {
     }
 }
 
-/// A capability token as pages receive it (query string or form field).
+/// A capability token as pages receive it (query string or form field). Tokens are never made
+/// with control characters, so one holding any names nothing; PostgreSQL would refuse a NUL.
 pub(crate) fn valid_token(token: Option<String>) -> Option<String> {
-    token.filter(|t| !t.is_empty() && t.len() <= 128)
+    token.filter(|t| !t.is_empty() && t.len() <= 128 && !t.chars().any(char::is_control))
 }
 
 pub(crate) fn query_token(req: &HttpRequest) -> Option<String> {
