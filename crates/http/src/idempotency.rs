@@ -4,7 +4,7 @@
 //! while the first is still running, 409.
 
 use crate::auth::Auth;
-use crate::body::MAX_BODY_BYTES;
+use crate::body::{next_chunk, MAX_BODY_BYTES};
 use crate::envelope::{is_api_path, routing_path, RequestId};
 use crate::error::ApiError;
 use crate::{blocking, AppState};
@@ -16,7 +16,6 @@ use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{HttpMessage, HttpResponse};
 use chrono::Utc;
-use futures_util::StreamExt;
 use invoicing_domain::idempotency::{
     IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse,
 };
@@ -124,8 +123,7 @@ async fn run(
 
 async fn read_body(mut payload: Payload) -> Result<Bytes, ApiError> {
     let mut bytes = BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
+    while let Some(chunk) = next_chunk(&mut payload).await? {
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(ApiError::payload_too_large());
         }

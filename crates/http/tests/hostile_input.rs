@@ -154,7 +154,19 @@ async fn nul_in_query_values_and_tokens(h: Harness) {
     }
 }
 
+/// SPEC §3: the pages' forms take at most 16 KiB (they are read with the stall deadline too).
+async fn page_forms_are_bounded(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let big = format!("token=abc&reason={}", "x".repeat(16 * 1024));
+    let post = h
+        .anonymous(Method::POST, "/quote/QUO-2026-000001/decline")
+        .insert_header(("content-type", "application/x-www-form-urlencoded"))
+        .set_payload(big);
+    assert_error(&send(&app, post).await, 413, "payload_too_large");
+}
+
 http_tests!(
+    page_forms_are_bounded,
     crlf_in_a_page_path_never_reaches_a_header,
     integer_query_values_out_of_range_are_400,
     nul_in_query_values_and_tokens,

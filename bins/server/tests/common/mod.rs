@@ -1,6 +1,7 @@
 //! Starting the built binary and talking HTTPS to it, shared by the end-to-end and browser tests.
 #![allow(dead_code)]
 
+pub mod raw;
 pub mod receiver;
 pub mod webdriver;
 
