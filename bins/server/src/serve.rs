@@ -11,6 +11,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::AccountRepository;
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::webhook_delivery::RetrySchedule;
+use invoicing_http::body::STALL_TIMEOUT;
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
 use invoicing_http::{build_app, AppState, TlsConnection};
 use invoicing_storage::{Backend, Store};
@@ -103,6 +104,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                 data.insert(TlsConnection);
             }
         })
+        // SPEC §3: the request head must be complete within 10 s, or actix answers 408 and
+        // closes. Bodies get the same deadline per chunk where they are read.
+        .client_request_timeout(STALL_TIMEOUT)
         .shutdown_timeout(DRAIN_SECS)
         .bind_rustls_0_23(&args.https_bind, tls)
         .with_context(|| format!("binding HTTPS_BIND {}", args.https_bind))?;

@@ -317,3 +317,70 @@ fn scheduler_sweeps_overdue_invoices_and_expired_quotations() {
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SPEC §3: a client that stops sending, in its head or its body, is answered 408 or dropped
+/// within 10 s of its last byte; it never holds its connection.
+#[test]
+fn stalled_clients_are_answered_408_or_dropped() {
+    use common::raw::{connect, send_and_stall, Outcome};
+    use std::time::Duration;
+
+    let dir = data_dir("stall");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let json_head = |extra: &str| {
+        format!(
+            "POST /api/v1/customers HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nContent-Length: 100\r\n{extra}\r\n{{\"name\": \""
+        )
+    };
+    let cases = [
+        ("a JSON body", json_head("")),
+        (
+            "an idempotent JSON body",
+            json_head("Idempotency-Key: stall-1\r\n"),
+        ),
+        (
+            "a form body",
+            "POST /quote/QUO-2026-000001/accept HTTP/1.1\r\nHost: localhost\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n\
+             token=abcd"
+                .to_string(),
+        ),
+        (
+            "a head",
+            "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".to_string(),
+        ),
+    ];
+    // Each case waits ~10 s, so they wait side by side; each bounds its own wait.
+    let waits: Vec<_> = cases
+        .into_iter()
+        .map(|(what, request)| {
+            let stream = connect(&dir, &server.https);
+            let handle = std::thread::spawn(move || {
+                send_and_stall(stream, request.as_bytes(), Duration::from_secs(20))
+            });
+            (what, handle)
+        })
+        .collect();
+    for (what, handle) in waits {
+        let (outcome, after) = handle.join().unwrap();
+        assert!(
+            after < Duration::from_secs(13),
+            "{what}: still waiting after {after:?}: {outcome:?}"
+        );
+        let text = match &outcome {
+            Outcome::Answered(t) | Outcome::Closed(t) => t,
+            Outcome::Hung(_) => panic!("{what}: the server held the connection: {outcome:?}"),
+        };
+        assert!(
+            text.is_empty() || text.starts_with("HTTP/1.1 408"),
+            "{what}: {outcome:?}"
+        );
+        if what != "a head" && !text.is_empty() {
+            assert!(text.contains("\"request_timeout\""), "{what}: {outcome:?}");
+        }
+    }
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

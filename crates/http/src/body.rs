@@ -1,15 +1,19 @@
 //! The JSON body extractor (SPEC §3, §4): content type, size, syntax, depth, NUL characters and
-//! field types are checked here, each with its own error, before a handler sees the value.
+//! field types are checked here, each with its own error, before a handler sees the value. Every
+//! body read goes through [`next_chunk`], so none waits forever for a stalled client.
 
 use crate::error::ApiError;
 use actix_web::dev::Payload;
 use actix_web::http::header::CONTENT_TYPE;
+use actix_web::rt::time::timeout;
+use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use futures_util::StreamExt;
 use invoicing_domain::validation::Violations;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::time::Duration;
 
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const MAX_DEPTH: usize = 32;
@@ -49,8 +53,7 @@ fn read_body(
             return Err(ApiError::payload_too_large());
         }
         let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY_BYTES));
-        while let Some(chunk) = payload.next().await {
-            let chunk = chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
+        while let Some(chunk) = next_chunk(&mut payload).await? {
             if bytes.len() + chunk.len() > MAX_BODY_BYTES {
                 return Err(ApiError::payload_too_large());
             }
@@ -64,6 +67,21 @@ fn read_body(
         }
         Ok(Some(bytes))
     })
+}
+
+/// How long a body may pause between two chunks before the request is answered 408 (SPEC §3).
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The next chunk of a request body, `None` at its end. Without a deadline a client that sends
+/// part of a body and then nothing would hold its connection and this task forever; the
+/// deadline restarts with every chunk, so a slow but steady upload still gets through.
+pub async fn next_chunk(payload: &mut Payload) -> Result<Option<Bytes>, ApiError> {
+    match timeout(STALL_TIMEOUT, payload.next()).await {
+        Err(_) => Err(ApiError::request_timeout()),
+        Ok(None) => Ok(None),
+        Ok(Some(Ok(chunk))) => Ok(Some(chunk)),
+        Ok(Some(Err(_))) => Err(ApiError::invalid_json("The body could not be read")),
+    }
 }
 
 impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {

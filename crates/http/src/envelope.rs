@@ -3,6 +3,7 @@
 
 use crate::client::is_https;
 use crate::error::{from_actix, render, ApiError};
+use crate::escape;
 use crate::AppState;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -13,7 +14,7 @@ use actix_web::{web, HttpMessage, HttpResponse};
 use futures_util::FutureExt;
 use rand::distributions::{Alphanumeric, DistString};
 use std::panic::AssertUnwindSafe;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The id of the request being served; also in its log line and error body.
 #[derive(Clone, Debug)]
@@ -63,10 +64,8 @@ pub async fn envelope(
     let method = req.method().clone();
     let path = routing_path(&req).to_string();
     let log = |status: u16| {
-        log::info!(
-            "{id} {method} {path} {status} {}ms",
-            started.elapsed().as_millis()
-        );
+        let line = access_line(&id, method.as_str(), &path, status, started.elapsed());
+        log::info!("{line}");
     };
 
     let mut res = if !https && !is_api_path(&path) {
@@ -74,17 +73,23 @@ pub async fn envelope(
             .as_ref()
             .map(|s| s.config.public_url.as_str())
             .unwrap_or("");
-        let query = req.query_string();
+        // The path as sent, still percent-encoded: the decoded one may hold CR LF.
+        let (raw, query) = (req.uri().path(), req.query_string());
         let target = if query.is_empty() {
-            format!("{base}{path}")
+            format!("{base}{raw}")
         } else {
-            format!("{base}{path}?{query}")
+            format!("{base}{raw}?{query}")
         };
-        req.into_response(
-            HttpResponse::MovedPermanently()
-                .insert_header((header::LOCATION, target))
+        let res = match HeaderValue::from_str(&escape::for_header(&target)) {
+            Ok(location) => HttpResponse::MovedPermanently()
+                .insert_header((header::LOCATION, location))
                 .finish(),
-        )
+            Err(_) => render(
+                &ApiError::invalid_parameter("path", "not a valid URL path"),
+                &id,
+            ),
+        };
+        req.into_response(res)
     } else {
         // The request cannot be kept for these two rare paths (routing needs it unshared), so
         // they answer through an error that carries its own request id.
@@ -101,6 +106,8 @@ pub async fn envelope(
                     .map(|s| s.to_string())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
+                let cause = escape::for_log(&cause);
+                let path = escape::for_log(&path);
                 log::error!("{id} {method} {path} panicked: {cause}");
                 log(500);
                 return Err(ApiError::internal().for_request(&id, https).into());
@@ -114,6 +121,17 @@ pub async fn envelope(
     }
     log(res.status().as_u16());
     Ok(res)
+}
+
+/// The access log line of a request. Everything in it that the client chose is escaped, so a
+/// CR or LF in a path cannot start a forged line.
+pub fn access_line(id: &str, method: &str, path: &str, status: u16, took: Duration) -> String {
+    let (id, method, path) = (
+        escape::for_log(id),
+        escape::for_log(method),
+        escape::for_log(path),
+    );
+    format!("{id} {method} {path} {status} {}ms", took.as_millis())
 }
 
 fn transport_headers(id: &str, https: bool) -> Vec<(header::HeaderName, HeaderValue)> {
@@ -148,6 +166,8 @@ fn with_error_body(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<B
     let api_error = from_actix(err);
     if api_error.status == StatusCode::INTERNAL_SERVER_ERROR && err.as_error::<ApiError>().is_none()
     {
+        // Actix's own errors may quote the request (a path segment, a header).
+        let err = escape::for_log(&err.to_string()).into_owned();
         log::error!("{id} unhandled error: {err}");
     }
     let (req, old) = res.into_parts();
@@ -158,4 +178,28 @@ fn with_error_body(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<B
         }
     }
     ServiceResponse::new(req, new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hostile_path_stays_on_one_log_line() {
+        let line = access_line(
+            "req_1",
+            "GET",
+            "/invoice/x\nFORGED GET /api/v1/customers 200 1ms\r\n\u{85}\u{2028}\x1b[31m\x00",
+            404,
+            Duration::from_millis(3),
+        );
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(!line.chars().any(|c| c.is_control()), "{line}");
+        assert!(!line.contains('\u{2028}'), "{line}");
+        assert!(
+            line.starts_with("req_1 GET /invoice/x\\nFORGED GET"),
+            "{line}"
+        );
+        assert!(line.ends_with(" 404 3ms"), "{line}");
+    }
 }

@@ -1,6 +1,7 @@
 //! The error contract (SPEC §4). Every failure, whatever produced it, becomes an [`ApiError`]
 //! here, and [`render`] is the only place its JSON body is written.
 
+use crate::escape::for_log;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
@@ -210,6 +211,24 @@ impl ApiError {
         )
     }
 
+    /// The public pages' forms are smaller than API bodies.
+    pub fn form_too_large() -> Self {
+        ApiError::invalid(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "The form is larger than 16 KiB",
+        )
+    }
+
+    /// A body that stopped arriving (SPEC §3): answered rather than waited for forever.
+    pub fn request_timeout() -> Self {
+        ApiError::invalid(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "The request body stopped arriving: nothing came for 10 s",
+        )
+    }
+
     /// The public pages' forms: the same code, with the content type they do take.
     pub fn unsupported_form_type() -> Self {
         ApiError::invalid(
@@ -290,6 +309,7 @@ impl ApiError {
                 ApiError::invalid(status, "method_not_allowed", "Method not allowed")
             }
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::payload_too_large(),
+            StatusCode::REQUEST_TIMEOUT => ApiError::request_timeout(),
             StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::unsupported_media_type(),
             StatusCode::SERVICE_UNAVAILABLE => ApiError::service_unavailable(),
             s if s.is_client_error() => ApiError::invalid(
@@ -324,11 +344,11 @@ impl From<RepoError> for ApiError {
             RepoError::InvalidTransition(message) => ApiError::invalid_state_transition(message),
             RepoError::Invalid(violations) => violations.into(),
             RepoError::Unavailable(cause) => {
-                log::error!("database unavailable: {cause}");
+                log::error!("database unavailable: {cause}", cause = for_log(&cause));
                 ApiError::service_unavailable()
             }
             RepoError::Internal(cause) => {
-                log::error!("storage failure: {cause}");
+                log::error!("storage failure: {cause}", cause = for_log(&cause));
                 ApiError::internal()
             }
         }

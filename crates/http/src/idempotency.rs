@@ -10,7 +10,7 @@
 //! answer or runs anew. Answers that are not kept roll the effect back with them.
 
 use crate::auth::Auth;
-use crate::body::MAX_BODY_BYTES;
+use crate::body::{next_chunk, MAX_BODY_BYTES};
 use crate::envelope::{is_api_path, routing_path, RequestId};
 use crate::error::ApiError;
 use crate::{blocking, blocking_within, AppState, REQUEST_REPOS};
@@ -21,7 +21,6 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{HttpMessage, HttpResponse, ResponseError};
-use futures_util::StreamExt;
 use invoicing_domain::idempotency::{
     IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse,
 };
@@ -138,8 +137,7 @@ async fn abandon(tx: Box<dyn IdempotentRequest>) {
 
 async fn read_body(mut payload: Payload) -> Result<Bytes, ApiError> {
     let mut bytes = BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| ApiError::invalid_json("The body could not be read"))?;
+    while let Some(chunk) = next_chunk(&mut payload).await? {
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(ApiError::payload_too_large());
         }

@@ -8,6 +8,7 @@ pub mod client;
 pub mod config;
 pub mod envelope;
 pub mod error;
+pub mod escape;
 pub mod failpoint;
 pub mod idempotency;
 pub mod openapi;

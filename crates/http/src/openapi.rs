@@ -196,6 +196,11 @@ impl Modify for CommonAnswers {
                     add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");
                     add(
                         op,
+                        "408",
+                        "The body stopped arriving for 10 s (`request_timeout`)",
+                    );
+                    add(
+                        op,
                         "415",
                         "Body not sent as application/json (`unsupported_media_type`)",
                     );

@@ -4,6 +4,7 @@
 use crate::error::ApiError;
 use invoicing_domain::paging::{PageRequest, DEFAULT_PER_PAGE, MAX_PER_PAGE};
 use std::collections::HashMap;
+use std::ops::RangeInclusive;
 
 pub struct ListQuery {
     values: HashMap<String, String>,
@@ -24,6 +25,14 @@ impl ListQuery {
                 return Err(ApiError::invalid_parameter(
                     name,
                     format!("unknown parameter; known: {}", known.join(", ")),
+                ));
+            }
+            // One check for every filter: no stored text holds control characters, and
+            // PostgreSQL refuses NUL outright (a 500 if it got that far).
+            if value.chars().any(char::is_control) {
+                return Err(ApiError::invalid_parameter(
+                    name,
+                    "must not contain control characters",
                 ));
             }
             if values.insert(name.clone(), value).is_some() {
@@ -88,14 +97,25 @@ impl ListQuery {
 
     /// An id filter: a positive integer.
     pub fn id(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        self.integer(name, 1..=i64::MAX, "must be a positive integer")
+    }
+
+    /// An integer filter within `range`. Parsing is checked, so a value beyond `i64` is refused
+    /// like any other out of range, never wrapped or negated into one.
+    pub fn integer(
+        &self,
+        name: &str,
+        range: RangeInclusive<i64>,
+        message: &str,
+    ) -> Result<Option<i64>, ApiError> {
         match self.values.get(name) {
             None => Ok(None),
             Some(v) => v
                 .parse::<i64>()
                 .ok()
-                .filter(|id| *id > 0)
+                .filter(|n| range.contains(n))
                 .map(Some)
-                .ok_or_else(|| ApiError::invalid_parameter(name, "must be a positive integer")),
+                .ok_or_else(|| ApiError::invalid_parameter(name, message)),
         }
     }
 
@@ -147,6 +167,32 @@ mod tests {
             page("page=1&page=2").unwrap_err().param.as_deref(),
             Some("page")
         );
+    }
+
+    #[test]
+    fn integers_out_of_range_and_control_characters_are_refused() {
+        let amount = |q: &str| {
+            ListQuery::parse(q, &["amount_min", "email"])
+                .and_then(|l| l.integer("amount_min", -10..=10, "within ±10"))
+        };
+        assert_eq!(amount("amount_min=-10").unwrap(), Some(-10));
+        assert_eq!(amount("").unwrap(), None);
+        for bad in [
+            "amount_min=-9223372036854775808",
+            "amount_min=9223372036854775808",
+            "amount_min=99999999999999999999999",
+            "amount_min=11",
+            "amount_min=",
+        ] {
+            assert_eq!(amount(bad).unwrap_err().code, "invalid_parameter", "{bad}");
+        }
+        for bad in ["email=a%00b", "email=a%0Ab", "email=%7F"] {
+            let e = amount(bad).unwrap_err();
+            assert_eq!(
+                (e.code, e.param.as_deref()),
+                ("invalid_parameter", Some("email"))
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod proxy;
+pub mod raw;
 pub mod receiver;
 pub mod webdriver;
 

@@ -92,20 +92,11 @@ pub async fn list(
         &["status", "customer_id", "invoice_id", "amount_min"],
     )?;
     let page = q.page()?;
-    let amount_min = match q.text("amount_min")? {
-        None => None,
-        Some(raw) => Some(
-            raw.parse::<i64>()
-                .ok()
-                .filter(|v| v.abs() <= MAX_AMOUNT)
-                .ok_or_else(|| {
-                    ApiError::invalid_parameter(
-                        "amount_min",
-                        "must be an integer of minor units within ±1000000000000000",
-                    )
-                })?,
-        ),
-    };
+    let amount_min = q.integer(
+        "amount_min",
+        -MAX_AMOUNT..=MAX_AMOUNT,
+        "must be an integer of minor units within ±1000000000000000",
+    )?;
     let filter = PaymentFilter {
         status: q.choice(
             "status",

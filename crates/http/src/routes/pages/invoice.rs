@@ -3,10 +3,10 @@
 //! payment for the merchant to verify and redirects (303) to the page, which thanks the
 //! customer, so reloading never posts twice. It never marks the invoice paid by itself.
 
-use super::require_form;
 use super::{
     limit_public, missing_as, money, query_token, render, valid_token, DocumentParts, DocumentView,
 };
+use super::{require_form, FormBody};
 use crate::error::ApiError;
 use crate::{blocking, AppState};
 use actix_web::http::header::LOCATION;
@@ -209,11 +209,11 @@ pub async fn report(
     state: web::Data<AppState>,
     req: HttpRequest,
     number: web::Path<String>,
-    body: web::Bytes,
+    body: FormBody,
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
     require_form(&req)?;
-    let form: ReportForm = serde_urlencoded::from_bytes(&body)
+    let form: ReportForm = serde_urlencoded::from_bytes(&body.0)
         .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
     let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("invoice"))?;
     let number = number.into_inner();

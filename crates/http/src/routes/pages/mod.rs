@@ -5,13 +5,17 @@
 pub mod invoice;
 pub mod quote;
 
+use crate::body::next_chunk;
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::ratelimit::BucketKey;
 use crate::AppState;
+use actix_web::dev::Payload;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{FromRequest, HttpRequest, HttpResponse};
 use chrono::NaiveDate;
+use futures_util::future::LocalBoxFuture;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::Customer;
 use invoicing_domain::document::LineItemView;
@@ -142,9 +146,53 @@ pub(crate) fn require_form(req: &HttpRequest) -> Result<(), ApiError> {
     }
 }
 
-/// A capability token as pages receive it (query string or form field).
+/// SPEC §3: the pages' forms are small.
+pub const MAX_FORM_BYTES: usize = 16 * 1024;
+
+/// A page form's raw body, read like API bodies: bounded, and answered 408 when the client
+/// stalls. The content type is the handler's to check, after the rate limit.
+pub struct FormBody(pub Bytes);
+
+impl FromRequest for FormBody {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if declared.is_some_and(|n| n > MAX_FORM_BYTES) {
+                return Err(ApiError::form_too_large());
+            }
+            let mut bytes = BytesMut::new();
+            while let Some(chunk) = next_chunk(&mut payload).await.map_err(not_json)? {
+                if bytes.len() + chunk.len() > MAX_FORM_BYTES {
+                    return Err(ApiError::form_too_large());
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok(FormBody(bytes.freeze()))
+        })
+    }
+}
+
+/// A form that could not be read is no JSON syntax error.
+fn not_json(e: ApiError) -> ApiError {
+    if e.code == "invalid_json" {
+        ApiError::invalid_parameter("body", "the form could not be read")
+    } else {
+        e
+    }
+}
+
+/// A capability token as pages receive it (query string or form field). Tokens are never made
+/// with control characters, so one holding any names nothing; PostgreSQL would refuse a NUL.
 pub(crate) fn valid_token(token: Option<String>) -> Option<String> {
-    token.filter(|t| !t.is_empty() && t.len() <= 128)
+    token.filter(|t| !t.is_empty() && t.len() <= 128 && !t.chars().any(char::is_control))
 }
 
 pub(crate) fn query_token(req: &HttpRequest) -> Option<String> {

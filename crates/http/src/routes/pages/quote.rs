@@ -2,10 +2,10 @@
 //! and work without JavaScript. An answer redirects (303) to the page, which then confirms it,
 //! so reloading never posts twice.
 
-use super::require_form;
 use super::{
     limit_public, missing_as, query_token, render, valid_token, DocumentParts, DocumentView,
 };
+use super::{require_form, FormBody};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::routes::quotations::user_agent;
@@ -145,12 +145,12 @@ async fn answer(
     state: web::Data<AppState>,
     req: HttpRequest,
     number: String,
-    body: web::Bytes,
+    body: FormBody,
     accept: bool,
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
     require_form(&req)?;
-    let form: AnswerForm = serde_urlencoded::from_bytes(&body)
+    let form: AnswerForm = serde_urlencoded::from_bytes(&body.0)
         .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
     let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("quotation"))?;
     let answer: Answer = if accept {
@@ -197,7 +197,7 @@ pub async fn accept(
     state: web::Data<AppState>,
     req: HttpRequest,
     number: web::Path<String>,
-    body: web::Bytes,
+    body: FormBody,
 ) -> Result<HttpResponse, ApiError> {
     answer(state, req, number.into_inner(), body, true).await
 }
@@ -216,7 +216,7 @@ pub async fn decline(
     state: web::Data<AppState>,
     req: HttpRequest,
     number: web::Path<String>,
-    body: web::Bytes,
+    body: FormBody,
 ) -> Result<HttpResponse, ApiError> {
     answer(state, req, number.into_inner(), body, false).await
 }
