@@ -79,7 +79,7 @@ pub struct ServeArgs {
         default_value = "5s,5m,30m,2h,5h,10h,10h"
     )]
     pub webhook_retry_schedule: String,
-    /// Allow webhook URLs on loopback/private/link-local addresses.
+    /// Allow webhook URLs on addresses that are not globally reachable (loopback, private, …).
     #[arg(long, env = "WEBHOOK_ALLOW_PRIVATE_TARGETS", default_value_t = false, action = clap::ArgAction::Set)]
     pub webhook_allow_private_targets: bool,
     /// Default requests per minute per key (and per IP without a valid key).

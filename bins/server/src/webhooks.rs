@@ -164,7 +164,7 @@ fn describe(e: &ureq::Error) -> String {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("refused: the host resolves to a loopback, private or link-local address")]
+#[error("refused: the host resolves to a private or otherwise not globally reachable address")]
 struct PrivateTarget;
 
 /// Resolves as usual, then refuses private addresses: the connection goes only to addresses

@@ -2,16 +2,37 @@
 //! HTTPS (verifying its generated certificate), driven through its CLI, and stopped by SIGTERM.
 
 mod common;
+// The server's own reader of certificate dates, so that this test judges by the same rules.
+#[path = "../src/tls/validity.rs"]
+mod validity;
 
 use common::*;
 use serde_json::json;
+use std::path::Path;
 use std::process::Command;
+use time::{Duration, OffsetDateTime};
+
+/// The generated certificate's lifetime and what is left of it, read back from DATA_DIR.
+fn generated_certificate(dir: &Path) -> (Duration, Duration) {
+    let pem = std::fs::read_to_string(dir.join("tls/localhost.crt")).unwrap();
+    let der = rustls_pemfile::certs(&mut pem.as_bytes())
+        .next()
+        .unwrap()
+        .unwrap();
+    let v = validity::read(&der).unwrap();
+    (
+        v.not_after - v.not_before,
+        v.not_after - OffsetDateTime::now_utc(),
+    )
+}
 
 #[test]
 fn serves_https_and_drains_on_sigterm() {
     let dir = data_dir("serve");
     let server = start(&dir);
     let key = server.printed_key().expect("first start prints a test key");
+    let (lifetime, _) = generated_certificate(&dir);
+    assert!((364..=366).contains(&lifetime.whole_days()), "{lifetime}");
     assert!(server
         .printed
         .iter()
@@ -184,6 +205,41 @@ fn serves_https_and_drains_on_sigterm() {
     );
     assert_eq!((status, list["total"].as_i64()), (200, Some(1)));
     assert!(again.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SPEC §1: a generated certificate with under 30 days left is replaced at start by one valid for
+/// a year, which the server then uses.
+#[test]
+fn renews_a_generated_certificate_close_to_expiry() {
+    let dir = data_dir("renew");
+    let now = OffsetDateTime::now_utc();
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+    params.not_before = now - Duration::days(355);
+    params.not_after = now + Duration::days(10);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let old = params.self_signed(&key).unwrap().pem();
+    std::fs::create_dir_all(dir.join("tls")).unwrap();
+    std::fs::write(dir.join("tls/localhost.key"), key.serialize_pem()).unwrap();
+    std::fs::write(dir.join("tls/localhost.crt"), &old).unwrap();
+
+    let server = start(&dir);
+    let (lifetime, left) = generated_certificate(&dir);
+    assert!((364..=366).contains(&lifetime.whole_days()), "{lifetime}");
+    assert!(left > Duration::days(364), "{left}");
+    assert_eq!(
+        call(
+            &agent(&dir),
+            "GET",
+            &format!("{}/healthz", server.https),
+            None,
+            None
+        )
+        .0,
+        200,
+        "served with the new certificate"
+    );
+    assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

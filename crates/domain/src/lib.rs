@@ -13,6 +13,7 @@ pub mod event;
 pub mod idempotency;
 pub mod invoice;
 pub mod invoice_status;
+pub mod ip_ranges;
 pub mod lines;
 pub mod money;
 pub mod paging;

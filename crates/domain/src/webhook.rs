@@ -77,38 +77,11 @@ impl EventSelection {
 }
 
 /// Whether an address is one a webhook may never reach unless private targets are allowed:
-/// loopback, private, link-local, shared (CGNAT), multicast, broadcast, unspecified, documentation
-/// and unique-local ranges, also when written as IPv4-mapped IPv6.
+/// anything the IANA special-purpose registries do not call globally reachable, also when an
+/// IPv6 form (mapped, compatible, NAT64, 6to4, Teredo) carries such an IPv4 address. The table
+/// lives in [`crate::ip_ranges`].
 pub fn is_private_target(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_unspecified()
-                || v4.is_documentation()
-                || o[0] == 0
-                || (o[0] == 100 && (64..128).contains(&o[1]))
-                || (o[0] == 192 && o[1] == 0 && o[2] == 0)
-                || o[0] >= 240
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_private_target(IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-                || (s[0] == 0x2001 && s[1] == 0x0db8)
-                || (s[0] == 0x0064 && s[1] == 0xff9b)
-        }
-    }
+    !crate::ip_ranges::is_global(ip)
 }
 
 /// A webhook URL that passed the rules that need no network: absolute http(s), a host, no
@@ -142,7 +115,7 @@ impl WebhookUrl {
             Some(url::Host::Domain(_)) => None,
         };
         if !allow_private && literal.is_some_and(is_private_target) {
-            return Err("must not point to a loopback, private or link-local address");
+            return Err("must not point to a private or otherwise not globally reachable address");
         }
         Ok(WebhookUrl(url))
     }

@@ -1,6 +1,6 @@
 //! Where a webhook may point (SPEC §11): the host is resolved and every address it resolves to
-//! must be public, unless private targets are allowed. Checked when an endpoint is registered or
-//! changed; the delivery worker checks again on every attempt, as DNS can change.
+//! must be globally reachable, unless private targets are allowed. Checked when an endpoint is
+//! registered or changed; the delivery worker checks again on every attempt, as DNS can change.
 
 use invoicing_domain::validation::Violations;
 use invoicing_domain::webhook::{is_private_target, WebhookUrl};
@@ -23,7 +23,7 @@ pub fn check_target(url: &WebhookUrl, allow_private: bool) -> Result<(), Violati
         return refuse("the host could not be resolved");
     }
     if addrs.iter().any(|a| is_private_target(a.ip())) {
-        return refuse("resolves to a loopback, private or link-local address");
+        return refuse("resolves to a private or otherwise not globally reachable address");
     }
     Ok(())
 }

@@ -1231,9 +1231,49 @@ async fn events_reach_only_endpoints_of_their_environment(h: Harness) {
     );
 }
 
+/// SPEC §11: every address that is not globally reachable is refused, however it is written:
+/// the special-purpose ranges that are neither loopback nor RFC 1918, and loopback or private
+/// IPv4 hidden in the IPv6 forms that embed it. Literal addresses need no DNS here.
+async fn non_global_targets_are_refused_in_every_form(h: Harness) {
+    assert!(!h.state.config.webhook_allow_private);
+    let app = init_service(build_app(h.state.clone())).await;
+    for url in [
+        "http://[::127.0.0.1]/",
+        "http://[2002:7f00:1::1]/",
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+        "http://198.18.0.2/",
+        "http://[100::1]/",
+        "http://[64:ff9b::7f00:1]/",
+        "http://[64:ff9b:1::808:808]/",
+        "http://[2001:db8::1]/",
+        "http://192.0.0.8/",
+        "http://240.0.0.1/",
+    ] {
+        let r = send(
+            &app,
+            json(
+                h.req(Method::POST, "/api/v1/webhooks"),
+                &json!({"url": url, "events": ["*"]}),
+            ),
+        )
+        .await;
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["param"], "url", "{url}: {}", r.body);
+    }
+    // The same forms around a public IPv4 address stay usable.
+    for url in [
+        "http://[2002:808:808::1]/",
+        "http://[64:ff9b::808:808]/",
+        "http://[2606:4700:4700::1111]/",
+    ] {
+        register(&app, &h, &h.key, json!({"url": url, "events": ["*"]})).await;
+    }
+}
+
 http_tests!(
     create_read_and_list_never_show_the_secret_again,
     unsafe_targets_are_refused_unless_allowed,
+    non_global_targets_are_refused_in_every_form,
     patch_changes_url_events_enabled_and_description,
     delete_answers_204_then_404_everywhere,
     rotate_secret_answers_a_new_secret_used_from_then_on,
