@@ -91,10 +91,19 @@ fn crash_at(dir: &Path, url: &str, failpoint: &str, api_key: Option<String>, ide
         dir,
         &[("DATABASE_URL", url), ("INVOICING_FAILPOINT", failpoint)],
     );
-    let key = api_key.or_else(|| server.printed_key()).expect("an API key");
+    let key = api_key
+        .or_else(|| server.printed_key())
+        .expect("an API key");
     let agent = bounded_agent(dir);
     let url = format!("{}/api/v1/invoices", server.https);
-    let answered = request(&agent, "POST", &url, &key, Some(idem), Some(&invoice_body()));
+    let answered = request(
+        &agent,
+        "POST",
+        &url,
+        &key,
+        Some(idem),
+        Some(&invoice_body()),
+    );
     assert!(answered.is_err(), "the process died before answering");
     let status = server.child.wait().unwrap();
     assert!(!status.success(), "aborted at {failpoint}: {status}");
@@ -117,8 +126,21 @@ fn kill_around_the_commit(backend: Backend) {
     let server = start_with(&dir, &[("DATABASE_URL", &url)]);
     let agent = bounded_agent(&dir);
     let invoices = format!("{}/api/v1/invoices", server.https);
-    let retry = request(&agent, "POST", &invoices, &key, Some("K1"), Some(&invoice_body())).unwrap();
-    assert_eq!((retry.status, retry.replayed), (201, true), "{}", retry.body);
+    let retry = request(
+        &agent,
+        "POST",
+        &invoices,
+        &key,
+        Some("K1"),
+        Some(&invoice_body()),
+    )
+    .unwrap();
+    assert_eq!(
+        (retry.status, retry.replayed),
+        (201, true),
+        "{}",
+        retry.body
+    );
     assert_eq!(invoice_count(&agent, &server, &key), 1, "no second invoice");
     let first = request(&agent, "GET", &invoices, &key, None, None).unwrap();
     assert_eq!(first.body["data"][0]["id"], retry.body["id"]);
@@ -128,9 +150,30 @@ fn kill_around_the_commit(backend: Backend) {
     let key = crash_at(&dir, &url, "idempotency.before_commit", Some(key), "K2");
     let server = start_with(&dir, &[("DATABASE_URL", &url)]);
     let invoices = format!("{}/api/v1/invoices", server.https);
-    let retry = request(&agent, "POST", &invoices, &key, Some("K2"), Some(&invoice_body())).unwrap();
-    assert_eq!((retry.status, retry.replayed), (201, false), "{}", retry.body);
-    let again = request(&agent, "POST", &invoices, &key, Some("K2"), Some(&invoice_body())).unwrap();
+    let retry = request(
+        &agent,
+        "POST",
+        &invoices,
+        &key,
+        Some("K2"),
+        Some(&invoice_body()),
+    )
+    .unwrap();
+    assert_eq!(
+        (retry.status, retry.replayed),
+        (201, false),
+        "{}",
+        retry.body
+    );
+    let again = request(
+        &agent,
+        "POST",
+        &invoices,
+        &key,
+        Some("K2"),
+        Some(&invoice_body()),
+    )
+    .unwrap();
     assert_eq!((again.status, again.replayed), (201, true));
     assert_eq!(again.body["id"], retry.body["id"]);
     assert_eq!(invoice_count(&agent, &server, &key), 2);
@@ -163,7 +206,10 @@ fn assert_unavailable_in_time(what: &str, call: impl FnOnce() -> Result<Answer, 
     let answer = call().unwrap_or_else(|e| panic!("{what}: no answer ({e})"));
     let took = started.elapsed();
     assert_eq!(answer.status, 503, "{what}: {}", answer.body);
-    assert_eq!(answer.body["error"]["code"], "service_unavailable", "{what}");
+    assert_eq!(
+        answer.body["error"]["code"], "service_unavailable",
+        "{what}"
+    );
     assert!(answer.retry_after, "{what}: Retry-After");
     assert!(took < Duration::from_secs(10), "{what} took {took:?}");
 }
@@ -220,7 +266,12 @@ fn a_frozen_postgres_is_503_in_time_and_the_server_recovers_by_itself() {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
-    assert_eq!(request(&agent, "GET", &ready, &key, None, None).unwrap().status, 200);
+    assert_eq!(
+        request(&agent, "GET", &ready, &key, None, None)
+            .unwrap()
+            .status,
+        200
+    );
     // The create answered 503 never committed: its key is free, and it runs once.
     let r = request(&agent, "POST", &customers, &key, Some("during"), Some(&bob)).unwrap();
     assert_eq!((r.status, r.replayed), (201, false), "{}", r.body);
@@ -241,7 +292,9 @@ fn a_locked_sqlite_database_is_503_not_500() {
     let customers = format!("{}/api/v1/customers", server.https);
     let ada = json!({"name": "Ada", "email": "ada@example.com"});
     assert_eq!(
-        request(&agent, "POST", &customers, &key, None, Some(&ada)).unwrap().status,
+        request(&agent, "POST", &customers, &key, None, Some(&ada))
+            .unwrap()
+            .status,
         201
     );
 

@@ -106,7 +106,10 @@ async fn run(
     let (head, body) = res.into_parts();
     let Ok(bytes) = body::to_bytes(body).await else {
         abandon(tx).await;
-        return Ok(ServiceResponse::new(req, ApiError::internal().error_response()));
+        return Ok(ServiceResponse::new(
+            req,
+            ApiError::internal().error_response(),
+        ));
     };
     let stored = StoredResponse {
         status,

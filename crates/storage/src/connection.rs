@@ -1,9 +1,9 @@
 //! One connection type for both backends, and a pool manager that picks the backend from the
 //! URL scheme and keeps the real connection error (diesel's derived `establish` loses it).
 
+use crate::watchdog::{self, socket_of_new_connection, Socket, Watch, Watchdog};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use crate::watchdog::{self, socket_of_new_connection, Socket, Watch, Watchdog};
 use diesel::r2d2::R2D2Connection;
 use std::time::Duration;
 
@@ -62,10 +62,14 @@ const IDLE_IN_TRANSACTION_MS: u32 = 30_000;
 /// SQLite waits this long for another writer before answering "database is locked" (a 503).
 const SQLITE_BUSY_MS: u32 = 5_000;
 
+/// libpq's `connect_timeout` below; opening a connection may take this long per host (and
+/// diesel's session setup after it).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// What libpq is told when the URL does not say otherwise: give up connecting to a host after
-/// 4 s, and let the kernel detect a silent peer (keepalives, unacknowledged data).
+/// 3 s, and let the kernel detect a silent peer (keepalives, unacknowledged data).
 const PG_DEFAULTS: &[(&str, &str)] = &[
-    ("connect_timeout", "4"),
+    ("connect_timeout", "3"),
     ("keepalives", "1"),
     ("keepalives_idle", "10"),
     ("keepalives_interval", "3"),
@@ -131,7 +135,9 @@ fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
     match url.backend {
         Backend::Postgres => {
             let target = with_pg_defaults(&url.target);
-            let (conn, socket) = socket_of_new_connection(&pg_ports(&url.target), || {
+            let ports = pg_ports(&url.target);
+            let limit = CONNECT_TIMEOUT * (ports.len() as u32) + CHECK_LIMIT;
+            let (conn, socket) = socket_of_new_connection(&ports, limit, || {
                 diesel::PgConnection::establish(&target)
             })?;
             let mut conn = PooledConn::new(AnyConnection::Postgresql(conn), socket);
@@ -244,10 +250,10 @@ mod tests {
     #[test]
     fn postgres_urls_get_timeouts_unless_they_set_their_own() {
         let plain = with_pg_defaults("postgres://u@h/db");
-        assert!(plain.starts_with("postgres://u@h/db?connect_timeout=4&keepalives=1"));
+        assert!(plain.starts_with("postgres://u@h/db?connect_timeout=3&keepalives=1"));
         let own = with_pg_defaults("postgres://u@h/db?connect_timeout=9&sslmode=disable");
         assert!(own.contains("connect_timeout=9&sslmode=disable&keepalives=1"));
-        assert!(!own.contains("connect_timeout=4"));
+        assert!(!own.contains("connect_timeout=3"));
     }
 
     #[test]
@@ -266,7 +272,8 @@ mod tests {
 
     #[test]
     fn every_port_of_a_multi_host_url_is_known() {
-        let ports = pg_ports("postgres://u:p@h1:5433,[::1]:5434,h3/db?target_session_attrs=read-write");
+        let ports =
+            pg_ports("postgres://u:p@h1:5433,[::1]:5434,h3/db?target_session_attrs=read-write");
         assert_eq!(ports, vec![5432, 5433, 5434]);
         assert_eq!(pg_ports("postgres://h/db?port=6432"), vec![5432, 6432]);
         assert_eq!(pg_ports("postgres://h"), vec![5432]);

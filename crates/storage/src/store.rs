@@ -189,6 +189,10 @@ impl Checkout<'_> {
 }
 
 /// A connection lent for one piece of work.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "lives on the stack for one call; boxing would allocate on every checkout"
+)]
 enum Checkout<'a> {
     Pool(r2d2::PooledConnection<Manager>),
     Pinned(std::sync::MutexGuard<'a, r2d2::PooledConnection<Manager>>),
@@ -323,9 +327,15 @@ fn is_connection_lost(e: &DieselError) -> bool {
         ) => true,
         DieselError::DatabaseError(_, info) => {
             let message = info.message();
-            ["server closed the connection", "terminating connection", "no connection to the server", "could not receive data", "could not send data"]
-                .iter()
-                .any(|m| message.contains(m))
+            [
+                "server closed the connection",
+                "terminating connection",
+                "no connection to the server",
+                "could not receive data",
+                "could not send data",
+            ]
+            .iter()
+            .any(|m| message.contains(m))
         }
         _ => false,
     }

@@ -32,10 +32,20 @@ pub type Socket = std::os::fd::RawFd;
 #[cfg(not(unix))]
 pub type Socket = i32;
 
+/// What a watch breaks when its deadline passes.
+enum Target {
+    /// An open connection's socket.
+    Socket(Socket),
+    /// Whatever socket a connection being opened has made so far (a new inode with a database
+    /// peer): opening runs queries of its own (libpq's handshake is bounded by
+    /// `connect_timeout`, diesel's session setup is not).
+    Opening { before: Vec<u64>, ports: Vec<u16> },
+}
+
 #[derive(Default)]
 struct Watched {
-    /// watch id → (socket, deadline)
-    entries: HashMap<u64, (Socket, Instant)>,
+    /// watch id → (what, deadline)
+    entries: HashMap<u64, (Target, Instant)>,
 }
 
 /// The process's one watchdog thread and what it watches.
@@ -82,9 +92,13 @@ impl Watchdog {
     /// Watches work on `socket` until the returned guard drops; past `limit` the socket is
     /// shut down, which fails the work with a connection error.
     pub fn watch(&'static self, socket: Socket, limit: Duration) -> Watch {
+        self.add(Target::Socket(socket), limit)
+    }
+
+    fn add(&'static self, target: Target, limit: Duration) -> Watch {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut w) = self.watched.lock() {
-            w.entries.insert(id, (socket, Instant::now() + limit));
+            w.entries.insert(id, (target, Instant::now() + limit));
         }
         self.wake.notify_one();
         Watch { id, dog: self }
@@ -103,12 +117,25 @@ impl Watchdog {
                 .map(|(id, _)| *id)
                 .collect();
             for id in overdue {
-                if let Some((socket, _)) = w.entries.remove(&id) {
+                let Some((target, _)) = w.entries.remove(&id) else {
+                    continue;
+                };
+                log::warn!("the database did not answer in time; dropping its connection");
+                BREAKS.fetch_add(1, Ordering::AcqRel);
+                match target {
                     // Still under the lock: the watch has not ended, so the connection (and
                     // with it the descriptor) is still open and still the one we watched.
-                    log::warn!("the database did not answer in time; dropping its connection");
-                    BREAKS.fetch_add(1, Ordering::AcqRel);
-                    shut_down(socket);
+                    Target::Socket(socket) => shut_down(socket),
+                    // Opening is serialised, so a new socket with a database peer is the one
+                    // being opened. (A descriptor closed and reused between the listing and
+                    // the shutdown could be another socket: rare, and only during an outage.)
+                    Target::Opening { before, ports } => {
+                        for (fd, inode) in sockets() {
+                            if !before.contains(&inode) && peer_is_database(fd, &ports) {
+                                shut_down(fd);
+                            }
+                        }
+                    }
                 }
             }
             let next = w.entries.values().map(|(_, d)| *d).min();
@@ -142,40 +169,63 @@ fn shut_down(_socket: Socket) {}
 /// Serialises connection opening so that the socket a connection adds can be told apart.
 static OPENING: Mutex<()> = Mutex::new(());
 
-/// Opens a connection with `open` and finds the socket it created: a socket descriptor that
-/// was not there before and whose peer is one of `ports` (or a Unix socket). Other threads may
-/// open sockets meanwhile (accepted clients, webhook calls); only an unambiguous match is kept.
+/// Opens a connection with `open` and finds the socket it created: one that was not there before
+/// (told apart by its inode: a descriptor number may be reused as another thread closes one)
+/// and whose peer is one of `ports` (or a Unix socket). Other threads may open sockets meanwhile
+/// (accepted clients, webhook calls); only an unambiguous match is kept.
+/// Opening itself is watched: past `limit` its socket is broken.
 pub fn socket_of_new_connection<T, E>(
     ports: &[u16],
+    limit: Duration,
     open: impl FnOnce() -> Result<T, E>,
 ) -> Result<(T, Option<Socket>), E> {
     let _serial = OPENING.lock().unwrap_or_else(|p| p.into_inner());
-    let before = sockets();
-    let conn = open()?;
+    let before: Vec<u64> = sockets().into_iter().map(|(_, inode)| inode).collect();
+    let opening = Target::Opening {
+        before: before.clone(),
+        ports: ports.to_vec(),
+    };
+    let watch = Watchdog::global().add(opening, limit);
+    let conn = open();
+    drop(watch);
+    let conn = conn?;
     let found: Vec<Socket> = sockets()
         .into_iter()
-        .filter(|s| !before.contains(s) && peer_is_database(*s, ports))
+        .filter(|(fd, inode)| !before.contains(inode) && peer_is_database(*fd, ports))
+        .map(|(fd, _)| fd)
         .collect();
+    if cfg!(target_os = "linux") && found.len() != 1 {
+        log::warn!(
+            "cannot tell which socket a new database connection uses ({} candidates): \
+             a database that stops answering will hold it until TCP gives up",
+            found.len()
+        );
+    }
     Ok((conn, (found.len() == 1).then(|| found[0])))
 }
 
+/// Open sockets as (descriptor, inode).
 #[cfg(target_os = "linux")]
-fn sockets() -> Vec<Socket> {
+fn sockets() -> Vec<(Socket, u64)> {
     let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok())
-        .filter(|e| {
-            std::fs::read_link(e.path())
-                .map(|t| t.to_string_lossy().starts_with("socket:"))
-                .unwrap_or(false)
+        .filter_map(|e| {
+            let target = std::fs::read_link(e.path()).ok()?;
+            let inode = target
+                .to_str()?
+                .strip_prefix("socket:[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()?;
+            Some((e.file_name().to_str()?.parse().ok()?, inode))
         })
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
         .collect()
 }
 
 #[cfg(not(target_os = "linux"))]
-fn sockets() -> Vec<Socket> {
+fn sockets() -> Vec<(Socket, u64)> {
     Vec::new()
 }
 
@@ -190,9 +240,8 @@ fn peer_is_database(socket: Socket, ports: &[u16]) -> bool {
         Ok(addr) => ports.contains(&addr.port()),
         // Not an IP socket: libpq's Unix-domain connection to a local server.
         Err(_) => {
-            let unix = ManuallyDrop::new(unsafe {
-                std::os::unix::net::UnixStream::from_raw_fd(socket)
-            });
+            let unix =
+                ManuallyDrop::new(unsafe { std::os::unix::net::UnixStream::from_raw_fd(socket) });
             unix.peer_addr().is_ok()
         }
     }
@@ -214,8 +263,10 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let (mut client, socket) =
-            socket_of_new_connection(&[port], || TcpStream::connect(("127.0.0.1", port)))
-                .unwrap();
+            socket_of_new_connection(&[port], Duration::from_secs(5), || {
+                TcpStream::connect(("127.0.0.1", port))
+            })
+            .unwrap();
         let socket = socket.expect("the new socket is found");
         let (_server, _) = listener.accept().unwrap();
 
@@ -226,7 +277,10 @@ mod tests {
             .set_read_timeout(Some(Duration::from_millis(50)))
             .unwrap();
         let mut buf = [0u8; 1];
-        assert!(client.read(&mut buf).is_err(), "still open, nothing to read");
+        assert!(
+            client.read(&mut buf).is_err(),
+            "still open, nothing to read"
+        );
 
         // The server never answers: the watch breaks the blocked read.
         client.set_read_timeout(None).unwrap();

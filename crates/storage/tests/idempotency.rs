@@ -53,7 +53,9 @@ fn answer() -> StoredResponse {
 type Claim = IdempotencyClaim<Box<dyn IdempotentRequest>>;
 
 fn begin(db: &TestDb, s: Scope, k: &str, body: &str) -> Claim {
-    db.store.begin_idempotent(s, &key(k), &request(body)).unwrap()
+    db.store
+        .begin_idempotent(s, &key(k), &request(body))
+        .unwrap()
 }
 
 fn run(claim: Claim) -> Box<dyn IdempotentRequest> {
@@ -76,7 +78,11 @@ fn kind(claim: &Claim) -> &'static str {
 
 fn customers(db: &TestDb, s: Scope) -> i64 {
     db.store
-        .list_customers(s, &CustomerFilter::default(), PageRequest::new(1, 10).unwrap())
+        .list_customers(
+            s,
+            &CustomerFilter::default(),
+            PageRequest::new(1, 10).unwrap(),
+        )
         .unwrap()
         .total
 }
@@ -182,9 +188,15 @@ fn concurrent_begins_let_one_run(db: TestDb) {
         })
         .collect();
     let kinds: Vec<&str> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "run").count(), 1, "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "run").count(),
+        1,
+        "{kinds:?}"
+    );
     assert!(
-        kinds.iter().all(|k| ["run", "in use", "replay"].contains(k)),
+        kinds
+            .iter()
+            .all(|k| ["run", "in use", "replay"].contains(k)),
         "{kinds:?}"
     );
 }

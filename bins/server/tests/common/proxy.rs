@@ -91,7 +91,8 @@ fn accept(state: &Arc<State>, client: TcpStream, upstream: &str) {
 }
 
 fn pump(state: &State, id: u64, mut from: TcpStream, mut to: TcpStream) {
-    from.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+    from.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
     let mut buf = [0u8; 16 * 1024];
     while !state.stop.load(Ordering::SeqCst) {
         if state.frozen(id) {
