@@ -108,6 +108,15 @@ impl Drop for Server {
 }
 
 pub fn agent(dir: &Path) -> ureq::Agent {
+    agent_with(dir, None)
+}
+
+/// An agent whose every call is bounded: a server that hangs fails the test instead of hanging it.
+pub fn bounded_agent(dir: &Path) -> ureq::Agent {
+    agent_with(dir, Some(Duration::from_secs(30)))
+}
+
+fn agent_with(dir: &Path, timeout: Option<Duration>) -> ureq::Agent {
     let pem = std::fs::read(dir.join("tls/localhost.crt")).unwrap();
     let cert = ureq::tls::Certificate::from_pem(&pem).unwrap().to_owned();
     let tls = ureq::tls::TlsConfig::builder()
@@ -117,6 +126,7 @@ pub fn agent(dir: &Path) -> ureq::Agent {
         .tls_config(tls)
         .http_status_as_error(false)
         .max_redirects(0)
+        .timeout_global(timeout)
         .build()
         .into()
 }
