@@ -58,7 +58,7 @@ pub const WORK_LIMIT: Duration = Duration::from_secs(8);
 const STATEMENT_TIMEOUT_MS: u32 = 6_000;
 /// A transaction left open by a client that went silent is ended by the server after this long,
 /// so its locks (and an idempotency key's claim) never outlive a dead process for long.
-const IDLE_IN_TRANSACTION_MS: u32 = 30_000;
+const IDLE_IN_TRANSACTION_MS: u32 = 10_000;
 /// SQLite waits this long for another writer before answering "database is locked" (a 503).
 const SQLITE_BUSY_MS: u32 = 5_000;
 

@@ -62,6 +62,7 @@ impl Store {
             .max_size(max_connections.max(1))
             .min_idle(Some(1))
             .connection_timeout(POOL_WAIT)
+            .error_handler(Box::new(OneLineErrors))
             .build(Manager::new(url))
             .map_err(|e| StoreError::Connect(e.to_string()))?;
         Ok(Store {
@@ -172,7 +173,22 @@ impl Store {
     pub(crate) fn pooled(&self) -> RepoResult<r2d2::PooledConnection<Manager>> {
         self.pool
             .get()
-            .map_err(|e| RepoError::Unavailable(e.to_string()))
+            .map_err(|e| RepoError::Unavailable(one_line(&e.to_string())))
+    }
+}
+
+/// libpq's messages span lines ("…\n\tIs the server running…"); a log line must not.
+pub(crate) fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The pool's own reports of failed connection attempts, one log line each.
+#[derive(Debug)]
+struct OneLineErrors;
+
+impl r2d2::HandleError<diesel::ConnectionError> for OneLineErrors {
+    fn handle_error(&self, error: diesel::ConnectionError) {
+        log::error!("database connection: {}", one_line(&error.to_string()));
     }
 }
 
@@ -312,8 +328,8 @@ impl TxError {
         match self {
             TxError::Repo(e) => e,
             TxError::Db(DieselError::NotFound) => RepoError::NotFound,
-            TxError::Db(e) if is_transient(&e) => RepoError::Unavailable(e.to_string()),
-            TxError::Db(e) => RepoError::Internal(e.to_string()),
+            TxError::Db(e) if is_transient(&e) => RepoError::Unavailable(one_line(&e.to_string())),
+            TxError::Db(e) => RepoError::Internal(one_line(&e.to_string())),
         }
     }
 }
