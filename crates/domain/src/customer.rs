@@ -1,7 +1,7 @@
 //! Customers (SPEC §8): the parsed, always-valid forms of what clients send, and the record the
 //! API returns. Parsing happens once, here, and reports every failing field together.
 
-use crate::validation::{optional_text, required_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -193,14 +193,16 @@ impl CustomerInput {
 }
 
 /// The body of `PATCH /api/v1/customers/{id}`: absent fields stay as they are, `null` clears
-/// an optional field.
+/// an optional field (`metadata` to `{}`) and is 422 on `name` and `email` (SPEC §4).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CustomerPatchInput {
     #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub name: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub email: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub phone: Option<Option<String>>,
@@ -227,15 +229,11 @@ impl CustomerPatchInput {
     pub fn parse(self) -> Result<CustomerPatch, Violations> {
         let mut v = Violations::new();
         let mut patch = CustomerPatch::default();
-        match self.name {
-            None => {}
-            Some(None) => v.push("name", "must not be null"),
-            Some(name) => patch.name = required_text(&mut v, "name", name, NAME_MAX),
+        if let Some(name) = not_null(&mut v, "name", self.name) {
+            patch.name = required_text(&mut v, "name", Some(name), NAME_MAX);
         }
-        match self.email {
-            None => {}
-            Some(None) => v.push("email", "must not be null"),
-            Some(email) => patch.email = parse_email(&mut v, email),
+        if let Some(email) = not_null(&mut v, "email", self.email) {
+            patch.email = parse_email(&mut v, Some(email));
         }
         patch.phone = self.phone.map(|p| parse_phone(&mut v, "phone", p));
         patch.company = self

@@ -8,7 +8,7 @@ use crate::document::{
     LineItemView, PaymentTerms, NOTES_MAX,
 };
 use crate::invoice_status::InvoiceStatus;
-use crate::validation::{optional_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, Metadata, Violations};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -104,17 +104,23 @@ pub(crate) struct CommonChanges {
 }
 
 impl CommonChanges {
+    /// Each argument is `None` when absent and `Some(None)` when `null` (see
+    /// [`crate::validation::double_option`]): `null` clears the notes, resets the metadata to
+    /// `{}`, and is refused on the rest, which a document cannot be without.
     pub(crate) fn parse(
         v: &mut Violations,
         notes: Option<Option<String>>,
-        metadata: Option<BTreeMap<String, String>>,
-        line_items: Option<Vec<LineItemInput>>,
-        currency: Option<String>,
-        customer_id: Option<i64>,
+        metadata: Option<Option<BTreeMap<String, String>>>,
+        line_items: Option<Option<Vec<LineItemInput>>>,
+        currency: Option<Option<String>>,
+        customer_id: Option<Option<i64>>,
     ) -> CommonChanges {
+        let line_items = not_null(v, "line_items", line_items);
+        let currency = not_null(v, "currency", currency);
+        let customer_id = not_null(v, "customer_id", customer_id);
         CommonChanges {
             notes: notes.map(|n| optional_text(v, "notes", n, NOTES_MAX)),
-            metadata: metadata.and_then(|m| parse_metadata(v, Some(m))),
+            metadata: metadata.and_then(|m| parse_metadata(v, m)),
             lines: line_items.and_then(|items| LineDrafts::parse(v, Some(items))),
             currency: parse_currency(v, currency),
             customer_id: customer_id.and_then(|id| {
@@ -177,23 +183,38 @@ impl InvoiceInput {
     }
 }
 
-/// The body of `PATCH /api/v1/invoices/{id}`.
+/// The body of `PATCH /api/v1/invoices/{id}`: absent fields stay as they are; `null` clears
+/// `notes`, resets `metadata` to `{}`, and is 422 on every other field (SPEC §4). Each field is
+/// read with `double_option` so that `null` is told apart from absent here, once.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct InvoicePatchInput {
     /// The new status, as the transition table allows (`paid` marks it paid by hand).
-    pub status: Option<String>,
-    pub due_date: Option<String>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub status: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub due_date: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub notes: Option<Option<String>>,
-    pub metadata: Option<BTreeMap<String, String>>,
+    /// `null` resets it to `{}`.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, String>>))]
+    pub metadata: Option<Option<BTreeMap<String, String>>>,
     /// Drafts only.
-    pub line_items: Option<Vec<LineItemInput>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<LineItemInput>))]
+    pub line_items: Option<Option<Vec<LineItemInput>>>,
     /// Drafts only.
-    pub currency: Option<String>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub currency: Option<Option<String>>,
     /// Drafts only.
-    pub customer_id: Option<i64>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub customer_id: Option<Option<i64>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -221,7 +242,7 @@ impl InvoicePatch {
 impl InvoicePatchInput {
     pub fn parse(self) -> Result<InvoicePatch, Violations> {
         let mut v = Violations::new();
-        let status = self.status.and_then(|s| {
+        let status = not_null(&mut v, "status", self.status).and_then(|s| {
             InvoiceStatus::parse(&s).or_else(|| {
                 v.push(
                     "status",
@@ -230,7 +251,8 @@ impl InvoicePatchInput {
                 None
             })
         });
-        let due_date = parse_date(&mut v, "due_date", self.due_date);
+        let due_date = not_null(&mut v, "due_date", self.due_date);
+        let due_date = parse_date(&mut v, "due_date", due_date);
         let c = CommonChanges::parse(
             &mut v,
             self.notes,

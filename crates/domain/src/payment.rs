@@ -329,6 +329,8 @@ pub struct PaymentFilter {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PaymentRequest {
+    /// Always `payment_request`.
+    pub object: &'static str,
     #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub invoice_id: InvoiceId,
     pub invoice_number: String,
@@ -339,6 +341,10 @@ pub struct PaymentRequest {
     /// `sent`, `viewed` or `overdue`.
     pub status: InvoiceStatus,
     pub payment_link: String,
+}
+
+impl PaymentRequest {
+    pub const OBJECT: &'static str = "payment_request";
 }
 
 #[cfg(test)]

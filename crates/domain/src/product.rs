@@ -5,7 +5,7 @@ use crate::currency::Currency;
 use crate::decimal::TaxRate;
 use crate::document::{parse_currency, DESCRIPTION_MAX};
 use crate::money::Money;
-use crate::validation::{optional_text, required_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -110,21 +110,35 @@ impl ProductInput {
     }
 }
 
-/// The body of `PATCH /api/v1/products/{id}`: absent fields stay, `description: null` clears it.
+/// The body of `PATCH /api/v1/products/{id}`: absent fields stay, `description: null` clears
+/// it, `metadata: null` resets it to `{}`, and `null` on any other field is 422 (SPEC §4). Each
+/// field is read with `double_option` so that `null` is told apart from absent here, once.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProductPatchInput {
-    pub name: Option<String>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub name: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub description: Option<Option<String>>,
-    pub unit_price_cents: Option<i64>,
-    pub currency: Option<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "19"))]
-    pub tax_rate: Option<Value>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub unit_price_cents: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub currency: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "19"))]
+    pub tax_rate: Option<Option<Value>>,
     /// `false` archives the product: existing lines keep it, new lines cannot name it.
-    pub active: Option<bool>,
-    pub metadata: Option<BTreeMap<String, String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
+    pub active: Option<Option<bool>>,
+    /// `null` resets it to `{}`.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, String>>))]
+    pub metadata: Option<Option<BTreeMap<String, String>>>,
 }
 
 /// A validated change; `None` leaves a field as it is.
@@ -142,23 +156,29 @@ pub struct ProductPatch {
 impl ProductPatchInput {
     pub fn parse(self) -> Result<ProductPatch, Violations> {
         let mut v = Violations::new();
-        let name = self
-            .name
+        let name = not_null(&mut v, "name", self.name)
             .and_then(|n| required_text(&mut v, "name", Some(n), PRODUCT_NAME_MAX));
         let description = self
             .description
             .map(|d| optional_text(&mut v, "description", d, DESCRIPTION_MAX));
-        let unit_price = parse_price(&mut v, self.unit_price_cents);
-        let currency = parse_currency(&mut v, self.currency);
-        let tax_rate = parse_tax_rate(&mut v, self.tax_rate);
-        let metadata = parse_metadata(&mut v, self.metadata);
+        let unit_price_cents = not_null(&mut v, "unit_price_cents", self.unit_price_cents);
+        let unit_price = parse_price(&mut v, unit_price_cents);
+        let currency = not_null(&mut v, "currency", self.currency);
+        let currency = parse_currency(&mut v, currency);
+        let tax_rate = not_null(&mut v, "tax_rate", self.tax_rate);
+        let tax_rate = parse_tax_rate(&mut v, tax_rate);
+        let active = not_null(&mut v, "active", self.active);
+        // `null` metadata is the empty map: the field's value when a product is created without it.
+        let metadata = self
+            .metadata
+            .and_then(|m| parse_metadata(&mut v, Some(m.unwrap_or_default())));
         v.finish(|| ProductPatch {
             name,
             description,
             unit_price,
             currency,
             tax_rate,
-            active: self.active,
+            active,
             metadata,
         })
     }

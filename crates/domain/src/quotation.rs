@@ -9,7 +9,7 @@ use crate::document::{
 };
 use crate::invoice::{parse_due, parse_metadata, CommonChanges, Due};
 use crate::quotation_status::QuotationStatus;
-use crate::validation::{optional_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, Metadata, Violations};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -95,20 +95,33 @@ impl QuotationInput {
 }
 
 /// The body of `PATCH /api/v1/quotations/{id}`; status changes have their own endpoints.
+/// Absent fields stay as they are; `null` clears `notes`, resets `metadata` to `{}`, and is 422
+/// on every other field (SPEC §4), as for invoices.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct QuotationPatchInput {
-    pub valid_until: Option<String>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub valid_until: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub notes: Option<Option<String>>,
-    pub metadata: Option<BTreeMap<String, String>>,
+    /// `null` resets it to `{}`.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, String>>))]
+    pub metadata: Option<Option<BTreeMap<String, String>>>,
     /// Drafts only.
-    pub line_items: Option<Vec<LineItemInput>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<LineItemInput>))]
+    pub line_items: Option<Option<Vec<LineItemInput>>>,
     /// Drafts only.
-    pub currency: Option<String>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub currency: Option<Option<String>>,
     /// Drafts only.
-    pub customer_id: Option<i64>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub customer_id: Option<Option<i64>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -130,7 +143,8 @@ impl QuotationPatch {
 impl QuotationPatchInput {
     pub fn parse(self) -> Result<QuotationPatch, Violations> {
         let mut v = Violations::new();
-        let valid_until = parse_date(&mut v, "valid_until", self.valid_until);
+        let valid_until = not_null(&mut v, "valid_until", self.valid_until);
+        let valid_until = parse_date(&mut v, "valid_until", valid_until);
         let c = CommonChanges::parse(
             &mut v,
             self.notes,
@@ -230,12 +244,18 @@ impl ConvertInput {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConversionResult {
+    /// Always `quotation_conversion`.
+    pub object: &'static str,
     pub quotation_id: i64,
     pub invoice_id: i64,
     pub invoice_number: String,
     /// Always `converted`.
     pub status: QuotationStatus,
     pub invoice_url: String,
+}
+
+impl ConversionResult {
+    pub const OBJECT: &'static str = "quotation_conversion";
 }
 
 /// A quotation as the API returns it.

@@ -198,6 +198,19 @@ where
     Option::<T>::deserialize(de).map(Some)
 }
 
+/// For PATCH bodies (SPEC §4): a field that may be left out but never cleared, read with
+/// [`double_option`] so that `null` is not mistaken for "absent" and silently ignored. `null` is
+/// a violation naming the field; the value, when given, is the caller's to check.
+pub fn not_null<T>(v: &mut Violations, param: &str, value: Option<Option<T>>) -> Option<T> {
+    match value {
+        Some(None) => {
+            v.push(param, "must not be null");
+            None
+        }
+        other => other.flatten(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +254,16 @@ mod tests {
         assert!(err.errors()[0].param.starts_with("metadata.k"));
         let ok: BTreeMap<_, _> = [("k".repeat(40), "v".repeat(500))].into();
         assert!(Metadata::parse("metadata", ok).is_ok());
+    }
+
+    #[test]
+    fn null_is_refused_where_a_patch_cannot_clear() {
+        let mut v = Violations::new();
+        assert_eq!(not_null::<i64>(&mut v, "a", None), None);
+        assert_eq!(not_null(&mut v, "b", Some(Some(3))), Some(3));
+        assert!(v.is_empty());
+        assert_eq!(not_null::<i64>(&mut v, "c", Some(None)), None);
+        assert_eq!(v.to_string(), "c must not be null");
     }
 
     #[test]

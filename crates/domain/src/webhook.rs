@@ -4,7 +4,7 @@
 
 use crate::event::EVENT_TYPES;
 use crate::tenant::Environment;
-use crate::validation::{optional_text, Violations};
+use crate::validation::{not_null, optional_text, Violations};
 use crate::webhook_signature::WebhookSecret;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -147,14 +147,22 @@ pub struct WebhookInput {
     pub description: Option<String>,
 }
 
-/// The body of `PATCH /api/v1/webhooks/{id}`.
+/// The body of `PATCH /api/v1/webhooks/{id}`: absent fields stay, `description: null` clears
+/// it, and `null` on any other field is 422 (SPEC §4). Each field is read with `double_option`
+/// so that `null` is told apart from absent here, once.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WebhookPatchInput {
-    pub url: Option<String>,
-    pub events: Option<Vec<String>>,
-    pub enabled: Option<bool>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub url: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    pub events: Option<Option<Vec<String>>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
+    pub enabled: Option<Option<bool>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub description: Option<Option<String>>,
 }
@@ -221,17 +229,18 @@ impl WebhookInput {
 impl WebhookPatchInput {
     pub fn parse(self, env: Environment, allow_private: bool) -> Result<WebhookPatch, Violations> {
         let mut v = Violations::new();
-        let url = parse_url(&mut v, self.url, env, allow_private);
-        let events = self
-            .events
+        let url = not_null(&mut v, "url", self.url);
+        let url = parse_url(&mut v, url, env, allow_private);
+        let events = not_null(&mut v, "events", self.events)
             .and_then(|raw| EventSelection::parse(&mut v, raw));
+        let enabled = not_null(&mut v, "enabled", self.enabled);
         let description = self
             .description
             .map(|d| optional_text(&mut v, "description", d, DESCRIPTION_MAX));
         v.finish(|| WebhookPatch {
             url,
             events,
-            enabled: self.enabled,
+            enabled,
             description,
         })
     }

@@ -33,6 +33,14 @@ fn is_json(req: &HttpRequest) -> bool {
 /// sent, it is checked exactly like [`JsonBody`].
 pub struct OptionalJsonBody<T>(pub T);
 
+/// The "body" of a route that takes none. A request without one passes, whatever it declares;
+/// one sent anyway is checked like any other body (415 without `application/json`, SPEC §3) and
+/// must be an empty object, so that a field the route does not take is refused (400
+/// `invalid_parameter`) rather than silently dropped while the action goes ahead.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoBody {}
+
 /// Reads the raw body with the checks of SPEC §3; `None` when the request has no body at all and
 /// `optional` allows that.
 fn read_body(

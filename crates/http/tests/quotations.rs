@@ -227,11 +227,13 @@ async fn create_send_accept_convert(h: Harness) {
             "invoice_id",
             "invoice_number",
             "invoice_url",
+            "object",
             "quotation_id",
             "status"
         ],
-        "exactly the interface's conversion result"
+        "exactly the interface's conversion result, with its `object` (SPEC §4)"
     );
+    assert_eq!(result["object"], "quotation_conversion");
     assert_eq!(
         (result["quotation_id"].as_i64(), result["status"].as_str()),
         (Some(id), Some("converted"))

@@ -828,7 +828,10 @@ async fn redeliver_queues_the_event_for_every_matching_endpoint(h: Harness) {
     .await;
     assert_eq!(r.status, 202, "{}", r.body);
     assert_api_headers(&r);
-    assert_eq!(r.body, json!({"event_id": ev, "queued": 2}));
+    assert_eq!(
+        r.body,
+        json!({"object": "event_redelivery", "event_id": ev, "queued": 2})
+    );
     let again = claim(&h, t0);
     let mut pairs: Vec<_> = again
         .iter()
@@ -856,7 +859,10 @@ async fn redeliver_queues_the_event_for_every_matching_endpoint(h: Harness) {
         h.req(Method::POST, &format!("/api/v1/events/{ev}/redeliver")),
     )
     .await;
-    assert_eq!(r.body, json!({"event_id": ev, "queued": 1}));
+    assert_eq!(
+        r.body,
+        json!({"object": "event_redelivery", "event_id": ev, "queued": 1})
+    );
 
     for path in [
         "/api/v1/events/999999/redeliver",
@@ -1179,7 +1185,10 @@ async fn events_reach_only_endpoints_of_their_environment(h: Harness) {
         ),
     )
     .await;
-    assert_eq!(r.body, json!({"event_id": live_ev, "queued": 1}));
+    assert_eq!(
+        r.body,
+        json!({"object": "event_redelivery", "event_id": live_ev, "queued": 1})
+    );
     let jobs = claim(&h, whole_now());
     let live_jobs: Vec<_> = jobs
         .iter()

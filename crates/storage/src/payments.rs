@@ -274,6 +274,7 @@ fn report(
 
 fn to_request(row: InvoiceRow, url: &str) -> Result<PaymentRequest, TxError> {
     Ok(PaymentRequest {
+        object: PaymentRequest::OBJECT,
         invoice_id: InvoiceId(row.id),
         amount_due_cents: balance_of(&row)?.due().minor(),
         currency: currency_of(&row)?,

@@ -200,6 +200,7 @@ pub(crate) fn convert(
         &quotation,
     )?;
     Ok(ConversionResult {
+        object: ConversionResult::OBJECT,
         quotation_id: row.id,
         invoice_id: invoice.id.0,
         invoice_number: invoice.invoice_number,

@@ -1,7 +1,7 @@
 //! `/api/v1/customers` (SPEC §8).
 
 use crate::auth::Auth;
-use crate::body::JsonBody;
+use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::query::{parse_id, ListQuery};
 use crate::{blocking, AppState};
@@ -54,7 +54,8 @@ pub async fn create(
 /// List customers, newest first; `email` finds one by address (exact, case-insensitive).
 #[utoipa::path(get, path = "/api/v1/customers", tag = "customers",
     params(
-        ("email" = Option<String>, Query, description = "Exact email, compared case-insensitively"),
+        ("email" = Option<String>, Query, min_length = 1, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$",
+            description = "Exact email, compared case-insensitively; not blank, no control characters"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),
@@ -137,6 +138,7 @@ pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Write)?;
     let id = CustomerId(parse_id(&id, "customer")?);

@@ -1,6 +1,7 @@
 //! `/api/v1/events` (SPEC §11): the event log of the caller's account and environment.
 
 use crate::auth::Auth;
+use crate::body::{NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
@@ -9,6 +10,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::event::{Event, EventFilter, EventId, EVENT_TYPES};
 use serde::Serialize;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::RefOr;
 use utoipa::ToSchema;
 
 /// A page of events (SPEC §5 envelope).
@@ -21,10 +24,25 @@ pub struct EventList {
     pub has_more: bool,
 }
 
+/// The `type` filter's schema: one of [`EVENT_TYPES`], the list the filter checks against, so
+/// the document and the server cannot disagree on it.
+pub struct EventTypeName;
+
+impl utoipa::PartialSchema for EventTypeName {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(EVENT_TYPES.iter().copied()))
+            .into()
+    }
+}
+
+impl ToSchema for EventTypeName {}
+
 /// List events, newest first.
 #[utoipa::path(get, path = "/api/v1/events", tag = "events",
     params(
-        ("type" = Option<String>, Query, description = "Only events of this type, e.g. invoice.paid"),
+        ("type" = inline(Option<EventTypeName>), Query, description = "Only events of this type, e.g. invoice.paid"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),
@@ -72,6 +90,8 @@ pub async fn get(
 /// What a redelivery queued.
 #[derive(Serialize, ToSchema)]
 pub struct Redelivery {
+    /// Always `event_redelivery`.
+    pub object: &'static str,
     pub event_id: i64,
     /// How many endpoints the event was queued for.
     pub queued: usize,
@@ -89,6 +109,7 @@ pub async fn redeliver(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
     let id = EventId(parse_id(&id, "event")?);
@@ -97,6 +118,7 @@ pub async fn redeliver(
         .await
         .map_err(|e| e.naming("event"))?;
     Ok(HttpResponse::Accepted().json(Redelivery {
+        object: "event_redelivery",
         event_id: id.0,
         queued,
     }))

@@ -1,7 +1,7 @@
 //! `/api/v1/invoices` (SPEC §9).
 
 use crate::auth::Auth;
-use crate::body::JsonBody;
+use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
@@ -60,10 +60,10 @@ pub async fn create(
 /// List invoices, newest first.
 #[utoipa::path(get, path = "/api/v1/invoices", tag = "invoices",
     params(
-        ("status" = Option<String>, Query, description = "draft, sent, viewed, overdue, paid or cancelled"),
-        ("customer_id" = Option<i64>, Query, description = "Only this customer's invoices"),
-        ("created_after" = Option<String>, Query, description = "YYYY-MM-DD, inclusive (UTC)"),
-        ("created_before" = Option<String>, Query, description = "YYYY-MM-DD, inclusive (UTC)"),
+        ("status" = Option<InvoiceStatus>, Query, description = "draft, sent, viewed, overdue, paid or cancelled"),
+        ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's invoices"),
+        ("created_after" = Option<chrono::NaiveDate>, Query, description = "YYYY-MM-DD, inclusive (UTC)"),
+        ("created_before" = Option<chrono::NaiveDate>, Query, description = "YYYY-MM-DD, inclusive (UTC)"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),
@@ -167,6 +167,7 @@ pub async fn send(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let patch = InvoicePatch {
         status: Some(InvoiceStatus::Sent),
@@ -188,6 +189,7 @@ pub async fn send_patch(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    send(state, auth, id).await
+    send(state, auth, id, body).await
 }

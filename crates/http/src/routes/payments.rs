@@ -1,7 +1,7 @@
 //! `/api/v1/payments` (SPEC §13): payments of open invoices and their verification lifecycle.
 
 use crate::auth::Auth;
-use crate::body::{JsonBody, OptionalJsonBody};
+use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
@@ -72,10 +72,10 @@ pub async fn create(
 /// List payments, newest first.
 #[utoipa::path(get, path = "/api/v1/payments", tag = "payments",
     params(
-        ("status" = Option<String>, Query, description = "pending, verified or rejected"),
-        ("customer_id" = Option<i64>, Query, description = "Only this customer's payments"),
-        ("invoice_id" = Option<i64>, Query, description = "Only this invoice's payments"),
-        ("amount_min" = Option<i64>, Query, description = "Only payments of at least this many minor units"),
+        ("status" = Option<PaymentStatus>, Query, description = "pending, verified or rejected"),
+        ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's payments"),
+        ("invoice_id" = Option<i64>, Query, minimum = 1, description = "Only this invoice's payments"),
+        ("amount_min" = Option<i64>, Query, minimum = -1000000000000000.0, maximum = 1000000000000000.0, description = "Only payments of at least this many minor units"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),
@@ -164,6 +164,7 @@ pub async fn verify(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     apply(&state, &auth, &id, PaymentChange::verify()).await
 }

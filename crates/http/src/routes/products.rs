@@ -1,7 +1,7 @@
 //! `/api/v1/products` (SPEC §14): the catalog that line items may name.
 
 use crate::auth::Auth;
-use crate::body::JsonBody;
+use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
@@ -143,6 +143,7 @@ pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Write)?;
     let id = id_of(&id)?;

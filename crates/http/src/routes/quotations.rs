@@ -2,7 +2,7 @@
 //! the conversion into an invoice.
 
 use crate::auth::Auth;
-use crate::body::{JsonBody, OptionalJsonBody};
+use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
@@ -60,8 +60,8 @@ pub async fn create(
 /// List quotations, newest first.
 #[utoipa::path(get, path = "/api/v1/quotations", tag = "quotations",
     params(
-        ("status" = Option<String>, Query, description = "draft, sent, viewed, accepted, rejected, expired or converted"),
-        ("customer_id" = Option<i64>, Query, description = "Only this customer's quotations"),
+        ("status" = Option<QuotationStatus>, Query, description = "draft, sent, viewed, accepted, rejected, expired or converted"),
+        ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's quotations"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),
@@ -150,6 +150,7 @@ pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     let id = id_of(&id)?;
@@ -173,6 +174,7 @@ pub async fn send(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     let id = id_of(&id)?;
@@ -196,8 +198,9 @@ pub async fn send_post(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    send(state, auth, id).await
+    send(state, auth, id, body).await
 }
 
 /// Accept a sent or viewed quotation on the prospect's behalf. After `valid_until` the

@@ -1,7 +1,7 @@
 //! `/api/v1/webhooks` (SPEC §11): endpoints, their secrets and their delivery log.
 
 use crate::auth::Auth;
-use crate::body::JsonBody;
+use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
@@ -160,6 +160,7 @@ pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
     let id = id_of(&id)?;
@@ -183,6 +184,7 @@ pub async fn rotate_secret(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
+    _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
     let id = id_of(&id)?;
