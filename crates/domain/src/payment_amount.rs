@@ -91,7 +91,9 @@ pub enum AmountTextError {
 
 /// The most fraction digits any currency has (CLF, UYW: 4).
 const MAX_SCALE: u32 = 4;
-const MAX_TEXT: usize = 32;
+/// The longest amount text (trimmed) that is read at all; public so the payment form's schema
+/// states the same bound.
+pub const MAX_TEXT: usize = 32;
 
 /// An amount in major units as a person types it: `12.50`, `12,5`, `1000`. Exact (digits, not a
 /// float) and not yet tied to a currency: [`MajorAmount::to_minor`] applies the exponent.

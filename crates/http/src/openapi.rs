@@ -2,11 +2,13 @@
 //! annotations, with the error answers every operation shares added from the same rules the
 //! middleware applies, so the document cannot drift from the code.
 
+use crate::envelope::is_api_path;
 use crate::routes::{
     customers, events, health, invoices, pages, payment_requests, payments, products, quotations,
     webhooks,
 };
-use actix_web::HttpResponse;
+use crate::AppState;
+use actix_web::{web, HttpResponse};
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
 };
@@ -28,12 +30,14 @@ use invoicing_domain::validation::Metadata;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
 use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
 use serde::Serialize;
+use serde_json::{json, Value};
 use std::sync::OnceLock;
+use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
-use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaFormat, SchemaType, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::Required;
-use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 /// The SPEC §4 error body.
@@ -68,7 +72,7 @@ pub struct ErrorDetail {
         customers::create, customers::list, customers::get, customers::update, customers::delete,
         invoices::create, invoices::list, invoices::get, invoices::update, invoices::send, invoices::send_patch,
         quotations::create, quotations::list, quotations::get, quotations::update, quotations::delete,
-        quotations::send, quotations::send_post, quotations::accept, quotations::reject, quotations::convert,
+        quotations::send, quotations::send_patch, quotations::accept, quotations::reject, quotations::convert,
         events::list, events::get, events::redeliver,
         payments::create, payments::list, payments::get, payments::update, payments::verify, payments::reject,
         payment_requests::check, payment_requests::list, pages::invoice::report,
@@ -161,6 +165,44 @@ fn idempotent(op: &mut Operation) {
     );
 }
 
+/// An `Option<T>` request body means "may be left out", which utoipa writes as
+/// `oneOf: [{type: null}, {$ref: T}]`: a body that may be JSON `null`. Generators take that
+/// literally (openapi-python-client then serializes its "unset" marker and crashes), so the body
+/// is declared as the plain `$ref` it is, with `required: false`.
+fn unwrap_optional_body(op: &mut Operation) {
+    let Some(body) = op.request_body.as_mut() else {
+        return;
+    };
+    let mut optional = false;
+    for content in body.content.values_mut() {
+        let Some(RefOr::T(Schema::OneOf(one))) = content.schema.as_ref() else {
+            continue;
+        };
+        let is_null = |s: &RefOr<Schema>| matches!(s, RefOr::T(Schema::Object(o)) if o.schema_type == SchemaType::Type(Type::Null));
+        let mut others = one.items.iter().filter(|s| !is_null(s));
+        if let (Some(RefOr::Ref(r)), None) = (others.next(), others.next()) {
+            if one.items.iter().any(is_null) {
+                content.schema = Some(RefOr::Ref(r.clone()));
+                optional = true;
+            }
+        }
+    }
+    if optional || body.required.is_none() {
+        body.required = Some(Required::False);
+    }
+}
+
+fn is_form(op: &Operation) -> bool {
+    op.request_body
+        .as_ref()
+        .is_some_and(|b| b.content.contains_key(FORM))
+}
+
+const FORM: &str = "application/x-www-form-urlencoded";
+
+/// The only operations that never touch the database, so never answer 503 for it.
+const WITHOUT_STORAGE: &[&str] = &["/healthz", "/api/v1/openapi.json"];
+
 impl Modify for CommonAnswers {
     fn modify(&self, doc: &mut Document) {
         let components = doc.components.get_or_insert_with(Default::default);
@@ -169,7 +211,7 @@ impl Modify for CommonAnswers {
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
         for (path, item) in doc.paths.paths.iter_mut() {
-            let api = path.starts_with("/api/") || path.starts_with("/v1/");
+            let api = is_api_path(path);
             let ops = [
                 (HttpMethod::Get, item.get.as_mut()),
                 (HttpMethod::Post, item.post.as_mut()),
@@ -179,19 +221,48 @@ impl Modify for CommonAnswers {
             ];
             for (method, op) in ops {
                 let Some(op) = op else { continue };
-                // Handlers share names across modules (`list`, `get`); the tag makes them unique.
+                // One rule, `{tag}_{handler}`: handlers share names across modules (`list`,
+                // `get`), and the tag names the resource.
                 if let (Some(id), Some(tag)) = (
                     op.operation_id.as_mut(),
                     op.tags.as_ref().and_then(|t| t.first()),
                 ) {
                     *id = format!("{}_{id}", tag.replace(' ', "_"));
                 }
-                bound_paging(op);
                 let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
+                if !keyed {
+                    // Stated, not left out: `security: []` tells linters and generators that
+                    // this route takes no key, rather than that its security was forgotten.
+                    op.security = Some(Vec::new());
+                }
+                bound_paging(op);
+                unwrap_optional_body(op);
                 if keyed && matches!(method, HttpMethod::Post) {
                     idempotent(op);
                 }
-                if op.request_body.is_some() {
+                if is_form(op) {
+                    add(
+                        op,
+                        "400",
+                        "A body that is no HTML form (`invalid_parameter`)",
+                    );
+                    let limit = pages::MAX_FORM_BYTES / 1024;
+                    add(
+                        op,
+                        "413",
+                        &format!("Form larger than {limit} KiB (`payload_too_large`)"),
+                    );
+                    add(
+                        op,
+                        "408",
+                        "The body stopped arriving for 10 s (`request_timeout`)",
+                    );
+                    add(
+                        op,
+                        "415",
+                        "Not sent as application/x-www-form-urlencoded (`unsupported_media_type`)",
+                    );
+                } else if op.request_body.is_some() {
                     add(op, "400", "Malformed JSON (`invalid_json`) or a field of the wrong type or unknown (`invalid_parameter`)");
                     add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");
                     add(
@@ -217,14 +288,46 @@ impl Modify for CommonAnswers {
                         "429",
                         "Rate limit exceeded (`rate_limited`); see `Retry-After`",
                     );
+                } else {
+                    // The plain listener redirects everything outside the API (SPEC §3).
+                    op.responses
+                        .responses
+                        .entry("301".to_string())
+                        .or_insert_with(|| {
+                            ResponseBuilder::new()
+                                .description(
+                                    "Asked over plain HTTP: the same path and query under PUBLIC_URL",
+                                )
+                                .header(
+                                    "Location",
+                                    HeaderBuilder::new()
+                                        .schema(
+                                            ObjectBuilder::new()
+                                                .schema_type(Type::String)
+                                                .format(Some(SchemaFormat::Custom("uri".into()))),
+                                        )
+                                        .build(),
+                                )
+                                .build()
+                                .into()
+                        });
                 }
                 if keyed {
                     add(op, "401", "Missing, invalid, revoked or expired API key");
                     add(op, "400", "A bad query or path value (`invalid_parameter`)");
+                }
+                if path.contains('{') {
+                    add(
+                        op,
+                        "404",
+                        "No such resource, or an id that is not a positive 64-bit integer (`resource_missing`)",
+                    );
+                }
+                if !WITHOUT_STORAGE.contains(&path.as_str()) {
                     add(
                         op,
                         "503",
-                        "The database is unavailable (`service_unavailable`)",
+                        "The database is unavailable (`service_unavailable`); see `Retry-After`",
                     );
                 }
                 add(
@@ -237,15 +340,99 @@ impl Modify for CommonAnswers {
     }
 }
 
-/// The generated document (built once).
-pub fn document() -> &'static serde_json::Value {
-    static DOC: OnceLock<serde_json::Value> = OnceLock::new();
-    DOC.get_or_init(|| serde_json::to_value(ApiDoc::openapi()).unwrap_or_default())
+/// Response headers, declared once under `components.headers` and referred to from every
+/// response that carries them, as the middleware sets them: `X-Request-Id` on every answer
+/// (SPEC §3), the rate-limit headers on every API answer (§6), `Retry-After` with 429 and 503,
+/// `Idempotent-Replayed` on the answers a keyed `POST` may replay (§15: 2xx, 404, 409). Done on
+/// the JSON because utoipa's `Header` has neither `$ref` nor `required`.
+fn declare_headers(doc: &mut Value) {
+    let int = |description: &str| {
+        json!({"description": description, "required": true,
+        "schema": {"type": "integer", "minimum": 0}})
+    };
+    let text = |description: &str| {
+        json!({"description": description, "required": true,
+        "schema": {"type": "string"}})
+    };
+    doc["components"]["headers"] = json!({
+        "X-Request-Id": text("The client's own id if it sent a sane one, else a new `req_…`; also in error bodies and the log"),
+        "X-RateLimit-Limit": int("Requests allowed per minute"),
+        "X-RateLimit-Remaining": int("Whole requests available now"),
+        "X-RateLimit-Reset": int("Unix seconds when the bucket is full again"),
+        "RateLimit-Policy": text("IETF draft, e.g. `\"burst\";q=10;w=10, \"minute\";q=60;w=60` with the default limits"),
+        "RateLimit": text("IETF draft: `\"burst\";r=REMAINING;t=SECONDS`"),
+        "Retry-After": {"description": "Whole seconds to wait before retrying", "required": true,
+            "schema": {"type": "integer", "minimum": 1}},
+        "Idempotent-Replayed": {"description": "`true` when this is the stored answer of an earlier request with the same Idempotency-Key",
+            "required": false, "schema": {"type": "string", "enum": ["true"]}},
+    });
+    let reference = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let api = is_api_path(path);
+        for (method, op) in item.as_object_mut().into_iter().flatten() {
+            let keyed_post =
+                method == "post" && op["security"].as_array().is_some_and(|s| !s.is_empty());
+            for (status, response) in op["responses"].as_object_mut().into_iter().flatten() {
+                let mut names = vec!["X-Request-Id"];
+                if api {
+                    names.extend(RATE_LIMIT_HEADERS);
+                }
+                if status == "429" || status == "503" {
+                    names.push("Retry-After");
+                }
+                if keyed_post
+                    && status
+                        .parse()
+                        .is_ok_and(invoicing_domain::idempotency::StoredResponse::is_kept)
+                {
+                    names.push("Idempotent-Replayed");
+                }
+                let headers = response
+                    .as_object_mut()
+                    .map(|r| r.entry("headers").or_insert_with(|| json!({})));
+                if let Some(headers) = headers.and_then(Value::as_object_mut) {
+                    for name in names {
+                        headers.insert(name.to_string(), reference(name));
+                    }
+                }
+            }
+        }
+    }
+}
+
+const RATE_LIMIT_HEADERS: [&str; 5] = [
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "RateLimit-Policy",
+    "RateLimit",
+];
+
+/// The generated document (built once), without `servers`: that comes from the configuration
+/// when it is served.
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+        declare_headers(&mut doc);
+        doc
+    })
+}
+
+/// The document as this server serves it: its `servers` entry is the configured `PUBLIC_URL`,
+/// under which both the API and the public pages answer.
+pub fn served_document(public_url: &str) -> Value {
+    let mut doc = document().clone();
+    doc["servers"] = json!([{"url": public_url}]);
+    doc
 }
 
 /// The OpenAPI 3.1 document of this API.
-#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "operations",
-    responses((status = 200, description = "The OpenAPI 3.1 document")))]
-pub async fn serve() -> HttpResponse {
-    HttpResponse::Ok().json(document())
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "openapi", operation_id = "document",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object)))]
+pub async fn serve(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(served_document(&state.config.public_url))
 }

@@ -317,11 +317,251 @@ async fn openapi_lists_exactly_the_served_routes() {
         let name = piece.split('"').next().unwrap();
         assert!(schemas.contains_key(name), "dangling $ref {name}");
     }
-    // Kept for the external validator that .ci/run applies.
+    // Kept for the external validators that scripts/test applies (openapi-spec-validator, Redocly).
     if let Ok(out) = std::env::var("OPENAPI_OUT") {
         if let Some(dir) = std::path::Path::new(&out).parent() {
             std::fs::create_dir_all(dir).unwrap();
         }
         std::fs::write(out, serde_json::to_vec_pretty::<Value>(doc).unwrap()).unwrap();
+    }
+}
+
+/// `{tag}_{handler}` in snake case, the tag naming the resource.
+fn tag_prefix(op: &Value) -> String {
+    op["tags"][0].as_str().unwrap().replace(' ', "_") + "_"
+}
+
+/// What a `$ref` to a component names, resolved in `doc`.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(r) => doc
+            .pointer(r.trim_start_matches('#'))
+            .unwrap_or_else(|| panic!("dangling {r}")),
+        None => schema,
+    }
+}
+
+/// Walks every operation of the served document and checks what SPEC §1, §3, §4, §6 and §15
+/// say every answer carries, so a route added later is held to the same rules.
+#[actix_web::test]
+async fn openapi_declares_headers_security_bodies_and_ids() {
+    use invoicing_domain::{payment, payment_amount, quotation};
+    let h = Harness::new(Backend::Sqlite).unwrap();
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
+    let doc = &r.body;
+    assert_eq!(doc["servers"], serde_json::json!([{"url": PUBLIC_URL}]));
+    let headers = doc["components"]["headers"].as_object().unwrap();
+    let rate_limit = [
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "RateLimit-Policy",
+        "RateLimit",
+    ];
+    let mut ids = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let api = path.starts_with("/api/") || path.starts_with("/v1/");
+        for (method, op) in item.as_object().unwrap() {
+            let at = format!("{method} {path}");
+            // One naming rule for every operation id.
+            let id = op["operationId"].as_str().unwrap();
+            assert!(id.starts_with(&tag_prefix(op)), "{at}: {id}");
+            assert!(
+                id.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                    && !id.contains("__")
+                    && !id.ends_with('_'),
+                "{at}: {id} is not snake case"
+            );
+            ids.push(id.to_string());
+            // Public routes say so; every other one takes the key.
+            let public = !api || path == "/api/v1/openapi.json";
+            let expected = if public {
+                serde_json::json!([])
+            } else {
+                serde_json::json!([{"api_key": []}])
+            };
+            assert_eq!(op["security"], expected, "{at}");
+            let keyed_post = method == "post" && !public;
+            for (status, response) in op["responses"].as_object().unwrap() {
+                let at = format!("{at} {status}");
+                let declared = |name: &str| {
+                    response["headers"][name]["$ref"].as_str()
+                        == Some(&format!("#/components/headers/{name}"))
+                };
+                assert!(declared("X-Request-Id"), "{at}");
+                for name in rate_limit {
+                    assert_eq!(declared(name), api, "{at}: {name}");
+                }
+                assert_eq!(
+                    declared("Retry-After"),
+                    status == "429" || status == "503",
+                    "{at}"
+                );
+                let replayable = status.starts_with('2') || status == "404" || status == "409";
+                assert_eq!(
+                    declared("Idempotent-Replayed"),
+                    keyed_post && replayable,
+                    "{at}"
+                );
+                for name in response["headers"].as_object().unwrap().keys() {
+                    assert!(
+                        name == "Location" || headers.contains_key(name),
+                        "{at}: {name}"
+                    );
+                }
+                // Every body has a schema; HTML is a string, errors are the §4 body.
+                for (media, content) in response["content"].as_object().into_iter().flatten() {
+                    assert!(content["schema"].is_object(), "{at} {media}");
+                    if media == "text/html" {
+                        assert_eq!(content["schema"]["type"], "string", "{at}");
+                    }
+                }
+                if status.starts_with('4') || status.starts_with('5') {
+                    let html = path.starts_with("/invoice/") && status == "422";
+                    let media = if html {
+                        "text/html"
+                    } else {
+                        "application/json"
+                    };
+                    assert!(response["content"][media].is_object(), "{at}");
+                    if !html {
+                        assert_eq!(
+                            response["content"][media]["schema"]["$ref"],
+                            "#/components/schemas/ErrorBody",
+                            "{at}"
+                        );
+                    }
+                }
+            }
+            if !api {
+                assert!(op["responses"]["301"].is_object(), "{at}: plain HTTP");
+            }
+            if let Some(body) = op.get("requestBody") {
+                assert!(body["required"].is_boolean(), "{at}: required stated");
+                for (media, content) in body["content"].as_object().unwrap() {
+                    // A plain reference, never `oneOf` with null: generators read that as
+                    // "the body may be null".
+                    assert!(content["schema"]["$ref"].is_string(), "{at} {media}");
+                    let schema = resolve(doc, &content["schema"]);
+                    if media == "application/x-www-form-urlencoded" {
+                        let required: Vec<&str> = schema["required"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|v| v.as_str().unwrap())
+                            .collect();
+                        assert!(required.contains(&"token"), "{at}");
+                        for (name, field) in schema["properties"].as_object().unwrap() {
+                            assert_eq!(field["type"], "string", "{at} {name}");
+                            assert!(field["maxLength"].is_u64(), "{at} {name}");
+                        }
+                        for name in required {
+                            assert!(schema["properties"][name].is_object(), "{at} {name}");
+                        }
+                    } else {
+                        assert_eq!(media, "application/json", "{at}");
+                    }
+                }
+            }
+        }
+        // The canonical verb is the POST; the PATCH of the interface is its `_patch` twin.
+        let last = path.rsplit('/').next().unwrap();
+        if let (Some(post), Some(patch)) = (item.get("post"), item.get("patch")) {
+            assert_eq!(post["operationId"], format!("{}{last}", tag_prefix(post)));
+            assert_eq!(
+                patch["operationId"],
+                format!("{}{last}_patch", tag_prefix(patch))
+            );
+        }
+    }
+    assert!(ids.iter().any(|i| i == "invoices_send"));
+    assert!(ids.iter().any(|i| i == "quotations_send"));
+    assert!(ids.iter().any(|i| i == "quotations_send_patch"));
+
+    // The probes and the document itself, with their JSON bodies; the headers they declare
+    // required are the ones they send.
+    let paths = &doc["paths"];
+    for path in ["/healthz", "/readyz", "/api/v1/openapi.json"] {
+        let reply = send(&app, h.anonymous(Method::GET, path)).await;
+        assert_eq!(reply.status, 200, "{path}");
+        let declared = paths[path]["get"]["responses"]["200"]["headers"]
+            .as_object()
+            .unwrap();
+        for name in declared.keys() {
+            let header = resolve(doc, &declared[name]);
+            if header["required"] == true {
+                assert!(!reply.header(name).is_empty(), "{path} lacks {name}");
+            }
+        }
+    }
+    let json_of = |path: &str, status: &str| {
+        let c = &paths[path]["get"]["responses"][status]["content"]["application/json"];
+        resolve(doc, &c["schema"]).clone()
+    };
+    assert_eq!(
+        json_of("/healthz", "200")["properties"]["status"]["$ref"],
+        "#/components/schemas/LiveStatus"
+    );
+    assert_eq!(
+        json_of("/readyz", "200")["properties"]["status"]["$ref"],
+        "#/components/schemas/ReadyStatus"
+    );
+    assert!(json_of("/readyz", "503")["properties"]["error"].is_object());
+    assert_eq!(json_of("/api/v1/openapi.json", "200")["type"], "object");
+    for (page, status) in [("/invoice/{number}", "200"), ("/quote/{number}", "200")] {
+        let c = &paths[page]["get"]["responses"][status]["content"]["text/html"];
+        assert_eq!(c["schema"]["type"], "string", "{page}");
+    }
+
+    // The forms' bounds are the ones the handlers enforce.
+    let form = |path: &str| {
+        let body = &paths[path]["post"]["requestBody"];
+        assert_eq!(body["required"], true, "{path}");
+        resolve(
+            doc,
+            &body["content"]["application/x-www-form-urlencoded"]["schema"],
+        )
+        .clone()
+    };
+    let report = form("/invoice/{number}/payments");
+    assert_eq!(
+        report["required"],
+        serde_json::json!(["token", "amount", "reference"])
+    );
+    assert_eq!(
+        report["properties"]["reference"]["maxLength"],
+        payment::REFERENCE_MAX
+    );
+    assert_eq!(
+        report["properties"]["amount"]["maxLength"],
+        payment_amount::MAX_TEXT
+    );
+    let accept = form("/quote/{number}/accept");
+    assert_eq!(accept["required"], serde_json::json!(["token"]));
+    assert_eq!(
+        accept["properties"]["name"]["maxLength"],
+        quotation::SIGNER_MAX
+    );
+    let decline = form("/quote/{number}/decline");
+    assert_eq!(
+        decline["properties"]["reason"]["maxLength"],
+        quotation::REASON_MAX
+    );
+
+    // Optional JSON bodies are plain references that may be left out.
+    for path in [
+        "/api/v1/quotations/{id}/accept",
+        "/api/v1/quotations/{id}/reject",
+        "/api/v1/quotations/{id}/convert",
+        "/api/v1/payments/{id}/reject",
+    ] {
+        let body = &paths[path]["post"]["requestBody"];
+        assert_eq!(body["required"], false, "{path}");
+        let schema = &body["content"]["application/json"]["schema"];
+        assert!(
+            schema["$ref"].is_string() && schema.get("oneOf").is_none(),
+            "{path}"
+        );
     }
 }

@@ -155,12 +155,12 @@ pub fn endpoints() -> Vec<Endpoint> {
         ep(
             M::PATCH,
             "/api/v1/quotations/{id}/send",
-            web::patch().to(quotations::send),
+            web::patch().to(quotations::send_patch),
         ),
         ep(
             M::POST,
             "/api/v1/quotations/{id}/send",
-            web::post().to(quotations::send_post),
+            web::post().to(quotations::send),
         ),
         ep(
             M::POST,

@@ -161,8 +161,9 @@ pub async fn delete(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Send a draft quotation to the prospect (the interface's PATCH form).
-#[utoipa::path(patch, path = "/api/v1/quotations/{id}/send", tag = "quotations",
+/// Send a draft quotation to the prospect. POST is the canonical form (`quotations_send`, like
+/// `invoices_send`); the interface's PATCH form stays as `quotations_send_patch`.
+#[utoipa::path(post, path = "/api/v1/quotations/{id}/send", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
     responses(
         (status = 200, description = "The sent quotation", body = Quotation),
@@ -185,8 +186,8 @@ pub async fn send(
     Ok(HttpResponse::Ok().json(quotation))
 }
 
-/// Send a draft quotation (the POST form of `PATCH /send`).
-#[utoipa::path(post, path = "/api/v1/quotations/{id}/send", tag = "quotations",
+/// Send a draft quotation (the interface's PATCH form of `POST /send`).
+#[utoipa::path(patch, path = "/api/v1/quotations/{id}/send", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
     responses(
         (status = 200, description = "The sent quotation", body = Quotation),
@@ -194,7 +195,7 @@ pub async fn send(
         (status = 409, description = "Not a draft (`invalid_state_transition`)", body = ErrorBody),
     ),
     security(("api_key" = [])))]
-pub async fn send_post(
+pub async fn send_patch(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,

@@ -3,10 +3,10 @@
 //! payment for the merchant to verify and redirects (303) to the page, which thanks the
 //! customer, so reloading never posts twice. It never marks the invoice paid by itself.
 
+use super::{form_text, form_token, require_form, FormBody};
 use super::{
     limit_public, missing_as, money, query_token, render, valid_token, DocumentParts, DocumentView,
 };
-use super::{require_form, FormBody};
 use crate::error::ApiError;
 use crate::{blocking, AppState};
 use actix_web::http::header::LOCATION;
@@ -16,12 +16,14 @@ use askama::Template;
 use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::money::Money;
-use invoicing_domain::payment::PaymentReportInput;
-use invoicing_domain::payment_amount::MajorAmount;
+use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
+use invoicing_domain::payment_amount::{self as amount_text, MajorAmount};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::validation::FieldError;
 use serde::Deserialize;
 use std::collections::HashMap;
+use utoipa::openapi::schema::{ObjectBuilder, Schema};
+use utoipa::openapi::RefOr;
 
 /// A payment as the customer sees it on the page.
 struct PaymentLine {
@@ -126,7 +128,7 @@ fn thanks(merchant: &str) -> String {
         ("reported" = Option<String>, Query, description = "Set by the redirect after a payment report: the page thanks the customer"),
     ),
     responses(
-        (status = 200, description = "The invoice page, with a form to report a payment while it is open", content_type = "text/html"),
+        (status = 200, description = "The invoice page, with a form to report a payment while it is open", body = String, content_type = "text/html"),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
     ))]
@@ -153,13 +155,45 @@ pub async fn page(
     render(page)
 }
 
-/// The fields the report form posts.
+/// The fields the report form posts. All three are required: without the token the answer is
+/// 404, without an amount or a reference the page again with what is missing (422).
 #[derive(Deserialize)]
-struct ReportForm {
+pub(crate) struct PaymentReportForm {
     token: Option<String>,
     amount: Option<String>,
     reference: Option<String>,
 }
+
+impl utoipa::PartialSchema for PaymentReportForm {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .description(Some("The invoice page's \"report a payment\" form"))
+            .property("token", form_token())
+            .property(
+                "amount",
+                form_text(
+                    amount_text::MAX_TEXT,
+                    "In major units as typed, e.g. `12.50` or `12,50`: digits with at most one \
+                     separator and 4 decimals (fewer where the currency has fewer), more than 0 \
+                     and at most the amount due",
+                )
+                .pattern(Some(AMOUNT_PATTERN)),
+            )
+            .property(
+                "reference",
+                form_text(REFERENCE_MAX, "The transfer reference; not blank").pattern(Some(r"\S")),
+            )
+            .required("token")
+            .required("amount")
+            .required("reference")
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PaymentReportForm {}
+
+/// What [`MajorAmount::parse`] reads once the text is trimmed.
+const AMOUNT_PATTERN: &str = r"^\s*([0-9]+([.,][0-9]{0,4})?|[.,][0-9]{1,4})\s*$";
 
 /// The page again, answering 422 with what the customer typed and what is wrong with it, so
 /// they can correct it without losing their input.
@@ -197,12 +231,13 @@ async fn refused(
 /// which thanks the customer). Records a pending payment; the merchant verifies it.
 #[utoipa::path(post, path = "/invoice/{number}/payments", tag = "public pages", operation_id = "invoice_report_payment",
     params(("number" = String, Path, description = "Invoice number")),
-    request_body(content_type = "application/x-www-form-urlencoded", description = "`token` (required), `amount` in major units as typed, e.g. `12.50` (required), `reference`: the transfer reference (required)"),
+    request_body(content = PaymentReportForm, content_type = "application/x-www-form-urlencoded", description = "The form as a browser posts it"),
     responses(
-        (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)"),
+        (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)",
+            headers(("Location" = String, description = "The invoice page"))),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, or no reference", content_type = "text/html"),
+        (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, or no reference", body = String, content_type = "text/html"),
         (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
     ))]
 pub async fn report(
@@ -213,7 +248,7 @@ pub async fn report(
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
     require_form(&req)?;
-    let form: ReportForm = serde_urlencoded::from_bytes(&body.0)
+    let form: PaymentReportForm = serde_urlencoded::from_bytes(&body.0)
         .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
     let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("invoice"))?;
     let number = number.into_inner();

@@ -21,6 +21,7 @@ use invoicing_domain::customer::Customer;
 use invoicing_domain::document::LineItemView;
 use invoicing_domain::money::Money;
 use std::collections::HashMap;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 
 pub(crate) struct LineRow {
     pub description: String,
@@ -189,10 +190,32 @@ fn not_json(e: ApiError) -> ApiError {
     }
 }
 
+/// The longest capability token a page looks up; longer ones name nothing.
+pub(crate) const TOKEN_MAX: usize = 128;
+
 /// A capability token as pages receive it (query string or form field). Tokens are never made
 /// with control characters, so one holding any names nothing; PostgreSQL would refuse a NUL.
 pub(crate) fn valid_token(token: Option<String>) -> Option<String> {
-    token.filter(|t| !t.is_empty() && t.len() <= 128 && !t.chars().any(char::is_control))
+    token.filter(|t| !t.is_empty() && t.len() <= TOKEN_MAX && !t.chars().any(char::is_control))
+}
+
+/// The schema of a form field that is text of at most `max` characters. The forms' schemas are
+/// written from the same constants the handlers enforce (utoipa's `max_length` takes only
+/// literals), so the document cannot drift from them.
+pub(crate) fn form_text(max: usize, description: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(max))
+        .description(Some(description))
+}
+
+/// The `token` field every page form posts back: the capability of the page's URL.
+pub(crate) fn form_token() -> ObjectBuilder {
+    form_text(
+        TOKEN_MAX,
+        "The capability token of the page's URL; a missing or wrong one is 404",
+    )
+    .min_length(Some(1))
 }
 
 pub(crate) fn query_token(req: &HttpRequest) -> Option<String> {

@@ -2,10 +2,10 @@
 //! and work without JavaScript. An answer redirects (303) to the page, which then confirms it,
 //! so reloading never posts twice.
 
+use super::{form_text, form_token, require_form, FormBody};
 use super::{
     limit_public, missing_as, query_token, render, valid_token, DocumentParts, DocumentView,
 };
-use super::{require_form, FormBody};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::routes::quotations::user_agent;
@@ -14,9 +14,13 @@ use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::{NaiveDate, Utc};
-use invoicing_domain::quotation::{AcceptInput, Answer, PublicQuotation, RejectInput};
+use invoicing_domain::quotation::{
+    AcceptInput, Answer, PublicQuotation, RejectInput, REASON_MAX, SIGNER_MAX,
+};
 use invoicing_domain::quotation_status::QuotationStatus;
 use serde::Deserialize;
+use utoipa::openapi::schema::{ObjectBuilder, Schema};
+use utoipa::openapi::RefOr;
 
 #[derive(Template)]
 #[template(path = "quote.html")]
@@ -109,7 +113,7 @@ impl QuotePage {
         ("token" = String, Query, description = "The capability token of the quotation's public_url"),
     ),
     responses(
-        (status = 200, description = "The quotation page, with Accept and Decline forms while it awaits an answer", content_type = "text/html"),
+        (status = 200, description = "The quotation page, with Accept and Decline forms while it awaits an answer", body = String, content_type = "text/html"),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
     ))]
@@ -129,12 +133,56 @@ pub async fn page(
     render(QuotePage::new(public, shown))
 }
 
-/// The fields both forms post.
+/// The fields the Accept form posts: the token (without it the answer is 404) and who accepts.
 #[derive(Deserialize)]
-struct AnswerForm {
+pub(crate) struct QuoteAcceptForm {
     token: Option<String>,
     name: Option<String>,
+}
+
+impl utoipa::PartialSchema for QuoteAcceptForm {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .description(Some("The quotation page's Accept form"))
+            .property("token", form_token())
+            .property(
+                "name",
+                form_text(SIGNER_MAX, "Who accepts, as they sign; optional"),
+            )
+            .required("token")
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for QuoteAcceptForm {}
+
+/// The fields the Decline form posts: the token and, optionally, why.
+#[derive(Deserialize)]
+pub(crate) struct QuoteDeclineForm {
+    token: Option<String>,
     reason: Option<String>,
+}
+
+impl utoipa::PartialSchema for QuoteDeclineForm {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .description(Some("The quotation page's Decline form"))
+            .property("token", form_token())
+            .property(
+                "reason",
+                form_text(REASON_MAX, "Why the quotation is declined; optional"),
+            )
+            .required("token")
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for QuoteDeclineForm {}
+
+/// A page form as posted; a body that is no form is 400.
+fn read_form<T: serde::de::DeserializeOwned>(body: &FormBody) -> Result<T, ApiError> {
+    serde_urlencoded::from_bytes(&body.0)
+        .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))
 }
 
 fn non_blank(s: Option<String>) -> Option<String> {
@@ -150,23 +198,28 @@ async fn answer(
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
     require_form(&req)?;
-    let form: AnswerForm = serde_urlencoded::from_bytes(&body.0)
-        .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
-    let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("quotation"))?;
-    let answer: Answer = if accept {
-        AcceptInput {
+    // Each button posts its own form; the token is checked before the answer, so a wrong one
+    // is 404 whatever else was typed.
+    let (token, answer) = if accept {
+        let form: QuoteAcceptForm = read_form(&body)?;
+        let answer = AcceptInput {
             name: non_blank(form.name),
         }
         .parse(
             Some(client_ip(&req, &state.config).to_string()),
             user_agent(&req),
-        )?
+        );
+        (form.token, answer)
     } else {
-        RejectInput {
+        let form: QuoteDeclineForm = read_form(&body)?;
+        let answer = RejectInput {
             reason: non_blank(form.reason),
         }
-        .parse()?
+        .parse();
+        (form.token, answer)
     };
+    let token = valid_token(token).ok_or_else(|| ApiError::resource_missing("quotation"))?;
+    let answer: Answer = answer?;
     let today = Utc::now().date_naive();
     let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
@@ -186,9 +239,11 @@ async fn answer(
 /// The Accept button of the quotation page (an HTML form post; answers 303 to the page).
 #[utoipa::path(post, path = "/quote/{number}/accept", tag = "public pages", operation_id = "quote_accept",
     params(("number" = String, Path, description = "Quotation number")),
-    request_body(content_type = "application/x-www-form-urlencoded", description = "`token` (required), `name` (optional)"),
+    request_body(content = QuoteAcceptForm, content_type = "application/x-www-form-urlencoded", description = "The form as a browser posts it"),
     responses(
-        (status = 303, description = "Back to the quotation page, which confirms the answer"),
+        (status = 303, description = "Back to the quotation page, which confirms the answer",
+            headers(("Location" = String, description = "The quotation page"))),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 422, description = "A name longer than 200 characters", body = crate::openapi::ErrorBody),
         (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
@@ -205,9 +260,11 @@ pub async fn accept(
 /// The Decline button of the quotation page (an HTML form post; answers 303 to the page).
 #[utoipa::path(post, path = "/quote/{number}/decline", tag = "public pages", operation_id = "quote_decline",
     params(("number" = String, Path, description = "Quotation number")),
-    request_body(content_type = "application/x-www-form-urlencoded", description = "`token` (required), `reason` (optional)"),
+    request_body(content = QuoteDeclineForm, content_type = "application/x-www-form-urlencoded", description = "The form as a browser posts it"),
     responses(
-        (status = 303, description = "Back to the quotation page, which confirms the answer"),
+        (status = 303, description = "Back to the quotation page, which confirms the answer",
+            headers(("Location" = String, description = "The quotation page"))),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 422, description = "A reason longer than 1000 characters", body = crate::openapi::ErrorBody),
         (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
