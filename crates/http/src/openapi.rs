@@ -280,6 +280,25 @@ impl Modify for CommonAnswers {
                         "422",
                         "Invalid values; `details` lists every failing field (`validation_failed`)",
                     );
+                } else if api
+                    && matches!(
+                        method,
+                        HttpMethod::Post | HttpMethod::Patch | HttpMethod::Delete
+                    )
+                {
+                    // Routes that take no body still read one if sent: it must be empty or `{}`.
+                    add(op, "400", "A body where none is taken that is not empty or `{}` (`invalid_parameter`)");
+                    add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");
+                    add(
+                        op,
+                        "408",
+                        "The body stopped arriving for 10 s (`request_timeout`)",
+                    );
+                    add(
+                        op,
+                        "415",
+                        "A body not sent as application/json (`unsupported_media_type`)",
+                    );
                 }
                 if api {
                     add(op, "403", "Plain HTTP (`https_required`), missing scope (`insufficient_permissions`) or another tenant's resource (`resource_forbidden`)");

@@ -301,6 +301,13 @@ async fn openapi_lists_exactly_the_served_routes() {
                 assert!(codes.contains(&code), "{method} {path} lacks {code}");
             }
         }
+        // Routes that take no body still refuse one that is not JSON or not empty.
+        let writes = matches!(method.as_str(), "POST" | "PATCH" | "DELETE");
+        if path.starts_with("/api/") && writes {
+            for code in ["400", "408", "413", "415"] {
+                assert!(codes.contains(&code), "{method} {path} lacks {code}");
+            }
+        }
     }
     let mut ids: Vec<&str> = served
         .iter()
