@@ -759,3 +759,137 @@ async fn openapi_outputs_are_required_typed_and_discriminated() {
     let missing = send(&app, h.req(Method::GET, "/api/v1/invoices/999999")).await;
     check("ErrorObject", &missing.body["error"]);
 }
+
+/// Issue 16, item 1: the create bodies require what their parsers require (an empty body is 422
+/// naming exactly those fields), `null` is offered only where it clears a PATCH field, and the
+/// bounds are the validators' constants.
+#[actix_web::test]
+async fn openapi_inputs_require_and_bound_what_the_parsers_do() {
+    use invoicing_domain::{customer, decimal, document, product, webhook};
+    let h = Harness::new(Backend::Sqlite).unwrap();
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
+    let doc = r.body.clone();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for (path, schema, required) in [
+        ("/api/v1/customers", "CustomerInput", vec!["name", "email"]),
+        ("/api/v1/invoices", "InvoiceInput", vec!["line_items"]),
+        ("/api/v1/quotations", "QuotationInput", vec!["line_items"]),
+        (
+            "/api/v1/products",
+            "ProductInput",
+            vec!["name", "unit_price_cents", "currency"],
+        ),
+        (
+            "/api/v1/payments",
+            "PaymentInput",
+            vec!["invoice_id", "amount_cents", "method"],
+        ),
+        ("/api/v1/webhooks", "WebhookInput", vec!["url", "events"]),
+    ] {
+        let body = &doc["paths"][path]["post"]["requestBody"];
+        assert_eq!(body["required"], true, "{path}");
+        assert_eq!(
+            body["content"]["application/json"]["schema"]["$ref"],
+            format!("#/components/schemas/{schema}").as_str()
+        );
+        assert_eq!(required_of(&schemas[schema]), required, "{schema}");
+        // The server answers `{}` with exactly those fields (and the customer) missing.
+        let r = send(
+            &app,
+            json(h.req(Method::POST, path), &serde_json::json!({})),
+        )
+        .await;
+        assert_error(&r, 422, "validation_failed");
+        let mut missing: Vec<&str> = r.body["error"]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["param"].as_str().unwrap())
+            .collect();
+        missing.retain(|p| *p != "customer_id");
+        assert_eq!(missing, required, "{path}");
+        // Not a clearing PATCH: nothing is nullable.
+        for (field, property) in schemas[schema]["properties"].as_object().unwrap() {
+            let text = property.to_string();
+            assert!(!text.contains("\"null\""), "{schema}.{field}: {text}");
+        }
+    }
+    for schema in ["InvoiceInput", "QuotationInput"] {
+        assert_eq!(
+            schemas[schema]["oneOf"],
+            serde_json::json!([{"required": ["customer_id"]}, {"required": ["customer"]}]),
+            "{schema}"
+        );
+    }
+    // PATCH: null where it clears, never on the fields it is 422 for.
+    let nullable = |schema: &str, field: &str| {
+        schemas[schema]["properties"][field]
+            .to_string()
+            .contains("\"null\"")
+    };
+    for (schema, field, clears) in [
+        ("CustomerPatchInput", "name", false),
+        ("CustomerPatchInput", "email", false),
+        ("CustomerPatchInput", "phone", true),
+        ("CustomerPatchInput", "address", true),
+        ("InvoicePatchInput", "status", false),
+        ("InvoicePatchInput", "due_date", false),
+        ("InvoicePatchInput", "line_items", false),
+        ("InvoicePatchInput", "customer_id", false),
+        ("InvoicePatchInput", "notes", true),
+        ("ProductPatchInput", "name", false),
+        ("ProductPatchInput", "currency", false),
+        ("ProductPatchInput", "description", true),
+        ("WebhookPatchInput", "url", false),
+        ("WebhookPatchInput", "description", true),
+    ] {
+        assert_eq!(nullable(schema, field), clears, "{schema}.{field}");
+    }
+    // Bounds from the validators' constants.
+    let prop = |schema: &str, field: &str| schemas[schema]["properties"][field].clone();
+    assert_eq!(
+        prop("CustomerInput", "name")["maxLength"],
+        customer::NAME_MAX
+    );
+    assert_eq!(prop("CustomerInput", "name")["minLength"], 1);
+    assert_eq!(
+        prop("CustomerInput", "email")["maxLength"],
+        customer::EMAIL_MAX
+    );
+    assert_eq!(
+        prop("ProductInput", "name")["maxLength"],
+        product::PRODUCT_NAME_MAX
+    );
+    assert_eq!(
+        prop("InvoiceInput", "notes")["maxLength"],
+        document::NOTES_MAX
+    );
+    assert_eq!(
+        prop("InvoiceInput", "line_items")["maxItems"],
+        document::MAX_LINES
+    );
+    assert_eq!(prop("InvoiceInput", "due_date")["format"], "date");
+    assert_eq!(prop("WebhookInput", "url")["maxLength"], webhook::URL_MAX);
+    assert_eq!(
+        prop("WebhookInput", "events")["items"]["oneOf"][0]["$ref"],
+        "#/components/schemas/EventType"
+    );
+    assert_eq!(prop("PaymentInput", "amount_cents")["minimum"], 1);
+    // Quantity and tax rate: a number or a decimal string.
+    for (schema, field) in [
+        ("LineItemInput", "quantity"),
+        ("LineItemInput", "tax_rate"),
+        ("ProductInput", "tax_rate"),
+    ] {
+        let p = prop(schema, field);
+        assert_eq!(p["oneOf"][0]["type"], "number", "{schema}.{field}");
+        assert_eq!(p["oneOf"][1]["type"], "string", "{schema}.{field}");
+        assert_eq!(p["oneOf"][1]["maxLength"], decimal::MAX_TEXT_LEN);
+    }
+    assert_eq!(
+        prop("LineItemInput", "quantity")["oneOf"][0]["maximum"],
+        decimal::MAX_QUANTITY / 1000
+    );
+    assert_eq!(required_of(&schemas["LineItemInput"]), vec!["quantity"]);
+}
