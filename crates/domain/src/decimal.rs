@@ -23,10 +23,10 @@ pub enum DecimalError {
 }
 
 /// Longer inputs are refused outright; keeps parsing cheap and bounded for hostile input.
-const MAX_TEXT_LEN: usize = 32;
-const SCALE: i128 = 1000;
-const MAX_QUANTITY: i64 = 1_000_000 * 1000;
-const MAX_TAX_RATE: i64 = 100 * 1000;
+pub const MAX_TEXT_LEN: usize = 32;
+pub const SCALE: i128 = 1000;
+pub const MAX_QUANTITY: i64 = 1_000_000 * 1000;
+pub const MAX_TAX_RATE: i64 = 100 * 1000;
 
 /// A line quantity (> 0, ≤ 1 000 000), exact to 0.001 so `quantity × price` is integer math.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

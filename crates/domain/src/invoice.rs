@@ -192,7 +192,7 @@ impl InvoiceInput {
 pub struct InvoicePatchInput {
     /// The new status, as the transition table allows (`paid` marks it paid by hand).
     #[serde(default, deserialize_with = "crate::validation::double_option")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    #[cfg_attr(feature = "openapi", schema(value_type = InvoiceStatus))]
     pub status: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = String))]

@@ -69,10 +69,12 @@ pub struct PaymentInput {
     /// Minor units of the invoice's currency; > 0 and at most its `amount_due_cents`.
     pub amount_cents: Option<i64>,
     /// `bank_transfer`, `card`, `cash` or `other`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<PaymentMethod>))]
     pub method: Option<String>,
     /// The transfer reference or receipt number, up to 200 characters.
     pub reference: Option<String>,
     /// `pending` (default: verify it later) or `verified` (the money has arrived).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<PaymentStatus>))]
     pub status: Option<String>,
     pub metadata: Option<BTreeMap<String, String>>,
 }
@@ -211,6 +213,7 @@ impl RejectPaymentInput {
 #[serde(deny_unknown_fields)]
 pub struct PaymentPatchInput {
     /// `verified` or `rejected`; only a pending payment may change.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<PaymentStatus>))]
     pub status: Option<String>,
     /// With `rejected` only: why.
     pub reason: Option<String>,

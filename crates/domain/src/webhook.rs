@@ -261,6 +261,7 @@ pub struct WebhookEndpoint {
     pub livemode: bool,
     /// `whsec_…`: present only in the answers of create and `rotate_secret`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub secret: Option<String>,
     #[serde(serialize_with = "crate::time::serialize")]
     pub created_at: DateTime<Utc>,

@@ -13,7 +13,7 @@ use std::fmt;
 /// What a 503 tells clients to wait before retrying: about how long a failover takes.
 const RETRY_UNAVAILABLE_SECS: u64 = 5;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorType {
     InvalidRequestError,
@@ -22,6 +22,47 @@ pub enum ErrorType {
     RateLimitError,
     ApiError,
 }
+
+/// Every `code` an error body can carry: the codes of the constructors below, listed once so
+/// the document's `ErrorCode` enum is this list (a test holds the constructors to it).
+pub const ERROR_CODES: &[&str] = &[
+    "api_key_expired",
+    "https_required",
+    "idempotency_key_in_use",
+    "idempotency_key_reused",
+    "insufficient_permissions",
+    "internal_error",
+    "invalid_api_key",
+    "invalid_json",
+    "invalid_parameter",
+    "invalid_state_transition",
+    "method_not_allowed",
+    "missing_api_key",
+    "payload_too_large",
+    "rate_limited",
+    "request_timeout",
+    "resource_forbidden",
+    "resource_in_use",
+    "resource_missing",
+    "route_not_found",
+    "service_unavailable",
+    "unsupported_media_type",
+    "validation_failed",
+];
+
+/// The schema of an error's `code`: one of [`ERROR_CODES`].
+pub struct ErrorCode;
+
+impl utoipa::PartialSchema for ErrorCode {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ERROR_CODES.iter().copied()))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ErrorCode {}
 
 /// A failure on its way to the client: status, SPEC §4 type and code, and extra headers
 /// (`Allow`, `Retry-After`) that belong with it. Boxed so `Result<_, ApiError>` stays small.
@@ -419,5 +460,49 @@ pub fn from_actix(err: &actix_web::Error) -> ApiError {
     match err.as_error::<ApiError>() {
         Some(e) => e.clone(),
         None => ApiError::from_status(err.as_response_error().status_code()),
+    }
+}
+
+#[cfg(test)]
+mod codes {
+    use super::*;
+
+    /// The document's `ErrorCode` enum is [`ERROR_CODES`]: every constructor's code is in it.
+    #[test]
+    fn every_code_is_listed() {
+        let mut made = vec![
+            ApiError::invalid_json("x"),
+            ApiError::invalid_parameter("p", "x"),
+            ApiError::missing_api_key(),
+            ApiError::invalid_api_key(),
+            ApiError::api_key_expired(),
+            ApiError::https_required(),
+            ApiError::insufficient_permissions("customers:read"),
+            ApiError::resource_forbidden(),
+            ApiError::resource_missing("customer"),
+            ApiError::route_not_found("GET", "/x"),
+            ApiError::method_not_allowed("GET", "POST"),
+            ApiError::payload_too_large(),
+            ApiError::unsupported_media_type(),
+            ApiError::form_too_large(),
+            ApiError::request_timeout(),
+            ApiError::unsupported_form_type(),
+            ApiError::resource_in_use("x"),
+            ApiError::invalid_state_transition("x"),
+            ApiError::idempotency_key_in_use(),
+            ApiError::idempotency_key_reused(),
+            ApiError::rate_limited(1),
+            ApiError::internal(),
+            ApiError::service_unavailable(),
+            ApiError::from(Violations::default()),
+        ];
+        for status in 400..600 {
+            if let Ok(status) = StatusCode::from_u16(status) {
+                made.push(ApiError::from_status(status));
+            }
+        }
+        for e in made {
+            assert!(ERROR_CODES.contains(&e.code), "{} is not listed", e.code);
+        }
     }
 }

@@ -572,3 +572,331 @@ async fn openapi_declares_headers_security_bodies_and_ids() {
         );
     }
 }
+
+/// The names a schema lists under `required`.
+fn required_of(schema: &Value) -> Vec<&str> {
+    schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// Issue 16, item 2: the answers as typed clients read them. Every field a resource always
+/// carries is `required` (nullable where it may be null), `object` is the resource's constant,
+/// enums are named and shared, and an event's `data.object` is told apart by its `object`.
+/// Then real answers are held to it: every required field is there, and nothing undeclared.
+#[actix_web::test]
+async fn openapi_outputs_are_required_typed_and_discriminated() {
+    let h = Harness::new(Backend::Sqlite).unwrap();
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
+    let doc = r.body.clone();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let resources = [
+        ("Customer", "customer"),
+        ("Invoice", "invoice"),
+        ("Quotation", "quotation"),
+        ("Payment", "payment"),
+        ("PaymentRequest", "payment_request"),
+        ("Product", "product"),
+        ("Event", "event"),
+        ("WebhookEndpoint", "webhook_endpoint"),
+        ("DeliveryAttempt", "webhook_delivery_attempt"),
+        ("ConversionResult", "quotation_conversion"),
+        ("Redelivery", "event_redelivery"),
+    ];
+    // Left out when empty, so optional and never null; everything else is always sent.
+    let omitted = [
+        ("WebhookEndpoint", "secret"),
+        ("ErrorObject", "param"),
+        ("ErrorObject", "details"),
+    ];
+    let mut outputs: Vec<&str> = resources.iter().map(|(n, _)| *n).collect();
+    outputs.extend([
+        "Address",
+        "LineItemView",
+        "EventData",
+        "ErrorBody",
+        "ErrorObject",
+        "ErrorDetail",
+    ]);
+    for name in &outputs {
+        let schema = &schemas[*name];
+        let required = required_of(schema);
+        for (field, property) in schema["properties"].as_object().unwrap() {
+            let left_out = omitted.contains(&(*name, field.as_str()));
+            assert_eq!(
+                required.contains(&field.as_str()),
+                !left_out,
+                "{name}.{field}: required iff always sent"
+            );
+            if left_out {
+                assert!(property["type"].is_string(), "{name}.{field} is never null");
+            }
+        }
+    }
+    for (name, object) in resources {
+        assert_eq!(
+            schemas[name]["properties"]["object"],
+            serde_json::json!({"type": "string", "const": object}),
+            "{name}"
+        );
+    }
+    let invoice = &schemas["Invoice"]["properties"];
+    assert_eq!(
+        invoice["sent_at"]["type"],
+        serde_json::json!(["string", "null"])
+    );
+    // Enums are named schemas, and every input, filter and output that takes one refers to it.
+    let refers = |v: &Value, name: &str| {
+        let r = format!("#/components/schemas/{name}");
+        v["$ref"] == r.as_str()
+            || v["oneOf"]
+                .as_array()
+                .is_some_and(|o| o.iter().any(|s| s["$ref"] == r.as_str()))
+    };
+    for (schema, field, enumeration) in [
+        ("Invoice", "status", "InvoiceStatus"),
+        ("InvoicePatchInput", "status", "InvoiceStatus"),
+        ("Quotation", "status", "QuotationStatus"),
+        ("Payment", "status", "PaymentStatus"),
+        ("Payment", "method", "PaymentMethod"),
+        ("PaymentInput", "method", "PaymentMethod"),
+        ("PaymentInput", "status", "PaymentStatus"),
+        ("PaymentPatchInput", "status", "PaymentStatus"),
+        ("PaymentRequest", "status", "InvoiceStatus"),
+        ("DeliveryAttempt", "state", "DeliveryState"),
+        ("ErrorObject", "type", "ErrorType"),
+        ("ErrorObject", "code", "ErrorCode"),
+        ("Event", "type", "EventType"),
+    ] {
+        assert!(
+            refers(&schemas[schema]["properties"][field], enumeration),
+            "{schema}.{field} refers to {enumeration}: {}",
+            schemas[schema]["properties"][field]
+        );
+        assert!(schemas[enumeration]["enum"].is_array(), "{enumeration}");
+    }
+    for (path, param, enumeration) in [
+        ("/api/v1/invoices", "status", "InvoiceStatus"),
+        ("/api/v1/quotations", "status", "QuotationStatus"),
+        ("/api/v1/payments", "status", "PaymentStatus"),
+        ("/api/v1/events", "type", "EventType"),
+    ] {
+        let p = doc["paths"][path]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == param)
+            .unwrap();
+        assert!(refers(&p["schema"], enumeration), "{path} {param}: {p}");
+    }
+    let codes = schemas["ErrorCode"]["enum"].as_array().unwrap();
+    for code in invoicing_http::error::ERROR_CODES {
+        assert!(codes.contains(&Value::from(*code)), "{code}");
+    }
+    let types = schemas["EventType"]["enum"].as_array().unwrap();
+    assert_eq!(types.len(), invoicing_domain::event::EVENT_TYPES.len());
+    // An event narrows to its resource by `object`.
+    let data = &schemas["EventData"]["properties"]["object"];
+    assert_eq!(data["discriminator"]["propertyName"], "object");
+    for (object, name) in [
+        ("customer", "Customer"),
+        ("invoice", "Invoice"),
+        ("quotation", "Quotation"),
+        ("payment", "Payment"),
+        ("product", "Product"),
+    ] {
+        let target = format!("#/components/schemas/{name}");
+        assert_eq!(data["discriminator"]["mapping"][object], target.as_str());
+        assert!(refers(data, name), "{name}");
+    }
+    for t in invoicing_domain::event::EVENT_TYPES {
+        let object = t.split('.').next().unwrap();
+        assert!(data["discriminator"]["mapping"][object].is_string(), "{t}");
+    }
+
+    // Real answers carry every required field and nothing undeclared.
+    let check = |name: &str, body: &Value| {
+        let schema = &schemas[name];
+        for field in required_of(schema) {
+            assert!(
+                body.get(field).is_some(),
+                "{name} answer lacks {field}: {body}"
+            );
+        }
+        for field in body.as_object().unwrap().keys() {
+            assert!(
+                schema["properties"].get(field).is_some(),
+                "{name}.{field} undeclared"
+            );
+        }
+    };
+    let customer = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/customers"),
+            &serde_json::json!({"name": "Ada", "email": "ada@example.com"}),
+        ),
+    )
+    .await;
+    assert_eq!(customer.status, 201, "{}", customer.body);
+    check("Customer", &customer.body);
+    let invoice = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &serde_json::json!({"customer_id": customer.body["id"],
+                "line_items": [{"description": "Work", "quantity": 2, "unit_price_cents": 1000}]}),
+        ),
+    )
+    .await;
+    assert_eq!(invoice.status, 201, "{}", invoice.body);
+    check("Invoice", &invoice.body);
+    check("LineItemView", &invoice.body["line_items"][0]);
+    let events = send(&app, h.req(Method::GET, "/api/v1/events")).await;
+    for event in events.body["data"].as_array().unwrap() {
+        check("Event", event);
+        let object = event["data"]["object"]["object"].as_str().unwrap();
+        let target = data["discriminator"]["mapping"][object].as_str().unwrap();
+        check(target.rsplit('/').next().unwrap(), &event["data"]["object"]);
+    }
+    let missing = send(&app, h.req(Method::GET, "/api/v1/invoices/999999")).await;
+    check("ErrorObject", &missing.body["error"]);
+}
+
+/// Issue 16, item 1: the create bodies require what their parsers require (an empty body is 422
+/// naming exactly those fields), `null` is offered only where it clears a PATCH field, and the
+/// bounds are the validators' constants.
+#[actix_web::test]
+async fn openapi_inputs_require_and_bound_what_the_parsers_do() {
+    use invoicing_domain::{customer, decimal, document, product, webhook};
+    let h = Harness::new(Backend::Sqlite).unwrap();
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
+    let doc = r.body.clone();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for (path, schema, required) in [
+        ("/api/v1/customers", "CustomerInput", vec!["name", "email"]),
+        ("/api/v1/invoices", "InvoiceInput", vec!["line_items"]),
+        ("/api/v1/quotations", "QuotationInput", vec!["line_items"]),
+        (
+            "/api/v1/products",
+            "ProductInput",
+            vec!["name", "unit_price_cents", "currency"],
+        ),
+        (
+            "/api/v1/payments",
+            "PaymentInput",
+            vec!["invoice_id", "amount_cents", "method"],
+        ),
+        ("/api/v1/webhooks", "WebhookInput", vec!["url", "events"]),
+    ] {
+        let body = &doc["paths"][path]["post"]["requestBody"];
+        assert_eq!(body["required"], true, "{path}");
+        assert_eq!(
+            body["content"]["application/json"]["schema"]["$ref"],
+            format!("#/components/schemas/{schema}").as_str()
+        );
+        assert_eq!(required_of(&schemas[schema]), required, "{schema}");
+        // The server answers `{}` with exactly those fields (and the customer) missing.
+        let r = send(
+            &app,
+            json(h.req(Method::POST, path), &serde_json::json!({})),
+        )
+        .await;
+        assert_error(&r, 422, "validation_failed");
+        let mut missing: Vec<&str> = r.body["error"]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["param"].as_str().unwrap())
+            .collect();
+        missing.retain(|p| *p != "customer_id");
+        assert_eq!(missing, required, "{path}");
+        // Not a clearing PATCH: nothing is nullable.
+        for (field, property) in schemas[schema]["properties"].as_object().unwrap() {
+            let text = property.to_string();
+            assert!(!text.contains("\"null\""), "{schema}.{field}: {text}");
+        }
+    }
+    for schema in ["InvoiceInput", "QuotationInput"] {
+        assert_eq!(
+            schemas[schema]["oneOf"],
+            serde_json::json!([{"required": ["customer_id"]}, {"required": ["customer"]}]),
+            "{schema}"
+        );
+    }
+    // PATCH: null where it clears, never on the fields it is 422 for.
+    let nullable = |schema: &str, field: &str| {
+        schemas[schema]["properties"][field]
+            .to_string()
+            .contains("\"null\"")
+    };
+    for (schema, field, clears) in [
+        ("CustomerPatchInput", "name", false),
+        ("CustomerPatchInput", "email", false),
+        ("CustomerPatchInput", "phone", true),
+        ("CustomerPatchInput", "address", true),
+        ("InvoicePatchInput", "status", false),
+        ("InvoicePatchInput", "due_date", false),
+        ("InvoicePatchInput", "line_items", false),
+        ("InvoicePatchInput", "customer_id", false),
+        ("InvoicePatchInput", "notes", true),
+        ("ProductPatchInput", "name", false),
+        ("ProductPatchInput", "currency", false),
+        ("ProductPatchInput", "description", true),
+        ("WebhookPatchInput", "url", false),
+        ("WebhookPatchInput", "description", true),
+    ] {
+        assert_eq!(nullable(schema, field), clears, "{schema}.{field}");
+    }
+    // Bounds from the validators' constants.
+    let prop = |schema: &str, field: &str| schemas[schema]["properties"][field].clone();
+    assert_eq!(
+        prop("CustomerInput", "name")["maxLength"],
+        customer::NAME_MAX
+    );
+    assert_eq!(prop("CustomerInput", "name")["minLength"], 1);
+    assert_eq!(
+        prop("CustomerInput", "email")["maxLength"],
+        customer::EMAIL_MAX
+    );
+    assert_eq!(
+        prop("ProductInput", "name")["maxLength"],
+        product::PRODUCT_NAME_MAX
+    );
+    assert_eq!(
+        prop("InvoiceInput", "notes")["maxLength"],
+        document::NOTES_MAX
+    );
+    assert_eq!(
+        prop("InvoiceInput", "line_items")["maxItems"],
+        document::MAX_LINES
+    );
+    assert_eq!(prop("InvoiceInput", "due_date")["format"], "date");
+    assert_eq!(prop("WebhookInput", "url")["maxLength"], webhook::URL_MAX);
+    assert_eq!(
+        prop("WebhookInput", "events")["items"]["oneOf"][0]["$ref"],
+        "#/components/schemas/EventType"
+    );
+    assert_eq!(prop("PaymentInput", "amount_cents")["minimum"], 1);
+    // Quantity and tax rate: a number or a decimal string.
+    for (schema, field) in [
+        ("LineItemInput", "quantity"),
+        ("LineItemInput", "tax_rate"),
+        ("ProductInput", "tax_rate"),
+    ] {
+        let p = prop(schema, field);
+        assert_eq!(p["oneOf"][0]["type"], "number", "{schema}.{field}");
+        assert_eq!(p["oneOf"][1]["type"], "string", "{schema}.{field}");
+        assert_eq!(p["oneOf"][1]["maxLength"], decimal::MAX_TEXT_LEN);
+    }
+    assert_eq!(
+        prop("LineItemInput", "quantity")["oneOf"][0]["maximum"],
+        decimal::MAX_QUANTITY / 1000
+    );
+    assert_eq!(required_of(&schemas["LineItemInput"]), vec!["quantity"]);
+}

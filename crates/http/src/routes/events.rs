@@ -37,12 +37,17 @@ impl utoipa::PartialSchema for EventTypeName {
     }
 }
 
-impl ToSchema for EventTypeName {}
+/// Named `EventType`: the filter, `Event.type` and the webhooks' `events` refer to it.
+impl ToSchema for EventTypeName {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "EventType".into()
+    }
+}
 
 /// List events, newest first.
 #[utoipa::path(get, path = "/api/v1/events", tag = "events",
     params(
-        ("type" = inline(Option<EventTypeName>), Query, description = "Only events of this type, e.g. invoice.paid"),
+        ("type" = Option<EventTypeName>, Query, description = "Only events of this type, e.g. invoice.paid"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),
@@ -97,6 +102,10 @@ pub struct Redelivery {
     pub queued: usize,
 }
 
+impl Redelivery {
+    pub const OBJECT: &'static str = "event_redelivery";
+}
+
 /// Queue the event again for every enabled endpoint that takes its type (same `webhook-id`).
 #[utoipa::path(post, path = "/api/v1/events/{id}/redeliver", tag = "events",
     params(("id" = i64, Path, description = "Event id")),
@@ -118,7 +127,7 @@ pub async fn redeliver(
         .await
         .map_err(|e| e.naming("event"))?;
     Ok(HttpResponse::Accepted().json(Redelivery {
-        object: "event_redelivery",
+        object: Redelivery::OBJECT,
         event_id: id.0,
         queued,
     }))
