@@ -4,6 +4,8 @@ use serde::Serialize;
 
 pub const DEFAULT_PER_PAGE: u32 = 20;
 pub const MAX_PER_PAGE: u32 = 100;
+/// Bounding page keeps the OFFSET inside i64 whatever the client sends.
+pub const MAX_PAGE: u32 = 1_000_000;
 
 /// A validated page request: `page` ≥ 1 and `1 ≤ per_page ≤ 100`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,8 +16,7 @@ pub struct PageRequest {
 
 impl PageRequest {
     pub fn new(page: u32, per_page: u32) -> Option<Self> {
-        // Bounding page keeps the OFFSET inside i64 whatever the client sends.
-        if (1..=1_000_000).contains(&page) && (1..=MAX_PER_PAGE).contains(&per_page) {
+        if (1..=MAX_PAGE).contains(&page) && (1..=MAX_PER_PAGE).contains(&per_page) {
             Some(PageRequest { page, per_page })
         } else {
             None
