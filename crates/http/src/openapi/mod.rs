@@ -1,0 +1,126 @@
+//! `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the handlers'
+//! annotations, with the error answers every operation shares added from the same rules the
+//! middleware applies, so the document cannot drift from the code.
+
+mod answers;
+mod inputs;
+mod outputs;
+
+use crate::error::{ErrorCode, ErrorType};
+use crate::routes::{
+    customers, events, health, invoices, pages, payment_requests, payments, products, quotations,
+    webhooks,
+};
+use crate::AppState;
+use actix_web::{web, HttpResponse};
+use invoicing_domain::customer::{
+    Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
+};
+use invoicing_domain::document::{LineItemInput, LineItemView};
+use invoicing_domain::event::{Event, EventData};
+use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::payment::{
+    Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, RejectPaymentInput,
+};
+use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::product::{Product, ProductInput, ProductPatchInput};
+use invoicing_domain::quotation::{
+    AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationInput, QuotationPatchInput,
+    RejectInput,
+};
+use invoicing_domain::quotation_status::QuotationStatus;
+use invoicing_domain::validation::Metadata;
+use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
+use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+use utoipa::{OpenApi, ToSchema};
+
+use answers::{declare_headers, CommonAnswers};
+use inputs::inputs_as_parsed;
+use outputs::outputs_as_sent;
+
+/// The SPEC §4 error body.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorObject,
+}
+
+/// Documents what `error::render` writes: `param` and `details` are left out when empty (never
+/// `null`), so they are the only optional fields.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorObject {
+    #[serde(rename = "type")]
+    #[schema(value_type = ErrorType)]
+    pub kind: String,
+    #[schema(value_type = ErrorCode)]
+    pub code: String,
+    pub message: String,
+    #[schema(nullable = false)]
+    pub param: Option<String>,
+    #[schema(nullable = false)]
+    pub details: Option<Vec<ErrorDetail>>,
+    pub request_id: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    pub param: String,
+    pub message: String,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`."),
+    paths(
+        health::healthz, health::readyz, serve,
+        customers::create, customers::list, customers::get, customers::update, customers::delete,
+        invoices::create, invoices::list, invoices::get, invoices::update, invoices::send, invoices::send_patch,
+        quotations::create, quotations::list, quotations::get, quotations::update, quotations::delete,
+        quotations::send, quotations::send_patch, quotations::accept, quotations::reject, quotations::convert,
+        events::list, events::get, events::redeliver,
+        payments::create, payments::list, payments::get, payments::update, payments::verify, payments::reject,
+        payment_requests::check, payment_requests::list, pages::invoice::report,
+        products::create, products::list, products::get, products::update, products::delete,
+        webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete, webhooks::rotate_secret, webhooks::deliveries,
+        pages::invoice::page, pages::quote::page, pages::quote::accept, pages::quote::decline,
+    ),
+    components(schemas(ErrorBody, ErrorObject, ErrorDetail, ErrorType, ErrorCode, events::EventTypeName, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
+        Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
+        Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,
+        Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList,
+        Product, ProductInput, ProductPatchInput, products::ProductList,
+        WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery)),
+    modifiers(&CommonAnswers),
+)]
+struct ApiDoc;
+
+/// The generated document (built once), without `servers`: that comes from the configuration
+/// when it is served.
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+        declare_headers(&mut doc);
+        outputs_as_sent(&mut doc);
+        inputs_as_parsed(&mut doc);
+        doc
+    })
+}
+
+/// The document as this server serves it: its `servers` entry is the configured `PUBLIC_URL`,
+/// under which both the API and the public pages answer.
+pub fn served_document(public_url: &str) -> Value {
+    let mut doc = document().clone();
+    doc["servers"] = json!([{"url": public_url}]);
+    doc
+}
+
+/// The OpenAPI 3.1 document of this API.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "openapi", operation_id = "document",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object)))]
+pub async fn serve(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(served_document(&state.config.public_url))
+}
