@@ -51,6 +51,27 @@ fn bound_paging(op: &mut Operation) {
     }
 }
 
+/// What reading a body can answer (`body.rs`, the pages' forms): unreadable, too large,
+/// stalled, or of another media type.
+fn body_answers(op: &mut Operation, unreadable: &str, limit: &str, media_type: &str) {
+    add(op, "400", unreadable);
+    add(
+        op,
+        "413",
+        &format!("Body larger than {limit} (`payload_too_large`)"),
+    );
+    add(
+        op,
+        "408",
+        "The body stopped arriving for 10 s (`request_timeout`)",
+    );
+    add(
+        op,
+        "415",
+        &format!("Not sent as {media_type} (`unsupported_media_type`)"),
+    );
+}
+
 /// Every keyed `POST` takes an `Idempotency-Key` (SPEC §15), with the answers that come with it.
 fn idempotent(op: &mut Operation) {
     let key = ParameterBuilder::new()
@@ -162,40 +183,12 @@ impl Modify for CommonAnswers {
                     idempotent(op);
                 }
                 if is_form(op) {
-                    add(
-                        op,
-                        "400",
-                        "A body that is no HTML form (`invalid_parameter`)",
-                    );
-                    let limit = pages::MAX_FORM_BYTES / 1024;
-                    add(
-                        op,
-                        "413",
-                        &format!("Form larger than {limit} KiB (`payload_too_large`)"),
-                    );
-                    add(
-                        op,
-                        "408",
-                        "The body stopped arriving for 10 s (`request_timeout`)",
-                    );
-                    add(
-                        op,
-                        "415",
-                        "Not sent as application/x-www-form-urlencoded (`unsupported_media_type`)",
-                    );
+                    let limit = format!("{} KiB", pages::MAX_FORM_BYTES / 1024);
+                    let not_a_form = "A body that is no HTML form (`invalid_parameter`)";
+                    body_answers(op, not_a_form, &limit, FORM);
                 } else if op.request_body.is_some() {
-                    add(op, "400", "Malformed JSON (`invalid_json`) or a field of the wrong type or unknown (`invalid_parameter`)");
-                    add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");
-                    add(
-                        op,
-                        "408",
-                        "The body stopped arriving for 10 s (`request_timeout`)",
-                    );
-                    add(
-                        op,
-                        "415",
-                        "Body not sent as application/json (`unsupported_media_type`)",
-                    );
+                    let malformed = "Malformed JSON (`invalid_json`) or a field of the wrong type or unknown (`invalid_parameter`)";
+                    body_answers(op, malformed, "1 MiB", "application/json");
                     add(
                         op,
                         "422",
@@ -208,18 +201,8 @@ impl Modify for CommonAnswers {
                     )
                 {
                     // Routes that take no body still read one if sent: it must be empty or `{}`.
-                    add(op, "400", "A body where none is taken that is not empty or `{}` (`invalid_parameter`)");
-                    add(op, "413", "Body larger than 1 MiB (`payload_too_large`)");
-                    add(
-                        op,
-                        "408",
-                        "The body stopped arriving for 10 s (`request_timeout`)",
-                    );
-                    add(
-                        op,
-                        "415",
-                        "A body not sent as application/json (`unsupported_media_type`)",
-                    );
+                    let unwanted = "A body where none is taken that is not empty or `{}` (`invalid_parameter`)";
+                    body_answers(op, unwanted, "1 MiB", "application/json");
                 }
                 if api {
                     add(op, "403", "Plain HTTP (`https_required`), missing scope (`insufficient_permissions`) or another tenant's resource (`resource_forbidden`)");
