@@ -334,60 +334,58 @@ impl TxError {
     }
 }
 
-/// The connection itself failed (as opposed to a statement on it).
-fn is_connection_lost(e: &DieselError) -> bool {
+/// libpq's words for a connection that is gone.
+const CONNECTION_LOST: &[&str] = &[
+    "server closed the connection",
+    "terminating connection",
+    "no connection to the server",
+    "could not receive data",
+    "could not send data",
+];
+
+/// The database's state right now, not the request's fault: locked, too slow, failing over.
+const DATABASE_BUSY: &[&str] = &[
+    "database is locked",
+    "database table is locked",
+    "database is busy",
+    "canceling statement due to statement timeout",
+    "canceling statement due to lock timeout",
+    "connection to server",
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is in recovery mode",
+];
+
+fn message_has(e: &DieselError, words: &[&str]) -> bool {
     match e {
-        DieselError::DatabaseError(
-            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
-            _,
-        ) => true,
         DieselError::DatabaseError(_, info) => {
             let message = info.message();
-            [
-                "server closed the connection",
-                "terminating connection",
-                "no connection to the server",
-                "could not receive data",
-                "could not send data",
-            ]
-            .iter()
-            .any(|m| message.contains(m))
+            words.iter().any(|w| message.contains(w))
         }
         _ => false,
     }
+}
+
+/// The connection itself failed (as opposed to a statement on it).
+fn is_connection_lost(e: &DieselError) -> bool {
+    matches!(
+        e,
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        )
+    ) || message_has(e, CONNECTION_LOST)
 }
 
 /// Failures that say nothing about the request and everything about the database's state right
 /// now (gone, failing over, locked, too slow): the client should retry later (503), not be told
 /// of an internal error. diesel keeps no SQLSTATE for these, so some are known by message.
 fn is_transient(e: &DieselError) -> bool {
-    const MESSAGES: &[&str] = &[
-        "database is locked",
-        "database table is locked",
-        "database is busy",
-        "canceling statement due to statement timeout",
-        "canceling statement due to lock timeout",
-        "terminating connection",
-        "server closed the connection",
-        "could not receive data from server",
-        "could not send data to server",
-        "no connection to the server",
-        "connection to server",
-        "the database system is shutting down",
-        "the database system is starting up",
-        "the database system is in recovery mode",
-    ];
-    match e {
-        DieselError::DatabaseError(kind, info) => match kind {
-            DatabaseErrorKind::ClosedConnection
-            | DatabaseErrorKind::UnableToSendCommand
-            | DatabaseErrorKind::ReadOnlyTransaction => true,
-            _ => {
-                let message = info.message();
-                MESSAGES.iter().any(|m| message.contains(m))
-            }
-        },
-        DieselError::BrokenTransactionManager => true,
-        _ => false,
-    }
+    is_connection_lost(e)
+        || matches!(
+            e,
+            DieselError::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _)
+                | DieselError::BrokenTransactionManager
+        )
+        || message_has(e, DATABASE_BUSY)
 }

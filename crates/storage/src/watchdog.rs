@@ -46,6 +46,8 @@ enum Target {
 struct Watched {
     /// watch id → (what, deadline)
     entries: HashMap<u64, (Target, Instant)>,
+    /// When the watchdog thread wakes next by itself (`None`: only when told).
+    wakes_at: Option<Instant>,
 }
 
 /// The process's one watchdog thread and what it watches.
@@ -97,10 +99,19 @@ impl Watchdog {
 
     fn add(&'static self, target: Target, limit: Duration) -> Watch {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut w) = self.watched.lock() {
-            w.entries.insert(id, (target, Instant::now() + limit));
+        let deadline = Instant::now() + limit;
+        let earlier = match self.watched.lock() {
+            Ok(mut w) => {
+                w.entries.insert(id, (target, deadline));
+                w.wakes_at.is_none_or(|at| deadline < at)
+            }
+            Err(_) => false,
+        };
+        // Every database call is watched: wake the thread only when this deadline comes
+        // before the one it already sleeps towards (rarely: limits are the same length).
+        if earlier {
+            self.wake.notify_one();
         }
-        self.wake.notify_one();
         Watch { id, dog: self }
     }
 
@@ -139,6 +150,7 @@ impl Watchdog {
                 }
             }
             let next = w.entries.values().map(|(_, d)| *d).min();
+            w.wakes_at = next;
             let wait = next.map_or(Duration::from_secs(3600), |d| {
                 d.saturating_duration_since(Instant::now())
             });

@@ -140,17 +140,25 @@ pub(crate) struct QuoteAcceptForm {
     name: Option<String>,
 }
 
+/// A quotation form: its token and one optional text field.
+fn answer_form(description: &str, field: &str, max: usize, about: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .description(Some(description))
+        .property("token", form_token())
+        .property(field, form_text(max, about))
+        .required("token")
+        .into()
+}
+
 impl utoipa::PartialSchema for QuoteAcceptForm {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .description(Some("The quotation page's Accept form"))
-            .property("token", form_token())
-            .property(
-                "name",
-                form_text(SIGNER_MAX, "Who accepts, as they sign; optional"),
-            )
-            .required("token")
-            .into()
+        let about = "Who accepts, as they sign; optional";
+        answer_form(
+            "The quotation page's Accept form",
+            "name",
+            SIGNER_MAX,
+            about,
+        )
     }
 }
 
@@ -165,15 +173,13 @@ pub(crate) struct QuoteDeclineForm {
 
 impl utoipa::PartialSchema for QuoteDeclineForm {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .description(Some("The quotation page's Decline form"))
-            .property("token", form_token())
-            .property(
-                "reason",
-                form_text(REASON_MAX, "Why the quotation is declined; optional"),
-            )
-            .required("token")
-            .into()
+        let about = "Why the quotation is declined; optional";
+        answer_form(
+            "The quotation page's Decline form",
+            "reason",
+            REASON_MAX,
+            about,
+        )
     }
 }
 
