@@ -832,7 +832,9 @@ async fn redeliver_queues_the_event_for_every_matching_endpoint(h: Harness) {
         r.body,
         json!({"object": "event_redelivery", "event_id": ev, "queued": 2})
     );
-    let again = claim(&h, t0);
+    // The redelivery is stamped with the clock at that moment, which may be a second past `t0`;
+    // the first claims stay leased until `t0 + LEASE`, so they cannot come back here.
+    let again = claim(&h, whole_now());
     let mut pairs: Vec<_> = again
         .iter()
         .map(|j| (j.endpoint_id.0, j.event_id.0, j.attempt))
