@@ -8,7 +8,9 @@ use crate::invoice_status::InvoiceStatus;
 use crate::money::Money;
 use crate::payment_amount::MajorAmount;
 use crate::payment_status::PaymentStatus;
-use crate::validation::{optional_text, required_text, Metadata, Violations};
+use crate::validation::{
+    double_option, not_null, optional_text, required_text, Metadata, Violations,
+};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -214,15 +216,21 @@ impl RejectPaymentInput {
 pub struct PaymentPatchInput {
     /// `verified` or `rejected`; only a pending payment may change.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<PaymentStatus>))]
-    pub status: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub status: Option<Option<String>>,
     /// With `rejected` only: why.
-    pub reason: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[serde(default, deserialize_with = "double_option")]
+    pub reason: Option<Option<String>>,
 }
 
 impl PaymentPatchInput {
     pub fn parse(self) -> Result<PaymentChange, Violations> {
         let mut v = Violations::new();
-        let to = match self.status {
+        // Nothing here is cleared: `null` is refused, not read as "left out".
+        let status = not_null(&mut v, "status", self.status);
+        let reason = not_null(&mut v, "reason", self.reason);
+        let to = match status {
             None => {
                 v.push("status", "is required");
                 None
@@ -232,7 +240,7 @@ impl PaymentPatchInput {
                 None
             }),
         };
-        let reason = parse_reason(&mut v, self.reason);
+        let reason = parse_reason(&mut v, reason);
         if reason.is_some() && to.is_some_and(|t| t != PaymentStatus::Rejected) {
             v.push("reason", "is only accepted with status rejected");
         }

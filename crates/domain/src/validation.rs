@@ -109,7 +109,8 @@ pub fn optional_text(
     max: usize,
 ) -> Option<String> {
     let s = value?;
-    if s.trim().is_empty() {
+    // Blank is "no value", but only within the length limit, which holds for every text sent.
+    if s.trim().is_empty() && s.chars().count() <= max {
         return None;
     }
     check_text(v, param, s, max, true)
@@ -214,6 +215,16 @@ pub fn not_null<T>(v: &mut Violations, param: &str, value: Option<Option<T>>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn optional_text_is_blank_only_within_its_limit() {
+        let mut v = Violations::new();
+        assert_eq!(optional_text(&mut v, "a", Some("   ".into()), 3), None);
+        assert!(v.is_empty());
+        assert_eq!(optional_text(&mut v, "b", Some("    ".into()), 3), None);
+        assert_eq!(v.errors()[0].param, "b");
+        assert_eq!(optional_text(&mut v, "c", Some(" x ".into()), 3), Some(" x ".into()));
+    }
 
     #[test]
     fn text_never_carries_nul() {

@@ -1,6 +1,10 @@
-//! The JSON body extractor (SPEC §3, §4): content type, size, syntax, depth, NUL characters and
-//! field types are checked here, each with its own error, before a handler sees the value. Every
-//! body read goes through [`next_chunk`], so none waits forever for a stalled client.
+//! The JSON body extractor (SPEC §3, §4): content type, size, syntax, depth, NUL characters,
+//! `null`s and field types are checked here, each with its own error, before a handler sees the
+//! value. Every body read goes through [`next_chunk`], so none waits forever for a stalled client.
+//!
+//! `null` is refused everywhere except at the top level of a `PATCH` body, where it clears a
+//! field and each parser decides (`validation::double_option`): nowhere else does it mean
+//! anything, and reading it as "absent" would accept what the OpenAPI document refuses.
 
 use crate::error::ApiError;
 use actix_web::dev::Payload;
@@ -100,10 +104,11 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
         if !is_json(req) {
             return Box::pin(async { Err(ApiError::unsupported_media_type()) });
         }
+        let nulls = Nulls::of(req);
         let body = read_body(req, payload, false);
         Box::pin(async move {
             let bytes = body.await?.unwrap_or_default();
-            parse_body(&bytes).map(JsonBody)
+            parse_body_with(&bytes, nulls).map(JsonBody)
         })
     }
 }
@@ -113,24 +118,48 @@ impl<T: DeserializeOwned + Default + 'static> FromRequest for OptionalJsonBody<T
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let nulls = Nulls::of(req);
         let body = read_body(req, payload, true);
         Box::pin(async move {
             match body.await? {
                 None => Ok(OptionalJsonBody(T::default())),
-                Some(bytes) => parse_body(&bytes).map(OptionalJsonBody),
+                Some(bytes) => parse_body_with(&bytes, nulls).map(OptionalJsonBody),
             }
         })
     }
 }
 
-/// Everything after transport: syntax, depth, NUL characters, then the typed shape.
+/// Where a body may hold `null` (see the module header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nulls {
+    Nowhere,
+    /// A `PATCH` body: its own fields may be `null`, nothing inside them.
+    TopLevel,
+}
+
+impl Nulls {
+    fn of(req: &HttpRequest) -> Nulls {
+        if req.method() == actix_web::http::Method::PATCH {
+            Nulls::TopLevel
+        } else {
+            Nulls::Nowhere
+        }
+    }
+}
+
+/// [`parse_body_with`] for a body that holds no `null` anywhere.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    parse_body_with(bytes, Nulls::Nowhere)
+}
+
+/// Everything after transport: syntax, depth, NUL characters and `null`s, then the typed shape.
+pub fn parse_body_with<T: DeserializeOwned>(bytes: &[u8], nulls: Nulls) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::invalid_json(
             "The request body is empty; send a JSON object",
         ));
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+    let mut value: Value = serde_json::from_slice(bytes).map_err(|e| {
         if e.to_string().contains("recursion limit") {
             too_deep()
         } else {
@@ -147,11 +176,12 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             "the body must be a JSON object",
         ));
     }
-    let mut nul = Violations::new();
-    find_nul(&value, "", &mut nul);
-    if !nul.is_empty() {
-        return Err(nul.into());
+    let mut refused = Violations::new();
+    find_refused(&value, "", nulls == Nulls::TopLevel, &mut refused);
+    if !refused.is_empty() {
+        return Err(refused.into());
     }
+    integral_floats_as_integers(&mut value);
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.inner().to_string();
         let path = e.path().to_string();
@@ -199,12 +229,16 @@ fn depth(value: &Value) -> usize {
     }
 }
 
-fn find_nul(value: &Value, at: &str, out: &mut Violations) {
+/// NUL characters anywhere, and `null` except in the top-level fields when `fields_may_be_null`.
+fn find_refused(value: &Value, at: &str, fields_may_be_null: bool, out: &mut Violations) {
     match value {
         Value::String(s) if s.contains('\0') => out.push(at, "must not contain NUL characters"),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                find_nul(item, &format!("{at}[{i}]"), out);
+                if item.is_null() {
+                    out.push(format!("{at}[{i}]"), "must not be null");
+                }
+                find_refused(item, &format!("{at}[{i}]"), false, out);
             }
         }
         Value::Object(map) => {
@@ -213,9 +247,32 @@ fn find_nul(value: &Value, at: &str, out: &mut Violations) {
                 if key.contains('\0') {
                     out.push(here.clone(), "must not contain NUL characters");
                 }
-                find_nul(item, &here, out);
+                if item.is_null() && !fields_may_be_null {
+                    out.push(here.clone(), "must not be null");
+                }
+                find_refused(item, &here, false, out);
             }
         }
+        _ => {}
+    }
+}
+
+/// JSON has one kind of number: `2.0` is the integer 2, and the document's `integer` includes
+/// it, so an integral number written with a fraction or an exponent is read as that integer
+/// wherever it fits an `i64` (a decimal field reads it just the same).
+fn integral_floats_as_integers(value: &mut Value) {
+    const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+    match value {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
+                if f.fract() == 0.0 && (-TWO_POW_63..TWO_POW_63).contains(&f) {
+                    // Exact: an integral f64 below 2^63 in magnitude is an i64.
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
         _ => {}
     }
 }
@@ -267,6 +324,46 @@ mod tests {
                 ("invalid_parameter", Some("body".into())),
                 "{not_object}"
             );
+        }
+    }
+
+    #[test]
+    fn null_is_refused_except_in_a_patch_bodys_own_fields() {
+        let refused = |body: &str, nulls: Nulls| {
+            parse_body_with::<serde_json::Map<String, Value>>(body.as_bytes(), nulls)
+                .err()
+                .map(|e| (e.code, e.param.clone()))
+        };
+        let null_at = |p: &str| Some(("validation_failed", Some(p.to_string())));
+        assert_eq!(refused(r#"{"phone": null}"#, Nulls::Nowhere), null_at("phone"));
+        assert_eq!(refused(r#"{"phone": null}"#, Nulls::TopLevel), None);
+        assert_eq!(
+            refused(r#"{"address": {"state": null}}"#, Nulls::TopLevel),
+            null_at("address.state")
+        );
+        assert_eq!(
+            refused(r#"{"line_items": [null]}"#, Nulls::TopLevel),
+            null_at("line_items[0]")
+        );
+        assert_eq!(
+            refused(r#"{"metadata": {"k": null}}"#, Nulls::Nowhere),
+            null_at("metadata.k")
+        );
+    }
+
+    #[test]
+    fn integral_numbers_are_integers_however_written() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Ids {
+            a: i64,
+            b: i64,
+            c: i64,
+        }
+        let ids: Ids = parse_body(br#"{"a": 373.0, "b": -2e3, "c": 4190559487487390.0}"#).unwrap();
+        assert_eq!(ids, Ids { a: 373, b: -2000, c: 4_190_559_487_487_390 });
+        for not_integral in [r#"{"a": 1.5, "b": 1, "c": 1}"#, r#"{"a": 1e19, "b": 1, "c": 1}"#] {
+            let e = parse_body::<Ids>(not_integral.as_bytes()).unwrap_err();
+            assert_eq!((e.code, e.param.as_deref()), ("invalid_parameter", Some("a")));
         }
     }
 

@@ -86,7 +86,9 @@ fn idempotent(op: &mut Operation) {
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .min_length(Some(1))
-                .max_length(Some(255)),
+                .max_length(Some(255))
+                // HTTP trims a header value's outer spaces, so a key cannot begin or end with one.
+                .pattern(Some(r"^[!-~]([ -~]*[!-~])?$")),
         ))
         .build();
     op.parameters.get_or_insert_with(Vec::new).push(key);

@@ -14,6 +14,12 @@ const CLEARABLE: &[&str] = &[
     "WebhookPatchInput",
 ];
 
+/// White space as Rust's `trim` (the parsers' blank check) sees it, as a regex class body: the
+/// Unicode White_Space set, spelled out because `\s` differs between regex engines (U+0085,
+/// U+FEFF).
+const WHITE_SPACE: &str =
+    r"\t\n\u000b\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+
 /// Drops `null` from a property's schema: `type: [T, "null"]` becomes `T`, and
 /// `oneOf: [{type: null}, S]` becomes `S`.
 fn not_nullable(property: &mut Value) {
@@ -41,18 +47,38 @@ fn not_nullable(property: &mut Value) {
 }
 
 /// A JSON number or a decimal string of at most three decimals, as `decimal.rs` reads a
-/// quantity or a tax rate; the range holds for both (the string's only by the server).
-fn decimal(minimum: Value, maximum: i64, description: &Value) -> Value {
+/// quantity (`positive`: above 0) or a tax rate (0 or more), up to `maximum` thousandths, which
+/// must be a power of ten: the string's pattern spells the same range as the number's bounds.
+fn decimal(positive: bool, maximum: i64, description: &Value) -> Value {
     use invoicing_domain::decimal::{MAX_TEXT_LEN, SCALE};
-    let mut number = json!({"type": "number", "maximum": maximum / SCALE as i64});
-    if let (Some(n), Some(m)) = (number.as_object_mut(), minimum.as_object()) {
+    let whole_max = maximum / SCALE as i64;
+    let digits = whole_max.to_string().len() - 1;
+    debug_assert_eq!(whole_max, 10i64.pow(digits as u32), "a power of ten");
+    let lower = if positive {
+        json!({"exclusiveMinimum": 0})
+    } else {
+        json!({"minimum": 0})
+    };
+    let mut number = json!({"type": "number", "maximum": whole_max, "multipleOf": 0.001});
+    if let (Some(n), Some(m)) = (number.as_object_mut(), lower.as_object()) {
         n.extend(m.clone());
     }
+    // Below the maximum: up to `digits` integer digits; a fraction of at most three significant
+    // decimals, any trailing zeros; the maximum itself only with a zero fraction.
+    let fraction = r"\.[0-9]{1,3}0*";
+    let below = if positive {
+        format!(
+            r"0*[1-9][0-9]{{0,{}}}({fraction})?|0*\.[0-9]{{0,2}}[1-9]0*",
+            digits - 1
+        )
+    } else {
+        format!(r"0*[0-9]{{1,{digits}}}({fraction})?|0*\.[0-9]{{1,3}}0*")
+    };
+    let pattern = format!(r"^({below}|0*{whole_max}(\.0+)?)$");
     let mut schema = json!({
         "oneOf": [
             number,
-            {"type": "string", "maxLength": MAX_TEXT_LEN,
-                "pattern": r"^([0-9]+(\.[0-9]{1,3}0*)?|\.[0-9]{1,3}0*)$"},
+            {"type": "string", "maxLength": MAX_TEXT_LEN, "pattern": pattern},
         ],
     });
     if description.is_string() {
@@ -65,6 +91,7 @@ fn decimal(minimum: Value, maximum: i64, description: &Value) -> Value {
 /// the bounds they enforce (the same constants), `null` only where it clears a `PATCH` field.
 pub(super) fn inputs_as_parsed(doc: &mut Value) {
     use invoicing_domain::decimal::{MAX_QUANTITY, MAX_TAX_RATE};
+    use invoicing_domain::money::MAX_AMOUNT;
     use invoicing_domain::validation::{METADATA_MAX_KEY, METADATA_MAX_PAIRS, METADATA_MAX_VALUE};
     use invoicing_domain::webhook as w;
     use invoicing_domain::{customer as c, document as d, payment as p, product, quotation as q};
@@ -91,14 +118,27 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     }
     let text = |min: usize, max: usize| json!({"minLength": min, "maxLength": max});
     // Required text is not blank; optional text may be empty (read as "no value").
-    let required_text = |max: usize| json!({"minLength": 1, "maxLength": max, "pattern": r"\S"});
-    let id = json!({"minimum": 1});
+    let not_blank = format!("[^{WHITE_SPACE}]");
+    let required_text =
+        |max: usize| json!({"minLength": 1, "maxLength": max, "pattern": not_blank});
+    let id = json!({"minimum": 1, "maximum": i64::MAX});
+    let amount = json!({"minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT});
     let date = json!({"format": "date", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"});
     for schema in ["CustomerInput", "CustomerPatchInput"] {
         set(schemas, schema, "name", required_text(c::NAME_MAX));
         set(schemas, schema, "email", text(1, c::EMAIL_MAX));
         set(schemas, schema, "email", json!({"format": "email"}));
         set(schemas, schema, "phone", text(0, c::PHONE_MAX));
+        // As `parse_phone` reads it: blank (no phone), or 5 to 20 digits among + ( ) - . and
+        // spaces, outer whitespace trimmed.
+        set(
+            schemas,
+            schema,
+            "phone",
+            json!({"pattern": format!(
+                "^[{WHITE_SPACE}]*$|^[{WHITE_SPACE}]*[ +().-]*([0-9][ +().-]*){{5,20}}[{WHITE_SPACE}]*$"
+            )}),
+        );
         set(schemas, schema, "company", text(0, c::COMPANY_MAX));
     }
     for field in ["line1", "line2", "city", "state", "postal_code", "country"] {
@@ -142,6 +182,11 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         }
     }
     set(schemas, "ConvertInput", "due_date", date.clone());
+    // As `PaymentTerms::parse` reads them: N from 0 to 365, at most three digits.
+    let terms = json!({"pattern": "^(due_on_receipt|net_([0-9]{1,2}|[0-2][0-9]{2}|3[0-5][0-9]|36[0-5]))$"});
+    for schema in ["InvoiceInput", "InvoicePatchInput", "ConvertInput"] {
+        set(schemas, schema, "payment_terms", terms.clone());
+    }
     set(
         schemas,
         "LineItemInput",
@@ -149,15 +194,16 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         required_text(d::DESCRIPTION_MAX),
     );
     set(schemas, "LineItemInput", "product_id", id.clone());
+    set(schemas, "LineItemInput", "unit_price_cents", amount.clone());
     let quantity = decimal(
-        json!({"exclusiveMinimum": 0}),
+        true,
         MAX_QUANTITY,
         &schemas["LineItemInput"]["properties"]["quantity"]["description"].clone(),
     );
     put(schemas, "LineItemInput", "quantity", quantity);
     for schema in ["LineItemInput", "ProductInput", "ProductPatchInput"] {
         let mut rate = decimal(
-            json!({"minimum": 0}),
+            false,
             MAX_TAX_RATE,
             &schemas[schema]["properties"]["tax_rate"]["description"].clone(),
         );
@@ -177,13 +223,22 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
             required_text(product::PRODUCT_NAME_MAX),
         );
         set(schemas, schema, "description", text(0, d::DESCRIPTION_MAX));
+        set(schemas, schema, "unit_price_cents", amount.clone());
     }
     set(schemas, "PaymentInput", "invoice_id", id.clone());
+    // A payment is recorded pending or verified; `rejected` is a later decision.
+    put(
+        schemas,
+        "PaymentInput",
+        "status",
+        json!({"type": "string", "enum": ["pending", "verified"],
+            "description": "`pending` (default: verify it later) or `verified` (the money has arrived)."}),
+    );
     set(
         schemas,
         "PaymentInput",
         "amount_cents",
-        json!({"minimum": 1}),
+        json!({"minimum": 1, "maximum": MAX_AMOUNT}),
     );
     set(
         schemas,
@@ -223,6 +278,23 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
             "events",
             json!({"minItems": 1, "maxItems": w::MAX_EVENT_TYPES, "items": event_or_all}),
         );
+        // `["*"]` alone, or event types (repeats are one): the parser's two forms.
+        if let Some(events) = schemas
+            .get_mut(schema)
+            .and_then(|s| s.get_mut("properties"))
+            .and_then(|p| p.get_mut("events"))
+        {
+            let description = events["description"].clone();
+            *events = json!({"oneOf": [
+                {"type": "array", "items": {"type": "string", "const": "*"},
+                    "minItems": 1, "maxItems": 1},
+                {"type": "array", "items": {"$ref": "#/components/schemas/EventType"},
+                    "minItems": 1, "maxItems": w::MAX_EVENT_TYPES},
+            ]});
+            if description.is_string() {
+                events["description"] = description;
+            }
+        }
     }
     set(
         schemas,
@@ -236,27 +308,45 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
             name,
             "metadata",
             json!({"maxProperties": METADATA_MAX_PAIRS,
-                "propertyNames": {"type": "string", "maxLength": METADATA_MAX_KEY},
+                "propertyNames": {"type": "string", "minLength": 1, "maxLength": METADATA_MAX_KEY},
                 "additionalProperties": {"type": "string", "maxLength": METADATA_MAX_VALUE}}),
         );
     }
     // What each create body requires, as its parser answers "is required".
     let mut require = |schema: &str, fields: &[&str], extra: Value| {
         if let Some(s) = schemas.get_mut(schema).and_then(Value::as_object_mut) {
-            s.insert("required".into(), json!(fields));
+            if !fields.is_empty() {
+                s.insert("required".into(), json!(fields));
+            }
             if let Some(extra) = extra.as_object() {
                 s.extend(extra.clone());
             }
         }
     };
-    // "customer_id or customer" and "product_id or description and price" are left to the
-    // descriptions (and the 422): written as `oneOf`/`anyOf` of required lists they cost the
-    // Python client its InvoiceInput, QuotationInput and LineItemInput models, and TypeScript
-    // ignores them anyway.
+    // The rules between fields, as the parsers apply them. Written with `if`/`then` and
+    // `dependentSchemas`, which validators and fuzzers read and client generators skip: as
+    // `oneOf`/`anyOf` of required lists they cost the Python client its models.
+    let customer = json!({
+        "if": {"not": {"required": ["customer"]}},
+        "then": {"required": ["customer_id"]},
+        "dependentSchemas": {"customer": {"not": {"required": ["customer_id"]}}},
+    });
     require("CustomerInput", &["name", "email"], json!(null));
-    require("InvoiceInput", &["line_items"], json!(null));
-    require("QuotationInput", &["line_items"], json!(null));
-    require("LineItemInput", &["quantity"], json!(null));
+    let due_or_terms = json!({"not": {"required": ["due_date"]}});
+    let mut invoice = customer.clone();
+    invoice["dependentSchemas"]["payment_terms"] = due_or_terms.clone();
+    let convert = json!({"dependentSchemas": {"payment_terms": due_or_terms}});
+    require("InvoiceInput", &["line_items"], invoice);
+    require("QuotationInput", &["line_items"], customer);
+    require("ConvertInput", &[], convert);
+    require(
+        "LineItemInput",
+        &["quantity"],
+        json!({
+            "if": {"not": {"required": ["product_id"]}},
+            "then": {"required": ["description", "unit_price_cents"]},
+        }),
+    );
     require(
         "ProductInput",
         &["name", "unit_price_cents", "currency"],
@@ -267,7 +357,11 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         &["invoice_id", "amount_cents", "method"],
         json!(null),
     );
-    require("PaymentPatchInput", &["status"], json!(null));
+    require(
+        "PaymentPatchInput",
+        &["status"],
+        json!({"dependentSchemas": {"reason": {"properties": {"status": {"const": "rejected"}}}}}),
+    );
     require("WebhookInput", &["url", "events"], json!(null));
 }
 

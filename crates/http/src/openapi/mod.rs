@@ -73,7 +73,7 @@ pub struct ErrorDetail {
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`."),
+    info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`. No text may contain the NUL character (U+0000): a body or parameter with one is refused (422 or 400), in every field."),
     paths(
         health::healthz, health::readyz, serve,
         customers::create, customers::list, customers::get, customers::update, customers::delete,

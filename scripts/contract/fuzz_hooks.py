@@ -1,0 +1,92 @@
+"""Schemathesis hooks for scripts/contract/fuzz: the check that a request the OpenAPI document
+allows is accepted, with the exceptions named one by one.
+
+Generated `Idempotency-Key`s repeat ("0", "00", …), so a valid one is made unique before each
+call: a repeat would (rightly) replay an earlier answer or be refused as reused, which tests the
+fuzzer, not the server. Negative cases are sent as generated.
+
+The built-in `positive_data_acceptance` is replaced (the script excludes it) by
+`schema_valid_request_accepted`, which answers the same question but reads the error body: a
+schema-valid request may still be refused for a reason no JSON Schema can state, a rule between
+the request and stored data or between two dates. Those reasons are listed below, each as the
+`param` and message the server writes; anything else refused is a failure.
+"""
+
+import re
+import uuid
+
+import schemathesis
+
+VALID_KEY = re.compile(r"[!-~]([ -~]*[!-~])?")
+
+# What a schema-valid request may answer without saying anything about the document: the
+# default of `positive_data_acceptance`, whose 5xx half `not_a_server_error` still fails.
+NEUTRAL = {401, 403, 404, 409, 429}
+
+# `validation_failed` details that depend on stored data or compare two values: (param, message),
+# both regular expressions matched in full; `[N]` stands for any line index.
+RULES = [
+    # Dates compared with each other or with today.
+    (r"due_date", r"must not be before issue_date"),
+    (r"valid_until", r"must not be before issue_date"),
+    (r"due_date", r"must not be before today.*"),
+    (r"valid_until", r"must not be before today.*"),
+    # References to stored records.
+    (r"customer_id", r"no such customer.*"),
+    (r"invoice_id", r"no such invoice.*"),
+    (r"line_items\[N\]\.product_id", r"no such product"),
+    (r"line_items\[N\]\.product_id", r"the product is archived \(active: false\)"),
+    (r"line_items\[N\]\.product_id", r"the product is priced in [A-Z]{3}, the document in [A-Z]{3}"),
+    (r"customer\.email|email", r".*already.*"),
+    # Sums over several lines, or a line's own product of quantity, price and rate.
+    (r"line_items", r"the document total must not be negative"),
+    (r"line_items", r"the document total exceeds .*"),
+    (r"line_items\[N\]", r".*(amount|total).*(range|exceeds|between).*"),
+    (r"line_items\[N\]\.(unit_price_cents|quantity)", r".*(amount|total).*"),
+    # A payment against what the invoice still owes, in its currency's minor units.
+    (r"amount_cents", r".*(due|exceeds|more than).*"),
+    (r"invoice_id", r".*(status|draft|paid|cancelled|not open).*"),
+]
+
+
+def _rule_allows(param: str, message: str) -> bool:
+    shape = re.sub(r"\[\d+\]", "[N]", param)
+    return any(
+        re.fullmatch(p, shape) and re.fullmatch(m, message) for p, m in RULES
+    )
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    # A negative case is left as generated: an edit would make schemathesis validate it again
+    # and send the very header (e.g. Authorization) whose absence it tests.
+    if case.meta is None or not case.meta.generation.mode.is_positive:
+        return
+    headers = case.headers or {}
+    for name in list(headers):
+        value = headers[name]
+        if name.lower() == "idempotency-key" and isinstance(value, str) and VALID_KEY.fullmatch(value) and len(value) <= 255:
+            headers[name] = f"fuzz-{uuid.uuid4().hex}"
+
+
+@schemathesis.check
+def schema_valid_request_accepted(ctx, response, case):
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return None
+    status = response.status_code
+    if status < 400 or status >= 500 or status in NEUTRAL:
+        return None
+    try:
+        error = response.json()["error"]
+    except Exception:
+        raise AssertionError(f"A schema-valid request was refused with {status} and no error body")
+    code = error.get("code")
+    details = error.get("details") or []
+    if code == "validation_failed" and details and all(
+        _rule_allows(d.get("param", ""), d.get("message", "")) for d in details
+    ):
+        return None
+    raise AssertionError(
+        f"A schema-valid request was refused: {status} {code}: {error.get('message')}"
+    )
