@@ -223,7 +223,10 @@ mod tests {
         assert!(v.is_empty());
         assert_eq!(optional_text(&mut v, "b", Some("    ".into()), 3), None);
         assert_eq!(v.errors()[0].param, "b");
-        assert_eq!(optional_text(&mut v, "c", Some(" x ".into()), 3), Some(" x ".into()));
+        assert_eq!(
+            optional_text(&mut v, "c", Some(" x ".into()), 3),
+            Some(" x ".into())
+        );
     }
 
     #[test]

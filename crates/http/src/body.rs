@@ -335,7 +335,10 @@ mod tests {
                 .map(|e| (e.code, e.param.clone()))
         };
         let null_at = |p: &str| Some(("validation_failed", Some(p.to_string())));
-        assert_eq!(refused(r#"{"phone": null}"#, Nulls::Nowhere), null_at("phone"));
+        assert_eq!(
+            refused(r#"{"phone": null}"#, Nulls::Nowhere),
+            null_at("phone")
+        );
         assert_eq!(refused(r#"{"phone": null}"#, Nulls::TopLevel), None);
         assert_eq!(
             refused(r#"{"address": {"state": null}}"#, Nulls::TopLevel),
@@ -360,10 +363,23 @@ mod tests {
             c: i64,
         }
         let ids: Ids = parse_body(br#"{"a": 373.0, "b": -2e3, "c": 4190559487487390.0}"#).unwrap();
-        assert_eq!(ids, Ids { a: 373, b: -2000, c: 4_190_559_487_487_390 });
-        for not_integral in [r#"{"a": 1.5, "b": 1, "c": 1}"#, r#"{"a": 1e19, "b": 1, "c": 1}"#] {
+        assert_eq!(
+            ids,
+            Ids {
+                a: 373,
+                b: -2000,
+                c: 4_190_559_487_487_390
+            }
+        );
+        for not_integral in [
+            r#"{"a": 1.5, "b": 1, "c": 1}"#,
+            r#"{"a": 1e19, "b": 1, "c": 1}"#,
+        ] {
             let e = parse_body::<Ids>(not_integral.as_bytes()).unwrap_err();
-            assert_eq!((e.code, e.param.as_deref()), ("invalid_parameter", Some("a")));
+            assert_eq!(
+                (e.code, e.param.as_deref()),
+                ("invalid_parameter", Some("a"))
+            );
         }
     }
 

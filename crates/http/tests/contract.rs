@@ -10,7 +10,7 @@ use actix_web::{web, App, HttpResponse};
 use common::*;
 use invoicing_http::{build_app, envelope::envelope, routes};
 use invoicing_storage::Backend;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 async fn plain_http_is_refused_or_redirected(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
@@ -664,7 +664,6 @@ async fn openapi_outputs_are_required_typed_and_discriminated() {
         ("Payment", "status", "PaymentStatus"),
         ("Payment", "method", "PaymentMethod"),
         ("PaymentInput", "method", "PaymentMethod"),
-        ("PaymentInput", "status", "PaymentStatus"),
         ("PaymentPatchInput", "status", "PaymentStatus"),
         ("PaymentRequest", "status", "InvoiceStatus"),
         ("DeliveryAttempt", "state", "DeliveryState"),
@@ -876,9 +875,27 @@ async fn openapi_inputs_require_and_bound_what_the_parsers_do() {
     );
     assert_eq!(prop("InvoiceInput", "due_date")["format"], "date");
     assert_eq!(prop("WebhookInput", "url")["maxLength"], webhook::URL_MAX);
+    // `["*"]` alone, or event types.
+    let events = prop("WebhookInput", "events");
+    assert_eq!(events["oneOf"][0]["items"]["const"], "*");
+    assert_eq!(events["oneOf"][0]["maxItems"], 1);
     assert_eq!(
-        prop("WebhookInput", "events")["items"]["oneOf"][0]["$ref"],
+        events["oneOf"][1]["items"]["$ref"],
         "#/components/schemas/EventType"
+    );
+    // A payment is recorded pending or verified, never rejected.
+    assert_eq!(
+        prop("PaymentInput", "status")["enum"],
+        json!(["pending", "verified"])
+    );
+    // The rules between fields, as validators read them.
+    assert_eq!(
+        schemas["InvoiceInput"]["dependentSchemas"]["customer"],
+        json!({"not": {"required": ["customer_id"]}})
+    );
+    assert_eq!(
+        schemas["LineItemInput"]["then"]["required"],
+        json!(["description", "unit_price_cents"])
     );
     assert_eq!(prop("PaymentInput", "amount_cents")["minimum"], 1);
     // Quantity and tax rate: a number or a decimal string.

@@ -183,7 +183,8 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     }
     set(schemas, "ConvertInput", "due_date", date.clone());
     // As `PaymentTerms::parse` reads them: N from 0 to 365, at most three digits.
-    let terms = json!({"pattern": "^(due_on_receipt|net_([0-9]{1,2}|[0-2][0-9]{2}|3[0-5][0-9]|36[0-5]))$"});
+    let terms =
+        json!({"pattern": "^(due_on_receipt|net_([0-9]{1,2}|[0-2][0-9]{2}|3[0-5][0-9]|36[0-5]))$"});
     for schema in ["InvoiceInput", "InvoicePatchInput", "ConvertInput"] {
         set(schemas, schema, "payment_terms", terms.clone());
     }
