@@ -98,10 +98,12 @@ pub enum ApiResource {
     Products,
     Webhooks,
     Events,
+    /// The merchant's profile and logo (SPEC §16).
+    Account,
 }
 
 impl ApiResource {
-    pub const ALL: [ApiResource; 7] = [
+    pub const ALL: [ApiResource; 8] = [
         ApiResource::Customers,
         ApiResource::Invoices,
         ApiResource::Quotations,
@@ -109,6 +111,7 @@ impl ApiResource {
         ApiResource::Products,
         ApiResource::Webhooks,
         ApiResource::Events,
+        ApiResource::Account,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +123,7 @@ impl ApiResource {
             ApiResource::Products => "products",
             ApiResource::Webhooks => "webhooks",
             ApiResource::Events => "events",
+            ApiResource::Account => "account",
         }
     }
 }

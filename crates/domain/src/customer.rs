@@ -1,6 +1,8 @@
 //! Customers (SPEC §8): the parsed, always-valid forms of what clients send, and the record the
 //! API returns. Parsing happens once, here, and reports every failing field together.
 
+use crate::locale::Locale;
+use crate::profile::TAX_ID_MAX;
 use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -88,7 +90,7 @@ pub struct AddressInput {
 }
 
 impl AddressInput {
-    fn parse(self, v: &mut Violations, prefix: &str) -> Address {
+    pub(crate) fn parse(self, v: &mut Violations, prefix: &str) -> Address {
         let mut field = |name: &str, value: Option<String>| {
             optional_text(v, &format!("{prefix}.{name}"), value, ADDRESS_FIELD_MAX)
         };
@@ -116,6 +118,11 @@ pub struct CustomerInput {
     pub phone: Option<String>,
     pub company: Option<String>,
     pub address: Option<AddressInput>,
+    /// The language of everything this customer receives; default the account's.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Locale>))]
+    pub locale: Option<String>,
+    /// Shown on this customer's documents.
+    pub tax_id: Option<String>,
     /// At most 50 pairs; keys ≤ 40 characters, values ≤ 500.
     pub metadata: Option<BTreeMap<String, String>>,
 }
@@ -128,10 +135,19 @@ pub struct NewCustomer {
     pub phone: Option<String>,
     pub company: Option<String>,
     pub address: Option<Address>,
+    pub locale: Option<Locale>,
+    pub tax_id: Option<String>,
     pub metadata: Metadata,
 }
 
-fn parse_phone(v: &mut Violations, param: &str, raw: Option<String>) -> Option<String> {
+fn parse_locale(v: &mut Violations, raw: String) -> Option<Locale> {
+    Locale::parse(&raw).or_else(|| {
+        v.push("locale", "must be one of en, es, fr, de, nl, pt");
+        None
+    })
+}
+
+pub(crate) fn parse_phone(v: &mut Violations, param: &str, raw: Option<String>) -> Option<String> {
     let phone = optional_text(v, param, raw, PHONE_MAX)?;
     let phone = phone.trim().to_string();
     let allowed = phone
@@ -177,6 +193,8 @@ impl CustomerInput {
         let phone = parse_phone(&mut v, "phone", self.phone);
         let company = optional_text(&mut v, "company", self.company, COMPANY_MAX);
         let address = self.address.map(|a| a.parse(&mut v, "address"));
+        let locale = self.locale.and_then(|l| parse_locale(&mut v, l));
+        let tax_id = optional_text(&mut v, "tax_id", self.tax_id, TAX_ID_MAX);
         let metadata = parse_metadata(&mut v, self.metadata);
         match (name, email, metadata) {
             (Some(name), Some(email), Some(metadata)) if v.is_empty() => Ok(NewCustomer {
@@ -185,6 +203,8 @@ impl CustomerInput {
                 phone,
                 company,
                 address,
+                locale,
+                tax_id,
                 metadata,
             }),
             _ => Err(v),
@@ -210,6 +230,12 @@ pub struct CustomerPatchInput {
     pub company: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub address: Option<Option<AddressInput>>,
+    /// `null` goes back to the account's locale.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Locale>))]
+    pub locale: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub tax_id: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub metadata: Option<Option<BTreeMap<String, String>>>,
 }
@@ -222,6 +248,8 @@ pub struct CustomerPatch {
     pub phone: Option<Option<String>>,
     pub company: Option<Option<String>>,
     pub address: Option<Option<Address>>,
+    pub locale: Option<Option<Locale>>,
+    pub tax_id: Option<Option<String>>,
     pub metadata: Option<Metadata>,
 }
 
@@ -240,6 +268,10 @@ impl CustomerPatchInput {
             .company
             .map(|c| optional_text(&mut v, "company", c, COMPANY_MAX));
         patch.address = self.address.map(|a| a.map(|a| a.parse(&mut v, "address")));
+        patch.locale = self.locale.map(|l| l.and_then(|l| parse_locale(&mut v, l)));
+        patch.tax_id = self
+            .tax_id
+            .map(|t| optional_text(&mut v, "tax_id", t, TAX_ID_MAX));
         patch.metadata = match self.metadata {
             None => None,
             Some(m) => parse_metadata(&mut v, m),
@@ -261,6 +293,9 @@ pub struct Customer {
     pub phone: Option<String>,
     pub company: Option<String>,
     pub address: Option<Address>,
+    /// `null`: the account's.
+    pub locale: Option<Locale>,
+    pub tax_id: Option<String>,
     pub metadata: Metadata,
     pub livemode: bool,
     #[serde(serialize_with = "crate::time::serialize")]

@@ -14,6 +14,7 @@ use crate::payment::{
     NewPayment, Payment, PaymentChange, PaymentFilter, PaymentId, PaymentReport, PaymentRequest,
 };
 use crate::product::{NewProduct, Product, ProductFilter, ProductId, ProductPatch};
+use crate::profile::{Logo, Profile, ProfilePatch};
 use crate::quotation::{
     Answer, ConversionResult, NewQuotation, PublicQuotation, Quotation, QuotationFilter,
     QuotationId, QuotationPatch,
@@ -332,6 +333,17 @@ pub trait IdempotentRequest: Send + Sync {
 }
 
 /// Liveness of the store, for `/readyz`.
+/// The merchant's profile and logo (SPEC §16), one per account and environment. A profile that
+/// was never changed is read as its defaults (the account's name and currency).
+pub trait ProfileRepository {
+    fn get_profile(&self, scope: Scope) -> RepoResult<Profile>;
+    fn update_profile(&self, scope: Scope, patch: ProfilePatch) -> RepoResult<Profile>;
+    fn put_logo(&self, scope: Scope, logo: Logo) -> RepoResult<()>;
+    fn get_logo(&self, scope: Scope) -> RepoResult<Option<Logo>>;
+    /// `false` when there was none.
+    fn delete_logo(&self, scope: Scope) -> RepoResult<bool>;
+}
+
 pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
 }
@@ -347,6 +359,7 @@ pub trait Repositories:
     + WebhookRepository
     + PaymentRepository
     + ProductRepository
+    + ProfileRepository
     + IdempotencyRepository
     + HealthCheck
     + Send
@@ -364,6 +377,7 @@ impl<T> Repositories for T where
         + WebhookRepository
         + PaymentRepository
         + ProductRepository
+        + ProfileRepository
         + IdempotencyRepository
         + HealthCheck
         + Send

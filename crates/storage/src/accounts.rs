@@ -112,3 +112,15 @@ pub(crate) fn account_name(conn: &mut AnyConnection, id: AccountId) -> Result<St
         .select(accounts::name)
         .first(conn)?)
 }
+
+/// When the account was created: the first moment of a profile never changed.
+pub(crate) fn account_created_at(
+    conn: &mut AnyConnection,
+    id: AccountId,
+) -> Result<chrono::DateTime<chrono::Utc>, TxError> {
+    let at: chrono::NaiveDateTime = accounts::table
+        .find(id.0)
+        .select(accounts::created_at)
+        .first(conn)?;
+    Ok(crate::rows::from_db(at))
+}

@@ -10,6 +10,7 @@ use diesel::prelude::*;
 use invoicing_domain::customer::{
     Address, Created, Customer, CustomerFilter, CustomerId, CustomerPatch, Email, NewCustomer,
 };
+use invoicing_domain::locale::Locale;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{CustomerRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::Scope;
@@ -28,6 +29,8 @@ struct CustomerRow {
     metadata: String,
     created_at: NaiveDateTime,
     updated_at: NaiveDateTime,
+    locale: Option<String>,
+    tax_id: Option<String>,
 }
 
 impl CustomerRow {
@@ -49,6 +52,9 @@ impl CustomerRow {
             phone: self.phone,
             company: self.company,
             address,
+            // A code no longer known falls back to the account's locale, not a failed read.
+            locale: self.locale.as_deref().and_then(Locale::parse),
+            tax_id: self.tax_id,
             metadata: Metadata::from_json(&self.metadata),
             livemode: self.livemode,
             created_at: from_db(self.created_at),
@@ -101,6 +107,8 @@ pub(crate) fn find_or_insert(
             customers::phone.eq(&new.phone),
             customers::company.eq(&new.company),
             customers::address.eq(address_json(&new.address)),
+            customers::locale.eq(new.locale.map(Locale::code)),
+            customers::tax_id.eq(&new.tax_id),
             customers::metadata.eq(new.metadata.to_json()),
             customers::created_at.eq(now),
             customers::updated_at.eq(now),
@@ -205,6 +213,8 @@ impl CustomerRepository for Store {
             let phone = patch.phone.unwrap_or(current.phone);
             let company = patch.company.unwrap_or(current.company);
             let address = patch.address.unwrap_or(current.address);
+            let locale = patch.locale.unwrap_or(current.locale);
+            let tax_id = patch.tax_id.unwrap_or(current.tax_id);
             let metadata = patch.metadata.unwrap_or(current.metadata);
             diesel::update(scoped!(customers, scope).filter(customers::id.eq(id.0)))
                 .set((
@@ -214,6 +224,8 @@ impl CustomerRepository for Store {
                     customers::phone.eq(phone),
                     customers::company.eq(company),
                     customers::address.eq(address_json(&address)),
+                    customers::locale.eq(locale.map(Locale::code)),
+                    customers::tax_id.eq(tax_id),
                     customers::metadata.eq(metadata.to_json()),
                     customers::updated_at.eq(now_db()),
                 ))

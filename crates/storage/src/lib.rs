@@ -16,6 +16,7 @@ mod payment_rows;
 mod payments;
 mod product_rows;
 mod products;
+mod profiles;
 mod quotation_flow;
 mod quotation_rows;
 mod quotations;

@@ -41,6 +41,8 @@ diesel::table! {
         metadata -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        locale -> Nullable<Text>,
+        tax_id -> Nullable<Text>,
     }
 }
 
@@ -80,6 +82,8 @@ diesel::table! {
         cancelled_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        issuer -> Nullable<Text>,
+        recipient -> Nullable<Text>,
     }
 }
 
@@ -156,6 +160,8 @@ diesel::table! {
         converted_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        issuer -> Nullable<Text>,
+        recipient -> Nullable<Text>,
     }
 }
 
@@ -270,5 +276,47 @@ diesel::table! {
         response_body -> Nullable<Text>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    account_profiles (account_id, livemode) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        name -> Text,
+        legal_name -> Nullable<Text>,
+        email -> Nullable<Text>,
+        phone -> Nullable<Text>,
+        website -> Nullable<Text>,
+        address -> Nullable<Text>,
+        tax_id -> Nullable<Text>,
+        payment_instructions -> Nullable<Text>,
+        invoice_footer -> Nullable<Text>,
+        locale -> Text,
+        brand_color -> Nullable<Text>,
+        default_currency -> Text,
+        reminders -> Text,
+        send_receipts -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    account_logos (account_id, livemode) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        content_type -> Text,
+        bytes -> Binary,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    document_logos (account_id, hash) {
+        account_id -> BigInt,
+        hash -> Text,
+        content_type -> Text,
+        bytes -> Binary,
     }
 }

@@ -12,6 +12,7 @@ const CLEARABLE: &[&str] = &[
     "QuotationPatchInput",
     "ProductPatchInput",
     "WebhookPatchInput",
+    "ProfilePatchInput",
 ];
 
 /// White space as Rust's `trim` (the parsers' blank check) sees it, as a regex class body: the
@@ -124,7 +125,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     let id = json!({"minimum": 1, "maximum": i64::MAX});
     let amount = json!({"minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT});
     let date = json!({"format": "date", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"});
-    for schema in ["CustomerInput", "CustomerPatchInput"] {
+    for schema in ["CustomerInput", "CustomerPatchInput", "ProfilePatchInput"] {
         set(schemas, schema, "name", required_text(c::NAME_MAX));
         set(schemas, schema, "email", text(1, c::EMAIL_MAX));
         set(schemas, schema, "email", json!({"format": "email"}));
@@ -149,6 +150,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
             text(0, c::ADDRESS_FIELD_MAX),
         );
     }
+    profile_input(schemas, &text, &required_text);
     // The codes the server knows (it also takes them in lower case).
     let currencies: Vec<&str> = invoicing_domain::currency::Currency::all()
         .map(|c| c.code())
@@ -364,6 +366,63 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         json!({"dependentSchemas": {"reason": {"properties": {"status": {"const": "rejected"}}}}}),
     );
     require("WebhookInput", &["url", "events"], json!(null));
+}
+
+/// `PATCH /api/v1/account` as `ProfilePatchInput::parse` reads it; its address is the customer
+/// address with `country` an ISO 3166-1 alpha-2 code, so it gets a schema of its own.
+fn profile_input(
+    schemas: &mut serde_json::Map<String, Value>,
+    text: &dyn Fn(usize, usize) -> Value,
+    required_text: &dyn Fn(usize) -> Value,
+) {
+    use invoicing_domain::customer as c;
+    use invoicing_domain::profile as p;
+    const NAME: &str = "ProfilePatchInput";
+    let mut address = schemas.get("AddressInput").cloned().unwrap_or(Value::Null);
+    let countries: Vec<&str> = isocountry::CountryCode::as_array()
+        .iter()
+        .map(|c| c.alpha2())
+        .collect();
+    address["properties"]["country"] = json!({"type": "string", "enum": countries,
+        "description": "ISO 3166-1 alpha-2, upper case"});
+    schemas.insert("ProfileAddressInput".into(), address);
+    put(
+        schemas,
+        NAME,
+        "address",
+        json!({"oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/ProfileAddressInput"}]}),
+    );
+    set(schemas, NAME, "name", required_text(c::NAME_MAX));
+    set(schemas, NAME, "legal_name", text(0, c::NAME_MAX));
+    set(
+        schemas,
+        NAME,
+        "website",
+        json!({"minLength": 1, "maxLength": p::WEBSITE_MAX,
+        "format": "uri", "pattern": "^[hH][tT][tT][pP][sS]?://[^/?#]+"}),
+    );
+    set(schemas, NAME, "tax_id", text(0, p::TAX_ID_MAX));
+    set(
+        schemas,
+        NAME,
+        "payment_instructions",
+        text(0, p::PAYMENT_INSTRUCTIONS_MAX),
+    );
+    set(schemas, NAME, "invoice_footer", text(0, p::FOOTER_MAX));
+    set(
+        schemas,
+        NAME,
+        "brand_color",
+        json!({"pattern": "^#[0-9A-Fa-f]{6}$"}),
+    );
+    let days = i64::from(p::REMINDER_DAYS_MAX);
+    set(
+        schemas,
+        NAME,
+        "reminders",
+        json!({"maxItems": p::MAX_REMINDERS,
+        "items": {"type": "integer", "minimum": -days, "maximum": days}}),
+    );
 }
 
 /// Adds `keywords` to the schema of `schema.field`, if there is one.

@@ -8,8 +8,8 @@ mod outputs;
 
 use crate::error::{ErrorCode, ErrorType};
 use crate::routes::{
-    customers, events, health, invoices, pages, payment_requests, payments, products, quotations,
-    webhooks,
+    account, customers, events, health, invoices, pages, payment_requests, payments, products,
+    quotations, webhooks,
 };
 use crate::AppState;
 use actix_web::{web, HttpResponse};
@@ -20,11 +20,13 @@ use invoicing_domain::document::{LineItemInput, LineItemView};
 use invoicing_domain::event::{Event, EventData};
 use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::payment::{
     Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, RejectPaymentInput,
 };
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::product::{Product, ProductInput, ProductPatchInput};
+use invoicing_domain::profile::{Profile, ProfilePatchInput};
 use invoicing_domain::quotation::{
     AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationInput, QuotationPatchInput,
     RejectInput,
@@ -76,6 +78,7 @@ pub struct ErrorDetail {
     info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`. No text may contain the NUL character (U+0000): a body or parameter with one is refused (422 or 400), in every field."),
     paths(
         health::healthz, health::readyz, serve,
+        account::get, account::update, account::logo::put_logo, account::logo::get_logo, account::logo::delete_logo,
         customers::create, customers::list, customers::get, customers::update, customers::delete,
         invoices::create, invoices::list, invoices::get, invoices::update, invoices::send, invoices::send_patch,
         quotations::create, quotations::list, quotations::get, quotations::update, quotations::delete,
@@ -87,7 +90,7 @@ pub struct ErrorDetail {
         webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete, webhooks::rotate_secret, webhooks::deliveries,
         pages::invoice::page, pages::quote::page, pages::quote::accept, pages::quote::decline,
     ),
-    components(schemas(ErrorBody, ErrorObject, ErrorDetail, ErrorType, ErrorCode, events::EventTypeName, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
+    components(schemas(Profile, ProfilePatchInput, Locale, ErrorBody, ErrorObject, ErrorDetail, ErrorType, ErrorCode, events::EventTypeName, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
         Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
         Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,
         Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList,

@@ -2,6 +2,7 @@
 //! answers 405 with `Allow` for the other methods on its path, and lets tests compare the table
 //! with the OpenAPI document.
 
+pub mod account;
 pub mod customers;
 pub mod events;
 pub mod health;
@@ -41,6 +42,27 @@ pub fn endpoints() -> Vec<Endpoint> {
             M::GET,
             "/api/v1/openapi.json",
             web::get().to(openapi::serve),
+        ),
+        ep(M::GET, "/api/v1/account", web::get().to(account::get)),
+        ep(
+            M::PATCH,
+            "/api/v1/account",
+            web::patch().to(account::update),
+        ),
+        ep(
+            M::PUT,
+            "/api/v1/account/logo",
+            web::put().to(account::logo::put_logo),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/account/logo",
+            web::get().to(account::logo::get_logo),
+        ),
+        ep(
+            M::DELETE,
+            "/api/v1/account/logo",
+            web::delete().to(account::logo::delete_logo),
         ),
         ep(
             M::POST,

@@ -1,0 +1,303 @@
+//! SPEC §16 through the real app: the merchant's profile per account and environment, its
+//! validation and scopes, the logo (decoded, size-checked, served back as uploaded), and the
+//! customers' own locale and tax id.
+
+mod common;
+
+use actix_web::http::Method;
+use actix_web::test::{self, init_service};
+use common::*;
+use image::{ImageBuffer, ImageFormat, Rgb};
+use invoicing_domain::tenant::Environment;
+use invoicing_http::build_app;
+use serde_json::json;
+use std::io::Cursor;
+
+macro_rules! call {
+    ($app:expr, $req:expr) => {
+        send($app, $req).await
+    };
+    ($app:expr, $req:expr, $body:expr) => {
+        send($app, json($req, &$body)).await
+    };
+}
+
+fn image(format: ImageFormat, width: u32, height: u32) -> Vec<u8> {
+    let img = ImageBuffer::from_fn(width, height, |x, y| {
+        Rgb([(x * 7) as u8, (y * 5) as u8, 90])
+    });
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, format).unwrap();
+    out.into_inner()
+}
+
+fn profile_body() -> serde_json::Value {
+    json!({
+        "name": "Acme", "legal_name": "Acme Handels GmbH", "email": "billing@acme.example",
+        "phone": "+49 30 1234567", "website": "https://acme.example",
+        "address": {"line1": "Hauptstraße 1", "city": "Berlin", "postal_code": "10115", "country": "DE"},
+        "tax_id": "DE123456789",
+        "payment_instructions": "IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX",
+        "invoice_footer": "Acme Handels GmbH · Amtsgericht Berlin HRB 12345",
+        "locale": "de", "brand_color": "#1f6feb", "default_currency": "EUR",
+        "reminders": [7, -3, 0], "send_receipts": true,
+    })
+}
+
+async fn the_profile_starts_from_the_account_and_takes_every_field(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_api_headers(&r);
+    let p = &r.body;
+    assert_eq!(p["object"], "account");
+    assert_eq!(p["id"], h.account.0);
+    assert_eq!(
+        (p["name"].as_str(), p["legal_name"].is_null()),
+        (Some("Acme Ltd"), true)
+    );
+    assert_eq!(
+        (p["locale"].as_str(), p["default_currency"].as_str()),
+        (Some("en"), Some("EUR"))
+    );
+    assert_eq!(
+        (p["reminders"].clone(), p["send_receipts"].clone()),
+        (json!([]), json!(false))
+    );
+    assert_eq!(
+        (p["livemode"].clone(), p["has_logo"].clone()),
+        (json!(false), json!(false))
+    );
+
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        profile_body()
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let p = &r.body;
+    assert_eq!(p["legal_name"], "Acme Handels GmbH");
+    assert_eq!(p["address"]["country"], "DE");
+    assert_eq!(p["brand_color"], "#1F6FEB");
+    assert_eq!(p["reminders"], json!([-3, 0, 7]));
+    assert_eq!(p["locale"], "de");
+    assert_eq!(p["send_receipts"], true);
+    let again = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(&again.body, p, "what PATCH answered is what GET reads");
+
+    // Absent fields stay; null clears an optional one.
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        json!({"legal_name": null, "brand_color": null})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body["legal_name"].is_null() && r.body["brand_color"].is_null());
+    assert_eq!(r.body["tax_id"], "DE123456789");
+}
+
+async fn bad_profile_values_are_refused_and_change_nothing(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let path = "/api/v1/account";
+    for (body, param) in [
+        (
+            json!({"address": {"country": "Germany"}}),
+            "address.country",
+        ),
+        (json!({"address": {"country": "XX"}}), "address.country"),
+        (json!({"brand_color": "blue"}), "brand_color"),
+        (json!({"brand_color": "#12345G"}), "brand_color"),
+        (json!({"locale": "it"}), "locale"),
+        (json!({"name": null}), "name"),
+        (json!({"name": "   "}), "name"),
+        (json!({"website": "javascript:alert(1)"}), "website"),
+        (json!({"reminders": [400]}), "reminders[0]"),
+        (
+            json!({"payment_instructions": "x".repeat(2001)}),
+            "payment_instructions",
+        ),
+        (json!({"invoice_footer": "x".repeat(501)}), "invoice_footer"),
+        (json!({"default_currency": "XYZ"}), "default_currency"),
+    ] {
+        let r = call!(&app, h.req(Method::PATCH, path), body);
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["param"], param, "{}", r.body);
+    }
+    let r = call!(&app, h.req(Method::PATCH, path), json!({"iban": "DE89"}));
+    assert_error(&r, 400, "invalid_parameter");
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, path),
+        json!({"address": {"country": null}})
+    );
+    assert_error(&r, 422, "validation_failed");
+    let r = call!(&app, h.req(Method::GET, path));
+    assert_eq!(r.body["name"], "Acme Ltd", "nothing was changed");
+    assert!(r.body["address"].is_null());
+}
+
+async fn scopes_and_environments_keep_profiles_apart(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let path = "/api/v1/account";
+    let key = |scopes: &str| h.make_key(h.account, Environment::Test, scopes, GENEROUS, None);
+    let customers_only = key("customers:write");
+    let r = call!(&app, h.req_as(&customers_only, Method::GET, path));
+    assert_error(&r, 403, "insufficient_permissions");
+    let reader = key("account:read");
+    assert_eq!(
+        call!(&app, h.req_as(&reader, Method::GET, path)).status,
+        200
+    );
+    let r = call!(
+        &app,
+        h.req_as(&reader, Method::PATCH, path),
+        json!({"name": "X"})
+    );
+    assert_error(&r, 403, "insufficient_permissions");
+    let r = call!(
+        &app,
+        h.req_as(&reader, Method::DELETE, "/api/v1/account/logo")
+    );
+    assert_error(&r, 403, "insufficient_permissions");
+    let writer = key("account:write");
+    let r = call!(
+        &app,
+        h.req_as(&writer, Method::PATCH, path),
+        json!({"tax_id": "T-1"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // A live key changes the live profile only, and another account sees its own.
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let r = call!(
+        &app,
+        h.req_as(&live, Method::PATCH, path),
+        json!({"name": "Live Co"})
+    );
+    assert_eq!(
+        (r.status.as_u16(), r.body["livemode"].clone()),
+        (200, json!(true))
+    );
+    assert!(
+        r.body["tax_id"].is_null(),
+        "the test profile's tax id stays in test"
+    );
+    let test_view = call!(&app, h.req(Method::GET, path));
+    assert_eq!(
+        (
+            test_view.body["name"].as_str(),
+            test_view.body["tax_id"].as_str()
+        ),
+        (Some("Acme Ltd"), Some("T-1"))
+    );
+    let other = h.new_account("Globex");
+    let other_key = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let r = call!(&app, h.req_as(&other_key, Method::GET, path));
+    assert_eq!(
+        (r.body["name"].as_str(), r.body["id"].as_i64()),
+        (Some("Globex"), Some(other.0))
+    );
+}
+
+async fn logo_is_decoded_bounded_and_served_back(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let path = "/api/v1/account/logo";
+    let put = |content_type: &str, bytes: Vec<u8>| {
+        h.req(Method::PUT, path)
+            .insert_header(("content-type", content_type.to_string()))
+            .set_payload(bytes)
+    };
+    let r = call!(&app, h.req(Method::GET, path));
+    assert_error(&r, 404, "resource_missing");
+
+    let png = image(ImageFormat::Png, 40, 20);
+    let r = call!(&app, put("image/png", png.clone()));
+    assert_eq!(r.status, 204, "{}", r.body);
+    let res = test::call_service(&app, h.req(Method::GET, path).to_request()).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers().get("content-type").unwrap(), "image/png");
+    assert_eq!(
+        test::read_body(res).await.to_vec(),
+        png,
+        "served byte for byte"
+    );
+    let r = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(r.body["has_logo"], true);
+
+    let jpeg = image(ImageFormat::Jpeg, 30, 30);
+    assert_eq!(call!(&app, put("image/jpeg", jpeg.clone())).status, 204);
+    let res = test::call_service(&app, h.req(Method::GET, path).to_request()).await;
+    assert_eq!(res.headers().get("content-type").unwrap(), "image/jpeg");
+
+    let gif = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;".to_vec();
+    let truncated = png[..png.len() / 2].to_vec();
+    for (content_type, bytes) in [
+        ("image/gif", gif.clone()),
+        ("image/png", gif),
+        ("image/jpeg", png.clone()),
+        ("image/png", truncated),
+        ("image/png", vec![0x89; 600 * 1024]),
+        ("image/png", image(ImageFormat::Png, 2001, 1)),
+        ("application/octet-stream", png.clone()),
+    ] {
+        let r = call!(&app, put(content_type, bytes));
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["param"], "logo");
+    }
+    let res = test::call_service(&app, h.req(Method::GET, path).to_request()).await;
+    assert_eq!(
+        test::read_body(res).await.to_vec(),
+        jpeg,
+        "a refused upload changes nothing"
+    );
+
+    assert_eq!(call!(&app, h.req(Method::DELETE, path)).status, 204);
+    assert_error(
+        &call!(&app, h.req(Method::GET, path)),
+        404,
+        "resource_missing",
+    );
+    assert_eq!(call!(&app, h.req(Method::DELETE, path)).status, 204);
+    // Another environment has no logo of its own.
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    assert_eq!(call!(&app, put("image/png", png)).status, 204);
+    let r = call!(&app, h.req_as(&live, Method::GET, path));
+    assert_error(&r, 404, "resource_missing");
+}
+
+async fn customers_carry_their_locale_and_tax_id(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/customers"),
+        json!({"name": "Jan", "email": "jan@example.nl", "locale": "nl", "tax_id": "NL001"})
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(
+        (r.body["locale"].as_str(), r.body["tax_id"].as_str()),
+        (Some("nl"), Some("NL001"))
+    );
+    let path = format!("/api/v1/customers/{}", r.body["id"]);
+    let r = call!(&app, h.req(Method::PATCH, &path), json!({"locale": null}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.body["locale"].is_null(),
+        "null goes back to the account's locale"
+    );
+    let r = call!(&app, h.req(Method::PATCH, &path), json!({"locale": "xx"}));
+    assert_error(&r, 422, "validation_failed");
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/customers"),
+        json!({"name": "Ana", "email": "ana@example.pt", "locale": "PT"})
+    );
+    assert_error(&r, 422, "validation_failed");
+}
+
+http_tests!(
+    the_profile_starts_from_the_account_and_takes_every_field,
+    bad_profile_values_are_refused_and_change_nothing,
+    scopes_and_environments_keep_profiles_apart,
+    logo_is_decoded_bounded_and_served_back,
+    customers_carry_their_locale_and_tax_id,
+);
