@@ -2,7 +2,7 @@
 //! API returns it.
 
 use crate::currency::Currency;
-use crate::customer::{Customer, CustomerId, CustomerInput};
+use crate::customer::{CustomerId, CustomerInput};
 use crate::document::{
     parse_currency, parse_customer_ref, parse_date, CustomerRef, LineDrafts, LineItemInput,
     LineItemView, PaymentTerms, NOTES_MAX,
@@ -331,8 +331,9 @@ pub struct InvoiceFilter {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicInvoice {
     pub invoice: Invoice,
-    pub merchant_name: String,
-    pub customer: Customer,
+    /// Who it is from and to, as it left draft (SPEC §9).
+    pub parties: crate::parties::Parties,
+    pub logo: Option<crate::profile::Logo>,
     /// Payments of the invoice that were reported or recorded and not rejected, oldest first,
     /// so the customer sees what is still being checked.
     pub payments: Vec<crate::payment::Payment>,

@@ -18,6 +18,7 @@ pub mod lines;
 pub mod locale;
 pub mod money;
 pub mod paging;
+pub mod parties;
 pub mod payment;
 pub mod payment_amount;
 pub mod payment_status;

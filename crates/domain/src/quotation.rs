@@ -2,7 +2,7 @@
 //! prospect's answer, and the conversion into an invoice.
 
 use crate::currency::Currency;
-use crate::customer::{Customer, CustomerId, CustomerInput};
+use crate::customer::{CustomerId, CustomerInput};
 use crate::document::{
     parse_currency, parse_customer_ref, parse_date, CustomerRef, LineDrafts, LineItemInput,
     LineItemView, NOTES_MAX,
@@ -320,8 +320,9 @@ pub struct QuotationFilter {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicQuotation {
     pub quotation: Quotation,
-    pub merchant_name: String,
-    pub customer: Customer,
+    /// Who it is from and to, as it left draft (SPEC §9).
+    pub parties: crate::parties::Parties,
+    pub logo: Option<crate::profile::Logo>,
 }
 
 #[cfg(test)]

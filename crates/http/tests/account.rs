@@ -294,7 +294,119 @@ async fn customers_carry_their_locale_and_tax_id(h: Harness) {
     assert_error(&r, 422, "validation_failed");
 }
 
+async fn page_html<S, B>(app: &S, h: &Harness, link: &str) -> String
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let path = link.strip_prefix(PUBLIC_URL).unwrap();
+    let res = test::call_service(app, h.anonymous(Method::GET, path).to_request()).await;
+    assert_eq!(res.status(), 200);
+    let csp = res
+        .headers()
+        .get("content-security-policy")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(csp.contains("img-src data:"), "{csp}");
+    String::from_utf8(test::read_body(res).await.to_vec()).unwrap()
+}
+
+async fn sent_documents_keep_the_profile_and_customer_they_were_sent_with(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let before = json!({"legal_name": "Old Name GmbH", "payment_instructions": "IBAN OLD 0001",
+        "tax_id": "DE111", "invoice_footer": "Registered in Berlin",
+        "address": {"line1": "Alte Straße 1", "city": "Berlin", "postal_code": "10115", "country": "DE"}});
+    assert_eq!(
+        call!(&app, h.req(Method::PATCH, "/api/v1/account"), before).status,
+        200
+    );
+    let png = image(ImageFormat::Png, 8, 8);
+    let logo = h
+        .req(Method::PUT, "/api/v1/account/logo")
+        .insert_header(("content-type", "image/png"))
+        .set_payload(png);
+    assert_eq!(call!(&app, logo).status, 204);
+    let invoice = |email: &str| {
+        json!({"customer": {"name": "Ada", "email": email, "tax_id": "GB-ADA", "company": "Engines Ltd"},
+            "line_items": [{"description": "Design", "quantity": 1, "unit_price_cents": 10000}]})
+    };
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        invoice("ada@example.com")
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let (id, customer) = (r.body["id"].clone(), r.body["customer_id"].clone());
+    let sent = call!(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send"))
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let link = sent.body["payment_link"].as_str().unwrap().to_string();
+
+    let after = json!({"legal_name": "New Name AG", "payment_instructions": "IBAN NEW 0002",
+        "tax_id": "DE222", "invoice_footer": null});
+    assert_eq!(
+        call!(&app, h.req(Method::PATCH, "/api/v1/account"), after).status,
+        200
+    );
+    assert_eq!(
+        call!(&app, h.req(Method::DELETE, "/api/v1/account/logo")).status,
+        204
+    );
+    let renamed = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/customers/{customer}")),
+        json!({"name": "Ada Renamed", "tax_id": null})
+    );
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+
+    let html = page_html(&app, &h, &link).await;
+    for kept in [
+        "Old Name GmbH",
+        "IBAN OLD 0001",
+        "DE111",
+        "Alte Straße 1",
+        "Registered in Berlin",
+        "GB-ADA",
+        "Engines Ltd",
+        "data:image/png;base64,",
+    ] {
+        assert!(html.contains(kept), "the sent invoice still shows {kept:?}");
+    }
+    for changed in ["New Name AG", "IBAN NEW 0002", "DE222", "Ada Renamed"] {
+        assert!(
+            !html.contains(changed),
+            "the sent invoice must not show {changed:?}"
+        );
+    }
+
+    // A document sent after the change shows the new profile.
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        invoice("grace@example.com")
+    );
+    let sent = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", r.body["id"])
+        )
+    );
+    let html = page_html(&app, &h, sent.body["payment_link"].as_str().unwrap()).await;
+    assert!(html.contains("New Name AG") && html.contains("IBAN NEW 0002"));
+    assert!(!html.contains("Old Name GmbH") && !html.contains("data:image/png"));
+}
+
 http_tests!(
+    sent_documents_keep_the_profile_and_customer_they_were_sent_with,
     the_profile_starts_from_the_account_and_takes_every_field,
     bad_profile_values_are_refused_and_change_nothing,
     scopes_and_environments_keep_profiles_apart,

@@ -1,13 +1,13 @@
 //! Invoices: gap-free numbers, drafts and their lifecycle, the public page's read and the
 //! overdue sweep. Every change writes its event in the same transaction.
 
-use crate::accounts::{account_currency, account_name};
+use crate::accounts::account_currency;
 use crate::connection::AnyConnection;
 use crate::counters::next_number;
-use crate::customers::load_scoped;
 use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
+use crate::parties::{document_parties, keep_parties};
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::invoices;
@@ -80,6 +80,10 @@ pub(crate) fn set_status(
     row: &InvoiceRow,
     to: InvoiceStatus,
 ) -> Result<(), TxError> {
+    if row.status()? == InvoiceStatus::Draft && to != InvoiceStatus::Draft {
+        let customer = invoicing_domain::customer::CustomerId(row.customer_id);
+        keep_parties(conn, row.scope(), DocumentKind::Invoice, row.id, customer)?;
+    }
     let now = now_db();
     let target = scoped!(invoices, row.scope()).filter(invoices::id.eq(row.id));
     let status = invoices::status.eq(to.as_str());
@@ -302,13 +306,18 @@ impl InvoiceRepository for Store {
                 record(conn, scope, InvoiceStatus::Viewed.event_type(), &viewed)?;
             }
             let invoice = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
-            let customer = load_scoped(conn, scope, invoice.customer_id)?;
-            let merchant_name = account_name(conn, scope.account_id)?;
+            let (parties, logo) = document_parties(
+                conn,
+                scope,
+                DocumentKind::Invoice,
+                row.id,
+                invoice.customer_id,
+            )?;
             let payments = open_and_verified(conn, scope, invoice.id)?;
             Ok(PublicInvoice {
                 invoice,
-                merchant_name,
-                customer,
+                parties,
+                logo,
                 payments,
             })
         })

@@ -12,6 +12,7 @@ mod idempotency;
 mod invoice_rows;
 mod invoices;
 mod keys;
+mod parties;
 mod payment_rows;
 mod payments;
 mod product_rows;

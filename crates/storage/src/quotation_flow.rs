@@ -2,12 +2,11 @@
 //! on the status it leaves), the prospect's answer with its expiry rule, the public view, and the
 //! conversion into an invoice in one transaction.
 
-use crate::accounts::account_name;
 use crate::connection::AnyConnection;
-use crate::customers::load_scoped;
 use crate::documents::read_lines_for_copy;
 use crate::events::record;
 use crate::invoices::insert_invoice;
+use crate::parties::{document_parties, keep_parties};
 use crate::quotation_rows::{load_quotation, load_row, QuotationRow};
 use crate::rows::{now_db, scoped};
 use crate::schema::quotations;
@@ -39,6 +38,10 @@ pub(crate) fn move_status(
 ) -> Result<Quotation, TxError> {
     let from = row.status()?;
     from.transition(to).map_err(refused)?;
+    if from == QuotationStatus::Draft && to != QuotationStatus::Draft {
+        let customer = invoicing_domain::customer::CustomerId(row.customer_id);
+        keep_parties(conn, row.scope(), DocumentKind::Quotation, row.id, customer)?;
+    }
     let now = now_db();
     let target = scoped!(quotations, row.scope())
         .filter(quotations::id.eq(row.id))
@@ -148,12 +151,17 @@ pub(crate) fn public_view(
 ) -> Result<PublicQuotation, TxError> {
     let scope = row.scope();
     let quotation = load_quotation(conn, scope, QuotationId(row.id), url)?;
-    let customer = load_scoped(conn, scope, quotation.customer_id)?;
-    let merchant_name = account_name(conn, scope.account_id)?;
+    let (parties, logo) = document_parties(
+        conn,
+        scope,
+        DocumentKind::Quotation,
+        row.id,
+        quotation.customer_id,
+    )?;
     Ok(PublicQuotation {
         quotation,
-        merchant_name,
-        customer,
+        parties,
+        logo,
     })
 }
 

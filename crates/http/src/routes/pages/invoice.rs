@@ -98,8 +98,8 @@ impl InvoicePage {
                 })
                 .collect(),
             doc: DocumentView::from(DocumentParts {
-                merchant: p.merchant_name,
-                customer: p.customer,
+                parties: p.parties,
+                logo: p.logo,
                 number: inv.invoice_number,
                 issue_date: inv.issue_date,
                 currency: cur,
@@ -147,7 +147,7 @@ pub async fn page(
     let public = blocking(move || repos.view_public_invoice(&number, &token))
         .await
         .map_err(missing_as("invoice"))?;
-    let merchant = public.merchant_name.clone();
+    let merchant = public.parties.issuer.display_name().to_string();
     let mut page = InvoicePage::new(public, shown);
     if reported {
         page.thanks = Some(thanks(&merchant));

@@ -17,9 +17,10 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse};
 use chrono::NaiveDate;
 use futures_util::future::LocalBoxFuture;
 use invoicing_domain::currency::Currency;
-use invoicing_domain::customer::Customer;
 use invoicing_domain::document::LineItemView;
 use invoicing_domain::money::Money;
+use invoicing_domain::parties::{address_lines, Parties};
+use invoicing_domain::profile::Logo;
 use std::collections::HashMap;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 
@@ -34,10 +35,21 @@ pub(crate) struct LineRow {
 /// What every document page shows: who bills whom, the lines and the totals, formatted for the
 /// document's currency.
 pub(crate) struct DocumentView {
+    /// The legal name, else the name.
     pub merchant: String,
+    pub merchant_lines: Vec<String>,
+    pub merchant_tax_id: Option<String>,
+    pub merchant_contact: Vec<String>,
+    /// A `data:` URI: pages load nothing from elsewhere.
+    pub logo: Option<String>,
+    pub brand_color: String,
+    pub footer: Option<String>,
+    pub payment_instructions: Option<String>,
+    pub lang: &'static str,
     pub number: String,
     pub customer_name: String,
     pub customer_company: Option<String>,
+    pub customer_tax_id: Option<String>,
     pub customer_email: String,
     pub address_lines: Vec<String>,
     pub issue_date: String,
@@ -51,8 +63,8 @@ pub(crate) struct DocumentView {
 
 /// The parts of a document the page needs, borrowed from an invoice or a quotation.
 pub(crate) struct DocumentParts {
-    pub merchant: String,
-    pub customer: Customer,
+    pub parties: Parties,
+    pub logo: Option<Logo>,
     pub number: String,
     pub issue_date: NaiveDate,
     pub currency: Currency,
@@ -71,30 +83,48 @@ pub(crate) fn money(minor: i64, currency: Currency) -> String {
 
 impl From<DocumentParts> for DocumentView {
     fn from(d: DocumentParts) -> Self {
+        use base64::Engine;
         let cur = d.currency;
-        let address_lines = d
-            .customer
-            .address
-            .map(|a| {
-                let city_line = [a.postal_code, a.city, a.state]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                [a.line1, a.line2, Some(city_line), a.country]
-                    .into_iter()
-                    .flatten()
-                    .filter(|l| !l.trim().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let lang = d.parties.locale().code();
+        let Parties { issuer, recipient } = d.parties;
+        let merchant_contact = [&issuer.email, &issuer.phone, &issuer.website]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
         DocumentView {
-            merchant: d.merchant,
+            merchant: issuer.display_name().to_string(),
+            merchant_lines: issuer
+                .address
+                .as_ref()
+                .map(address_lines)
+                .unwrap_or_default(),
+            merchant_tax_id: issuer.tax_id.clone(),
+            merchant_contact,
+            logo: d.logo.map(|l| {
+                format!(
+                    "data:{};base64,{}",
+                    l.kind.content_type(),
+                    base64::engine::general_purpose::STANDARD.encode(&l.bytes)
+                )
+            }),
+            brand_color: issuer
+                .brand_color
+                .clone()
+                .unwrap_or_else(|| "#1F5FBF".into()),
+            footer: issuer.invoice_footer,
+            payment_instructions: issuer.payment_instructions,
+            lang,
             number: d.number,
-            customer_name: d.customer.name,
-            customer_company: d.customer.company,
-            customer_email: d.customer.email.as_str().to_string(),
-            address_lines,
+            customer_name: recipient.name,
+            customer_company: recipient.company,
+            customer_tax_id: recipient.tax_id,
+            customer_email: recipient.email,
+            address_lines: recipient
+                .address
+                .as_ref()
+                .map(address_lines)
+                .unwrap_or_default(),
             issue_date: d.issue_date.to_string(),
             currency: cur.code(),
             lines: d
@@ -252,7 +282,7 @@ pub(crate) fn html(body: String) -> HttpResponse {
         (header::X_FRAME_OPTIONS, "DENY"),
         (
             header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
         ),
     ] {
         headers.insert(name, HeaderValue::from_static(value));

@@ -59,20 +59,21 @@ fn confirmation(p: &PublicQuotation, today: NaiveDate) -> Option<String> {
             day(q.accepted_at)
                 .map(|d| format!(" on {d}"))
                 .unwrap_or_default(),
-            p.merchant_name
+            p.parties.issuer.display_name()
         )),
         QuotationStatus::Rejected => Some(format!(
             "You declined this quotation{}. {} has been told.",
             day(q.rejected_at)
                 .map(|d| format!(" on {d}"))
                 .unwrap_or_default(),
-            p.merchant_name
+            p.parties.issuer.display_name()
         )),
         // Past its validity but not yet swept: answering would only expire it (SPEC §10).
         QuotationStatus::Sent | QuotationStatus::Viewed | QuotationStatus::Expired => {
             Some(format!(
                 "This quotation was valid until {} and has expired. Please ask {} for a new one.",
-                q.valid_until, p.merchant_name
+                q.valid_until,
+                p.parties.issuer.display_name()
             ))
         }
     }
@@ -91,8 +92,8 @@ impl QuotePage {
             confirmation,
             token,
             doc: DocumentView::from(DocumentParts {
-                merchant: p.merchant_name,
-                customer: p.customer,
+                parties: p.parties,
+                logo: p.logo,
                 number: q.quote_number,
                 issue_date: q.issue_date,
                 currency: q.currency,

@@ -1,0 +1,129 @@
+//! Who a document is from and to (SPEC §9): copied into the document's row when it leaves
+//! draft, read live while it is one. The logo a copy names is kept by content hash in
+//! `document_logos`, once however many documents show it.
+
+use crate::connection::AnyConnection;
+use crate::customers::load_scoped;
+use crate::profiles::{load_logo, load_profile};
+use crate::rows::scoped;
+use crate::schema::{document_logos, invoices, quotations};
+use crate::store::TxError;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Binary, Text};
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::DocumentKind;
+use invoicing_domain::parties::{Issuer, Parties, Recipient};
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::profile::{ImageKind, Logo};
+use invoicing_domain::tenant::Scope;
+use sha2::{Digest, Sha256};
+
+fn hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The parties as they are now, with the current logo.
+fn live(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    customer: CustomerId,
+) -> Result<(Parties, Option<Logo>), TxError> {
+    let profile = load_profile(conn, scope)?;
+    let logo = load_logo(conn, scope)?;
+    let issuer = Issuer::from_profile(&profile, logo.as_ref().map(|l| hash(&l.bytes)));
+    let recipient = Recipient::from_customer(&load_scoped(conn, scope, customer)?);
+    Ok((Parties { issuer, recipient }, logo))
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String, TxError> {
+    serde_json::to_string(value)
+        .map_err(|e| RepoError::Internal(format!("document parties: {e}")).into())
+}
+
+/// Copies the parties into the document's row: called by the status move that takes it out
+/// of draft, inside its transaction.
+pub(crate) fn keep_parties(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    id: i64,
+    customer: CustomerId,
+) -> Result<(), TxError> {
+    let (parties, logo) = live(conn, scope, customer)?;
+    if let (Some(logo), Some(h)) = (&logo, &parties.issuer.logo) {
+        diesel::sql_query(
+            "INSERT INTO document_logos (account_id, hash, content_type, bytes) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        )
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Text, _>(h)
+        .bind::<Text, _>(logo.kind.content_type())
+        .bind::<Binary, _>(&logo.bytes)
+        .execute(conn)?;
+    }
+    let (issuer, recipient) = (json(&parties.issuer)?, json(&parties.recipient)?);
+    match kind {
+        DocumentKind::Invoice => {
+            diesel::update(scoped!(invoices, scope).filter(invoices::id.eq(id)))
+                .set((
+                    invoices::issuer.eq(issuer),
+                    invoices::recipient.eq(recipient),
+                ))
+                .execute(conn)?
+        }
+        DocumentKind::Quotation => {
+            diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(id)))
+                .set((
+                    quotations::issuer.eq(issuer),
+                    quotations::recipient.eq(recipient),
+                ))
+                .execute(conn)?
+        }
+    };
+    Ok(())
+}
+
+/// The parties a document shows: its copy once it has left draft, else the live ones.
+pub(crate) fn document_parties(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    id: i64,
+    customer: CustomerId,
+) -> Result<(Parties, Option<Logo>), TxError> {
+    let kept: Option<(Option<String>, Option<String>)> = match kind {
+        DocumentKind::Invoice => scoped!(invoices, scope)
+            .filter(invoices::id.eq(id))
+            .select((invoices::issuer, invoices::recipient))
+            .first(conn)
+            .optional()?,
+        DocumentKind::Quotation => scoped!(quotations, scope)
+            .filter(quotations::id.eq(id))
+            .select((quotations::issuer, quotations::recipient))
+            .first(conn)
+            .optional()?,
+    };
+    let Some((Some(issuer), Some(recipient))) = kept else {
+        return live(conn, scope, customer);
+    };
+    let unreadable =
+        |e: serde_json::Error| RepoError::Internal(format!("document {id} parties: {e}"));
+    let issuer: Issuer = serde_json::from_str(&issuer).map_err(unreadable)?;
+    let recipient: Recipient = serde_json::from_str(&recipient).map_err(unreadable)?;
+    let logo = match &issuer.logo {
+        None => None,
+        Some(h) => document_logos::table
+            .filter(document_logos::account_id.eq(scope.account_id.0))
+            .filter(document_logos::hash.eq(h))
+            .select((document_logos::content_type, document_logos::bytes))
+            .first::<(String, Vec<u8>)>(conn)
+            .optional()?
+            .and_then(|(t, bytes)| {
+                ImageKind::from_content_type(&t).map(|kind| Logo { kind, bytes })
+            }),
+    };
+    Ok((Parties { issuer, recipient }, logo))
+}
