@@ -15,6 +15,7 @@ pub mod invoice;
 pub mod invoice_status;
 pub mod ip_ranges;
 pub mod lines;
+pub mod locale;
 pub mod money;
 pub mod paging;
 pub mod payment;
