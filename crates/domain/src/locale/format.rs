@@ -8,8 +8,8 @@ use crate::currency::Currency;
 use crate::decimal::{Quantity, TaxRate};
 use crate::money::Money;
 
-/// U+00A0 NO-BREAK SPACE: CLDR's space between an amount and its currency or percent sign, and
-/// the German/Spanish/Dutch/Portuguese "grouping" of nothing (it keeps `1.234,50 €` on one line).
+/// U+00A0 NO-BREAK SPACE: CLDR's space between an amount and its currency sign (and the percent
+/// sign in de/es); it keeps `1.234,50 €` on one line.
 const NBSP: char = '\u{a0}';
 /// U+202F NARROW NO-BREAK SPACE: French digit grouping and French space before `%`.
 const NNBSP: char = '\u{202f}';
