@@ -348,8 +348,8 @@ fn public_view_marks_viewed_once(db: TestDb) {
         .view_public_invoice(&invoice.invoice_number, &token)
         .unwrap();
     assert_eq!(first.invoice.status, InvoiceStatus::Viewed);
-    assert_eq!(first.merchant_name, "Acme");
-    assert_eq!(first.customer.email.as_str(), "ada@example.com");
+    assert_eq!(first.parties.issuer.name, "Acme");
+    assert_eq!(first.parties.recipient.email, "ada@example.com");
     let second = db
         .store
         .view_public_invoice(&invoice.invoice_number, &token)

@@ -741,9 +741,8 @@ fn public_view_marks_viewed_once(db: TestDb) {
         .unwrap();
     assert_eq!(first.quotation.status, QuotationStatus::Viewed);
     assert!(first.quotation.viewed_at.is_some());
-    assert_eq!(first.merchant_name, "Acme");
-    assert_eq!(first.customer.id, q.customer_id);
-    assert_eq!(first.customer.email.as_str(), "ada@example.com");
+    assert_eq!(first.parties.issuer.name, "Acme");
+    assert_eq!(first.parties.recipient.email, "ada@example.com");
     assert_eq!(first.quotation, get(&db, scope, q.id));
     for _ in 0..3 {
         let again = db
@@ -921,8 +920,8 @@ fn public_answers_follow_the_same_rules(db: TestDb) {
         Some("Mozilla/5.0 (test)")
     );
     assert!(page.quotation.accepted_at.is_some());
-    assert_eq!(page.merchant_name, "Acme");
-    assert_eq!(page.customer.email.as_str(), "bob@example.com");
+    assert_eq!(page.parties.issuer.name, "Acme");
+    assert_eq!(page.parties.recipient.email, "bob@example.com");
     assert_eq!(page.quotation, get(&db, scope, q.id));
     assert_eq!(
         events_of(&db, scope, "quotation.accepted"),
