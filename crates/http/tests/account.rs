@@ -405,7 +405,60 @@ async fn sent_documents_keep_the_profile_and_customer_they_were_sent_with(h: Har
     assert!(!html.contains("Old Name GmbH") && !html.contains("data:image/png"));
 }
 
+async fn the_customers_locale_sets_the_pages_language(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let body = json!({"customer": {"name": "Jana", "email": "jana@example.de", "locale": "de"},
+        "currency": "EUR", "issue_date": "2026-12-01", "due_date": "2026-12-31",
+        "line_items": [{"description": "Beratung", "quantity": "1.5", "unit_price_cents": 82300, "tax_rate": 0}]});
+    let r = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let sent = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", r.body["id"])
+        )
+    );
+    let html = page_html(&app, &h, sent.body["payment_link"].as_str().unwrap()).await;
+    for german in [
+        "lang=\"de\"",
+        "Rechnung INV-",
+        "Fälligkeitsdatum",
+        "31.12.2026",
+        "1.234,50\u{a0}€",
+        "Menge",
+        "Zahlung melden",
+    ] {
+        assert!(html.contains(german), "the German page lacks {german:?}");
+    }
+    assert!(!html.contains("Due date") && !html.contains("€1,234.50"));
+
+    // The account's locale when the customer has none.
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        json!({"locale": "fr"})
+    );
+    assert_eq!(r.status, 200);
+    let body = json!({"customer": {"name": "Luc", "email": "luc@example.fr"}, "currency": "EUR",
+        "line_items": [{"description": "Conseil", "quantity": 1, "unit_price_cents": 123450}]});
+    let r = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
+    let sent = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", r.body["id"])
+        )
+    );
+    let html = page_html(&app, &h, sent.body["payment_link"].as_str().unwrap()).await;
+    assert!(
+        html.contains("Facture INV-") && html.contains("1\u{202f}234,50\u{a0}€"),
+        "French page"
+    );
+}
+
 http_tests!(
+    the_customers_locale_sets_the_pages_language,
     sent_documents_keep_the_profile_and_customer_they_were_sent_with,
     the_profile_starts_from_the_account_and_takes_every_field,
     bad_profile_values_are_refused_and_change_nothing,

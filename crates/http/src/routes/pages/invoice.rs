@@ -14,7 +14,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use invoicing_domain::invoice::PublicInvoice;
-use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
 use invoicing_domain::payment_amount::{self as amount_text, MajorAmount};
@@ -37,6 +37,10 @@ struct PaymentLine {
 #[template(path = "invoice.html")]
 struct InvoicePage {
     doc: DocumentView,
+    title: String,
+    heading: String,
+    report_intro: String,
+    report_amount_label: String,
     status: &'static str,
     status_label: &'static str,
     due_date: String,
@@ -52,35 +56,35 @@ struct InvoicePage {
     payments: Vec<PaymentLine>,
 }
 
-fn label(status: InvoiceStatus) -> &'static str {
-    match status {
-        InvoiceStatus::Draft => "Draft",
-        InvoiceStatus::Sent | InvoiceStatus::Viewed => "Awaiting payment",
-        InvoiceStatus::Overdue => "Overdue",
-        InvoiceStatus::Paid => "Paid",
-        InvoiceStatus::Cancelled => "Cancelled",
-    }
-}
-
-fn payment_state(status: PaymentStatus) -> &'static str {
-    match status {
-        PaymentStatus::Pending => "Reported, awaiting confirmation",
-        PaymentStatus::Verified => "Received",
-        PaymentStatus::Rejected => "Not received",
-    }
+fn payment_state(t: Locale, status: PaymentStatus) -> &'static str {
+    t.text(match status {
+        PaymentStatus::Pending => "payment.state.pending",
+        PaymentStatus::Verified => "payment.state.verified",
+        PaymentStatus::Rejected => "payment.state.rejected",
+    })
 }
 
 impl InvoicePage {
     fn new(p: PublicInvoice, token: String) -> Self {
         let inv = p.invoice;
         let cur = inv.currency;
+        let t = p.parties.locale();
         let due = Money::new(inv.amount_due_cents).unwrap_or(Money::ZERO);
+        let merchant = p.parties.issuer.display_name();
+        let number = inv.invoice_number.as_str();
         InvoicePage {
+            title: t.fill(
+                "page.invoice_title",
+                &[("number", number), ("merchant", merchant)],
+            ),
+            heading: t.fill("doc.invoice_title", &[("number", number)]),
+            report_intro: t.fill("report.intro", &[("merchant", merchant)]),
+            report_amount_label: t.fill("report.amount", &[("currency", cur.code())]),
             status: inv.status.as_str(),
-            status_label: label(inv.status),
-            due_date: inv.due_date.to_string(),
+            status_label: t.invoice_status(inv.status),
+            due_date: t.date(inv.due_date),
             show_due: inv.status.is_open(),
-            amount_due: money(inv.amount_due_cents, cur),
+            amount_due: money(t, inv.amount_due_cents, cur),
             token,
             accepts_reports: inv.status.is_open() && due > Money::ZERO,
             amount_value: MajorAmount::format(due, cur),
@@ -91,10 +95,10 @@ impl InvoicePage {
                 .payments
                 .iter()
                 .map(|pay| PaymentLine {
-                    date: pay.created_at.date_naive().to_string(),
-                    amount: money(pay.amount_cents, cur),
+                    date: t.date(pay.created_at.date_naive()),
+                    amount: money(t, pay.amount_cents, cur),
                     reference: pay.reference.clone().unwrap_or_default(),
-                    state: payment_state(pay.status),
+                    state: payment_state(t, pay.status),
                 })
                 .collect(),
             doc: DocumentView::from(DocumentParts {
@@ -113,11 +117,8 @@ impl InvoicePage {
     }
 }
 
-fn thanks(merchant: &str) -> String {
-    format!(
-        "Thank you: your payment report was received. {merchant} will confirm it once the \
-         money has arrived; until then the invoice stays open."
-    )
+fn thanks(t: Locale, merchant: &str) -> String {
+    t.fill("report.thanks", &[("merchant", merchant)])
 }
 
 /// The customer's page of a sent invoice (HTML; the first view marks it viewed).
@@ -148,9 +149,10 @@ pub async fn page(
         .await
         .map_err(missing_as("invoice"))?;
     let merchant = public.parties.issuer.display_name().to_string();
+    let t = public.parties.locale();
     let mut page = InvoicePage::new(public, shown);
     if reported {
-        page.thanks = Some(thanks(&merchant));
+        page.thanks = Some(thanks(t, &merchant));
     }
     render(page)
 }
@@ -214,10 +216,11 @@ async fn refused(
     page.form_errors = errors
         .into_iter()
         .map(|e| {
+            // The domain's reasons are English; the field names are the customer's words.
             let field = if e.param == "amount" {
-                "Amount"
+                page.doc.t.text("lines.amount")
             } else {
-                "Transfer reference"
+                page.doc.t.text("report.reference")
             };
             format!("{field} {}", e.message)
         })

@@ -18,6 +18,7 @@ use chrono::NaiveDate;
 use futures_util::future::LocalBoxFuture;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::document::LineItemView;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::parties::{address_lines, Parties};
 use invoicing_domain::profile::Logo;
@@ -46,6 +47,8 @@ pub(crate) struct DocumentView {
     pub footer: Option<String>,
     pub payment_instructions: Option<String>,
     pub lang: &'static str,
+    /// The language the customer reads: labels, dates and amounts.
+    pub t: Locale,
     pub number: String,
     pub customer_name: String,
     pub customer_company: Option<String>,
@@ -53,7 +56,7 @@ pub(crate) struct DocumentView {
     pub customer_email: String,
     pub address_lines: Vec<String>,
     pub issue_date: String,
-    pub currency: &'static str,
+    pub items_caption: String,
     pub lines: Vec<LineRow>,
     pub subtotal: String,
     pub tax: String,
@@ -75,9 +78,10 @@ pub(crate) struct DocumentParts {
     pub notes: Option<String>,
 }
 
-pub(crate) fn money(minor: i64, currency: Currency) -> String {
+/// An amount as `t` writes it (stored amounts are always within range).
+pub(crate) fn money(t: Locale, minor: i64, currency: Currency) -> String {
     Money::new(minor)
-        .map(|m| m.format(currency))
+        .map(|m| t.money(m, currency))
         .unwrap_or_else(|_| minor.to_string())
 }
 
@@ -85,7 +89,8 @@ impl From<DocumentParts> for DocumentView {
     fn from(d: DocumentParts) -> Self {
         use base64::Engine;
         let cur = d.currency;
-        let lang = d.parties.locale().code();
+        let t = d.parties.locale();
+        let lang = t.code();
         let Parties { issuer, recipient } = d.parties;
         let merchant_contact = [&issuer.email, &issuer.phone, &issuer.website]
             .into_iter()
@@ -115,6 +120,7 @@ impl From<DocumentParts> for DocumentView {
             footer: issuer.invoice_footer,
             payment_instructions: issuer.payment_instructions,
             lang,
+            t,
             number: d.number,
             customer_name: recipient.name,
             customer_company: recipient.company,
@@ -125,22 +131,22 @@ impl From<DocumentParts> for DocumentView {
                 .as_ref()
                 .map(address_lines)
                 .unwrap_or_default(),
-            issue_date: d.issue_date.to_string(),
-            currency: cur.code(),
+            issue_date: t.date(d.issue_date),
+            items_caption: t.fill("lines.items", &[("currency", cur.code())]),
             lines: d
                 .lines
                 .into_iter()
                 .map(|l| LineRow {
                     description: l.description,
-                    quantity: l.quantity.to_string(),
-                    unit_price: money(l.unit_price_cents, cur),
-                    tax_rate: l.tax_rate.to_string(),
-                    subtotal: money(l.subtotal_cents, cur),
+                    quantity: t.quantity(l.quantity),
+                    unit_price: money(t, l.unit_price_cents, cur),
+                    tax_rate: t.percent(l.tax_rate),
+                    subtotal: money(t, l.subtotal_cents, cur),
                 })
                 .collect(),
-            subtotal: money(d.subtotal_cents, cur),
-            tax: money(d.tax_cents, cur),
-            total: money(d.total_cents, cur),
+            subtotal: money(t, d.subtotal_cents, cur),
+            tax: money(t, d.tax_cents, cur),
+            total: money(t, d.total_cents, cur),
             notes: d.notes,
         }
     }

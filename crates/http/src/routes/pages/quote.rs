@@ -26,6 +26,8 @@ use utoipa::openapi::RefOr;
 #[template(path = "quote.html")]
 struct QuotePage {
     doc: DocumentView,
+    title: String,
+    heading: String,
     status: &'static str,
     status_label: &'static str,
     valid_until: String,
@@ -34,48 +36,44 @@ struct QuotePage {
     token: String,
 }
 
-fn label(status: QuotationStatus) -> &'static str {
-    match status {
-        QuotationStatus::Draft => "Draft",
-        QuotationStatus::Sent | QuotationStatus::Viewed => "Awaiting your answer",
-        QuotationStatus::Accepted | QuotationStatus::Converted => "Accepted",
-        QuotationStatus::Rejected => "Declined",
-        QuotationStatus::Expired => "Expired",
-    }
-}
-
 fn confirmation(p: &PublicQuotation, today: NaiveDate) -> Option<String> {
     let q = &p.quotation;
-    let day = |t: Option<chrono::DateTime<Utc>>| t.map(|t| t.date_naive().to_string());
+    let t = p.parties.locale();
+    let merchant = p.parties.issuer.display_name();
+    let day = |at: Option<chrono::DateTime<Utc>>| at.map(|at| t.date(at.date_naive()));
     match q.status {
         QuotationStatus::Draft => None,
         QuotationStatus::Sent | QuotationStatus::Viewed if q.valid_until >= today => None,
-        QuotationStatus::Accepted | QuotationStatus::Converted => Some(format!(
-            "You accepted this quotation{}{}. Thank you: {} will be in touch.",
-            q.accepted_by_name
-                .as_ref()
-                .map(|n| format!(" as {n}"))
-                .unwrap_or_default(),
-            day(q.accepted_at)
-                .map(|d| format!(" on {d}"))
-                .unwrap_or_default(),
-            p.parties.issuer.display_name()
-        )),
-        QuotationStatus::Rejected => Some(format!(
-            "You declined this quotation{}. {} has been told.",
-            day(q.rejected_at)
-                .map(|d| format!(" on {d}"))
-                .unwrap_or_default(),
-            p.parties.issuer.display_name()
-        )),
-        // Past its validity but not yet swept: answering would only expire it (SPEC §10).
-        QuotationStatus::Sent | QuotationStatus::Viewed | QuotationStatus::Expired => {
-            Some(format!(
-                "This quotation was valid until {} and has expired. Please ask {} for a new one.",
-                q.valid_until,
-                p.parties.issuer.display_name()
-            ))
+        QuotationStatus::Accepted | QuotationStatus::Converted => {
+            let (name, date) = (q.accepted_by_name.as_deref(), day(q.accepted_at));
+            Some(match (name, date.as_deref()) {
+                (Some(n), Some(d)) => t.fill(
+                    "quote.confirm.accepted_as_on",
+                    &[("name", n), ("date", d), ("merchant", merchant)],
+                ),
+                (Some(n), None) => t.fill(
+                    "quote.confirm.accepted_as",
+                    &[("name", n), ("merchant", merchant)],
+                ),
+                (None, Some(d)) => t.fill(
+                    "quote.confirm.accepted_on",
+                    &[("date", d), ("merchant", merchant)],
+                ),
+                (None, None) => t.fill("quote.confirm.accepted", &[("merchant", merchant)]),
+            })
         }
+        QuotationStatus::Rejected => Some(match day(q.rejected_at) {
+            Some(d) => t.fill(
+                "quote.confirm.declined_on",
+                &[("date", &d), ("merchant", merchant)],
+            ),
+            None => t.fill("quote.confirm.declined", &[("merchant", merchant)]),
+        }),
+        // Past its validity but not yet swept: answering would only expire it (SPEC §10).
+        QuotationStatus::Sent | QuotationStatus::Viewed | QuotationStatus::Expired => Some(t.fill(
+            "quote.confirm.expired",
+            &[("date", &t.date(q.valid_until)), ("merchant", merchant)],
+        )),
     }
 }
 
@@ -83,11 +81,19 @@ impl QuotePage {
     fn new(p: PublicQuotation, token: String) -> Self {
         let today = Utc::now().date_naive();
         let confirmation = confirmation(&p, today);
+        let t = p.parties.locale();
         let q = p.quotation;
+        let merchant = p.parties.issuer.display_name();
+        let number = q.quote_number.as_str();
         QuotePage {
+            title: t.fill(
+                "page.quotation_title",
+                &[("number", number), ("merchant", merchant)],
+            ),
+            heading: t.fill("doc.quotation_title", &[("number", number)]),
             status: q.status.as_str(),
-            status_label: label(q.status),
-            valid_until: q.valid_until.to_string(),
+            status_label: t.quotation_status(q.status),
+            valid_until: t.date(q.valid_until),
             awaits_answer: q.status.awaits_answer() && q.valid_until >= today,
             confirmation,
             token,
