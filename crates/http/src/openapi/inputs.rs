@@ -165,6 +165,12 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     ] {
         set(schemas, schema, "currency", json!({"enum": currencies}));
     }
+    set(
+        schemas,
+        "ProfilePatchInput",
+        "default_currency",
+        json!({"enum": currencies}),
+    );
     for schema in [
         "InvoiceInput",
         "InvoicePatchInput",
