@@ -109,8 +109,40 @@ pub fn document() -> &'static Value {
         declare_headers(&mut doc);
         outputs_as_sent(&mut doc);
         inputs_as_parsed(&mut doc);
+        images_as_binary(&mut doc);
         doc
     })
+}
+
+/// An image body is the file's bytes (`string`, `binary`), not the array of numbers utoipa
+/// writes for `Vec<u8>`.
+fn images_as_binary(doc: &mut Value) {
+    fn binary(content: &mut Value) {
+        if let Some(media) = content.as_object_mut() {
+            for (name, entry) in media.iter_mut() {
+                if name.starts_with("image/") {
+                    entry["schema"] = json!({"type": "string", "format": "binary"});
+                }
+            }
+        }
+    }
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for op in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+    {
+        if let Some(content) = op.get_mut("requestBody").and_then(|b| b.get_mut("content")) {
+            binary(content);
+        }
+        if let Some(answers) = op.get_mut("responses").and_then(Value::as_object_mut) {
+            for content in answers.values_mut().filter_map(|a| a.get_mut("content")) {
+                binary(content);
+            }
+        }
+    }
 }
 
 /// The document as this server serves it: its `servers` entry is the configured `PUBLIC_URL`,
