@@ -4,10 +4,9 @@
 
 use krilla::image::Image;
 
-use crate::l10n::Locale;
 use crate::qr::{self, QrRuns};
 use crate::text::{face, sanitize, wrap, Face};
-use crate::{Document, DocumentKind, LogoKind, Mark, Party, RenderError};
+use crate::{Document, DocumentKind, Locale, LogoKind, Mark, Party, RenderError};
 
 pub const PAGE_W: f32 = 595.28;
 pub const PAGE_H: f32 = 841.89;
@@ -120,21 +119,26 @@ pub fn layout(doc: &Document) -> Result<Vec<Page>, RenderError> {
 /// Document title in the document's language.
 pub fn title(doc: &Document) -> &'static str {
     doc.locale.text(match doc.kind {
-        DocumentKind::Invoice => "pdf.title.invoice",
-        DocumentKind::Quotation => "pdf.title.quotation",
-        DocumentKind::CreditNote => "pdf.title.credit_note",
+        DocumentKind::Invoice => "doc.invoice",
+        DocumentKind::Quotation => "doc.quotation",
+        DocumentKind::CreditNote => "doc.credit_note",
     })
 }
 
-fn mark_style(mark: Mark) -> Option<(&'static str, Rgb)> {
-    Some(match mark {
+/// The mark's catalogue key (a quotation's draft is the quotation's) and its colour.
+fn mark_style(doc: &Document) -> Option<(&'static str, Rgb)> {
+    let green = [0x04, 0x7a, 0x55];
+    let red = [0xc8, 0x1e, 0x1e];
+    let quote = doc.kind == DocumentKind::Quotation;
+    Some(match doc.mark {
         Mark::None => return None,
-        Mark::Draft => ("pdf.mark.draft", MUTED),
-        Mark::Paid => ("pdf.mark.paid", [0x04, 0x7a, 0x55]),
-        Mark::Cancelled => ("pdf.mark.cancelled", [0xc8, 0x1e, 0x1e]),
-        Mark::Accepted => ("pdf.mark.accepted", [0x04, 0x7a, 0x55]),
-        Mark::Declined => ("pdf.mark.declined", [0xc8, 0x1e, 0x1e]),
-        Mark::Expired => ("pdf.mark.expired", [0xb4, 0x53, 0x09]),
+        Mark::Draft if quote => ("quotation.status.draft", MUTED),
+        Mark::Draft => ("invoice.status.draft", MUTED),
+        Mark::Paid => ("invoice.status.paid", green),
+        Mark::Cancelled => ("invoice.status.cancelled", red),
+        Mark::Accepted => ("quotation.status.accepted", green),
+        Mark::Declined => ("quotation.status.rejected", red),
+        Mark::Expired => ("quotation.status.expired", [0xb4, 0x53, 0x09]),
     })
 }
 
@@ -213,7 +217,7 @@ impl Ctx<'_> {
         let y = MARGIN + 4.0;
         self.text(MARGIN, y, Face::Bold, 10.0, INK, &seller);
         let mut head = format!("{} {}", title(self.doc), self.doc.number);
-        if let Some((key, _)) = mark_style(self.doc.mark) {
+        if let Some((key, _)) = mark_style(self.doc) {
             head = format!("{head} · {}", self.loc.text(key).to_uppercase());
         }
         self.text_right(RIGHT, y, Face::Regular, 9.0, MUTED, &head, CONTENT_W / 2.0);
@@ -241,7 +245,7 @@ impl Ctx<'_> {
         let tax_id = p
             .tax_id
             .as_ref()
-            .map(|t| format!("{}: {t}", self.loc.text("pdf.tax_id")));
+            .map(|t| format!("{}: {t}", self.loc.text("field.tax_id")));
         let legal = p.legal_name.as_ref().filter(|l| **l != p.name);
         let rows = legal
             .into_iter()
@@ -303,7 +307,7 @@ impl Ctx<'_> {
         // Right: title, mark, number and dates.
         let mut ry = MARGIN + 22.0;
         self.text_right(RIGHT, ry, Face::Bold, 24.0, brand, title(doc), 230.0);
-        if let Some((key, color)) = mark_style(doc.mark) {
+        if let Some((key, color)) = mark_style(doc) {
             let label = sanitize(&loc.text(key).to_uppercase());
             let size = 10.0;
             let w = face(Face::Bold).width(&label, size) + 16.0;
@@ -320,13 +324,13 @@ impl Ctx<'_> {
             ry = top + 20.0;
         }
         ry += 10.0;
-        let mut meta: Vec<(&str, String)> = vec![("pdf.number", doc.number.clone())];
-        meta.push(("pdf.issue_date", loc.date(doc.issue_date)));
+        let mut meta: Vec<(&str, String)> = vec![("field.number", doc.number.clone())];
+        meta.push(("field.issue_date", loc.date(doc.issue_date)));
         if let Some(d) = doc.due_date {
-            meta.push(("pdf.due_date", loc.date(d)));
+            meta.push(("field.due_date", loc.date(d)));
         }
         if let Some(d) = doc.valid_until {
-            meta.push(("pdf.valid_until", loc.date(d)));
+            meta.push(("field.valid_until", loc.date(d)));
         }
         let label_x = RIGHT - 230.0;
         for (key, value) in meta {
@@ -337,7 +341,12 @@ impl Ctx<'_> {
 
         // The customer.
         let y = ly.max(ry) + 26.0;
-        let bill_to = loc.text("pdf.bill_to").to_uppercase();
+        let to = if doc.kind == DocumentKind::Quotation {
+            "field.prepared_for"
+        } else {
+            "field.bill_to"
+        };
+        let bill_to = loc.text(to).to_uppercase();
         self.text(MARGIN, y, Face::Bold, 8.0, brand, &bill_to);
         self.y = self.party_block(MARGIN, y + 2.0, left_w, &doc.buyer, 11.0) + 24.0;
         Ok(())
@@ -355,7 +364,7 @@ impl Ctx<'_> {
             Face::Bold,
             size,
             fg,
-            loc.text("pdf.col.description"),
+            loc.text("lines.description"),
         );
         self.text_right(
             COL_QTY_R,
@@ -363,7 +372,7 @@ impl Ctx<'_> {
             Face::Bold,
             size,
             fg,
-            loc.text("pdf.col.quantity"),
+            loc.text("lines.quantity"),
             48.0,
         );
         self.text_right(
@@ -372,7 +381,7 @@ impl Ctx<'_> {
             Face::Bold,
             size,
             fg,
-            loc.text("pdf.col.unit_price"),
+            loc.text("lines.unit_price"),
             84.0,
         );
         self.text_right(
@@ -381,7 +390,7 @@ impl Ctx<'_> {
             Face::Bold,
             size,
             fg,
-            loc.text("pdf.col.tax"),
+            loc.text("lines.tax"),
             52.0,
         );
         self.text_right(
@@ -390,7 +399,7 @@ impl Ctx<'_> {
             Face::Bold,
             size,
             fg,
-            loc.text("pdf.col.amount"),
+            loc.text("lines.amount"),
             88.0,
         );
         self.y = y + 22.0;
@@ -450,24 +459,24 @@ impl Ctx<'_> {
         let t = &doc.totals;
         let money = |m| loc.money(m, doc.currency);
         let mut rows: Vec<(String, String)> =
-            vec![(loc.text("pdf.subtotal").into(), money(t.subtotal))];
+            vec![(loc.text("totals.subtotal").into(), money(t.subtotal))];
         for (rate, amount) in &t.taxes {
             rows.push((
-                loc.fill("pdf.tax_at", &[("rate", &loc.percent(*rate))]),
+                loc.fill("totals.tax_at_rate", &[("rate", &loc.percent(*rate))]),
                 money(*amount),
             ));
         }
         let mut after: Vec<(String, String)> = Vec::new();
         if let Some(c) = t.credited {
-            after.push((loc.text("pdf.credited").into(), money(c.neg())));
+            after.push((loc.text("totals.amount_credited").into(), money(c.neg())));
         }
         if let Some(p) = t.paid {
-            after.push((loc.text("pdf.paid").into(), money(p.neg())));
+            after.push((loc.text("totals.amount_paid").into(), money(p.neg())));
         }
         let due = t
             .due
-            .map(|d| (loc.text("pdf.amount_due").to_string(), money(d)));
-        let total = (loc.text("pdf.total").to_string(), money(t.total));
+            .map(|d| (loc.text("totals.amount_due").to_string(), money(d)));
+        let total = (loc.text("totals.total").to_string(), money(t.total));
 
         let row_h = 17.0;
         let x = RIGHT - TOTALS_W;
@@ -581,7 +590,7 @@ impl Ctx<'_> {
         let width = CONTENT_W - TOTALS_W - 28.0;
         if let Some(instr) = &doc.payment_instructions {
             self.y += 2.0;
-            self.heading(x, "pdf.payment_instructions");
+            self.heading(x, "payment.instructions");
             self.paragraph(instr, x, width, INK);
             self.y += 14.0;
         }
@@ -590,7 +599,7 @@ impl Ctx<'_> {
             let qr_size = 84.0;
             let link_lines = wrap_url(link, LINK_SIZE, width);
             self.ensure(12.0 + qr_size + 6.0 + link_lines.len() as f32 * 9.0);
-            self.heading(x, "pdf.pay_online");
+            self.heading(x, "payment.scan_to_pay");
             let module = qr_size / code.side as f32;
             let top = self.y + 2.0;
             self.ops().push(Op::Qr {
@@ -624,7 +633,7 @@ impl Ctx<'_> {
     fn notes(&mut self) {
         if let Some(notes) = &self.doc.notes {
             self.ensure(12.0 + 2.0 * LEADING);
-            self.heading(MARGIN, "pdf.notes");
+            self.heading(MARGIN, "field.notes");
             self.paragraph(notes, MARGIN, CONTENT_W, INK);
         }
     }

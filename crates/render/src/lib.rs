@@ -1,9 +1,9 @@
 //! Turns one billing document (invoice, quotation or credit note) and the merchant's identity into
 //! PDF bytes, and does nothing else: no database, no HTTP, no file or network access. Fonts (DejaVu
-//! Sans, subset on embedding) are compiled in, texts and formats come from the locale catalogues,
-//! and the same input always yields the same bytes. Invoices and credit notes are PDF/A-3b.
+//! Sans, subset on embedding) are compiled in, texts and formats come from the domain's locale
+//! catalogues, and the same input always yields the same bytes. Every document is PDF/A-3b (the
+//! SPEC asks it of invoices and credit notes; quotations get it too, at no cost).
 
-mod l10n;
 mod layout;
 mod pdf;
 mod qr;
@@ -14,7 +14,9 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 
-pub use l10n::Locale;
+/// The document's language: its fixed texts come from the domain's catalogues and its amounts and
+/// dates from the domain's formatters.
+pub use invoicing_domain::locale::Locale;
 
 /// Who issues or receives the document, as printed in its address blocks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -17,24 +17,13 @@ use krilla::{Document as PdfDocument, SerializeSettings};
 
 use crate::layout::{self, Op, Page, Rgb, PAGE_H, PAGE_W};
 use crate::text::face;
-use crate::{Document, Locale, RenderError};
+use crate::{Document, RenderError};
 
 fn fill(c: Rgb) -> Fill {
     Fill {
         paint: rgb::Color::new(c[0], c[1], c[2]).into(),
         opacity: NormalizedF32::ONE,
         rule: FillRule::NonZero,
-    }
-}
-
-fn lang(l: Locale) -> &'static str {
-    match l {
-        Locale::En => "en",
-        Locale::Es => "es",
-        Locale::Fr => "fr",
-        Locale::De => "de",
-        Locale::Nl => "nl",
-        Locale::Pt => "pt",
     }
 }
 
@@ -57,7 +46,7 @@ pub fn write(doc: &Document, pages: &[Page]) -> Result<Vec<u8>, RenderError> {
                 .legal_name
                 .clone()
                 .unwrap_or_else(|| doc.seller.name.clone())])
-            .language(lang(doc.locale).to_string())
+            .language(doc.locale.code().to_string())
             .creator("invoicing-render".to_string())
             // PDF/A requires a date; the issue date keeps equal input giving equal bytes.
             .creation_date(
