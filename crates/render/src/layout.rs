@@ -17,6 +17,8 @@ const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN;
 const BOTTOM: f32 = PAGE_H - 58.0;
 
 pub type Rgb = [u8; 3];
+/// Face, size and colour of a text run.
+type Style = (Face, f32, Rgb);
 const INK: Rgb = [0x1f, 0x29, 0x37];
 const MUTED: Rgb = [0x6b, 0x72, 0x80];
 const RULE: Rgb = [0xe3, 0xe6, 0xea];
@@ -36,6 +38,9 @@ const TOTALS_W: f32 = 240.0;
 const LINK_SIZE: f32 = 7.0;
 const BODY: f32 = 9.0;
 const LEADING: f32 = 12.0;
+
+// Descriptions keep a useful width beside the numeric columns.
+const _: () = assert!(COL_DESC_W > 180.0 && COL_DESC_X + COL_DESC_W < COL_QTY_R - 40.0);
 
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -169,16 +174,8 @@ impl Ctx<'_> {
     }
 
     /// Text whose right edge is at `right`; shrunk (down to 70 %) to stay within `max_w`.
-    fn text_right(
-        &mut self,
-        right: f32,
-        y: f32,
-        f: Face,
-        size: f32,
-        color: Rgb,
-        s: &str,
-        max_w: f32,
-    ) {
+    fn text_right(&mut self, right: f32, y: f32, style: Style, s: &str, max_w: f32) {
+        let (f, size, color) = style;
         let s = sanitize(s);
         let mut size = size;
         let mut w = face(f).width(&s, size);
@@ -220,7 +217,13 @@ impl Ctx<'_> {
         if let Some((key, _)) = mark_style(self.doc) {
             head = format!("{head} · {}", self.loc.text(key).to_uppercase());
         }
-        self.text_right(RIGHT, y, Face::Regular, 9.0, MUTED, &head, CONTENT_W / 2.0);
+        self.text_right(
+            RIGHT,
+            y,
+            (Face::Regular, 9.0, MUTED),
+            &head,
+            CONTENT_W / 2.0,
+        );
         self.hrule(MARGIN, CONTENT_W, y + 8.0, RULE);
         self.y = y + 24.0;
     }
@@ -306,7 +309,7 @@ impl Ctx<'_> {
 
         // Right: title, mark, number and dates.
         let mut ry = MARGIN + 22.0;
-        self.text_right(RIGHT, ry, Face::Bold, 24.0, brand, title(doc), 230.0);
+        self.text_right(RIGHT, ry, (Face::Bold, 24.0, brand), title(doc), 230.0);
         if let Some((key, color)) = mark_style(doc) {
             let label = sanitize(&loc.text(key).to_uppercase());
             let size = 10.0;
@@ -336,7 +339,7 @@ impl Ctx<'_> {
         for (key, value) in meta {
             ry += 15.0;
             self.text(label_x, ry, Face::Regular, BODY, MUTED, loc.text(key));
-            self.text_right(RIGHT, ry, Face::Bold, 9.5, INK, &value, 125.0);
+            self.text_right(RIGHT, ry, (Face::Bold, 9.5, INK), &value, 125.0);
         }
 
         // The customer.
@@ -369,36 +372,28 @@ impl Ctx<'_> {
         self.text_right(
             COL_QTY_R,
             base,
-            Face::Bold,
-            size,
-            fg,
+            (Face::Bold, size, fg),
             loc.text("lines.quantity"),
             48.0,
         );
         self.text_right(
             COL_UNIT_R,
             base,
-            Face::Bold,
-            size,
-            fg,
+            (Face::Bold, size, fg),
             loc.text("lines.unit_price"),
             84.0,
         );
         self.text_right(
             COL_TAX_R,
             base,
-            Face::Bold,
-            size,
-            fg,
+            (Face::Bold, size, fg),
             loc.text("lines.tax"),
             52.0,
         );
         self.text_right(
             COL_AMOUNT_R,
             base,
-            Face::Bold,
-            size,
-            fg,
+            (Face::Bold, size, fg),
             loc.text("lines.amount"),
             88.0,
         );
@@ -429,25 +424,27 @@ impl Ctx<'_> {
             self.text_right(
                 COL_QTY_R,
                 base,
-                Face::Regular,
-                BODY,
-                INK,
+                (Face::Regular, BODY, INK),
                 &loc.quantity(line.quantity),
                 48.0,
             );
             let unit = loc.money(line.unit_price, doc.currency);
-            self.text_right(COL_UNIT_R, base, Face::Regular, BODY, INK, &unit, 84.0);
+            self.text_right(COL_UNIT_R, base, (Face::Regular, BODY, INK), &unit, 84.0);
             self.text_right(
                 COL_TAX_R,
                 base,
-                Face::Regular,
-                BODY,
-                MUTED,
+                (Face::Regular, BODY, MUTED),
                 &loc.percent(line.tax_rate),
                 52.0,
             );
             let amount = loc.money(line.amount, doc.currency);
-            self.text_right(COL_AMOUNT_R, base, Face::Regular, BODY, INK, &amount, 88.0);
+            self.text_right(
+                COL_AMOUNT_R,
+                base,
+                (Face::Regular, BODY, INK),
+                &amount,
+                88.0,
+            );
             self.y += h;
             self.hrule(MARGIN, CONTENT_W, self.y - 0.6, RULE);
         }
@@ -488,9 +485,7 @@ impl Ctx<'_> {
             self.text_right(
                 RIGHT - PAD,
                 y - 5.0,
-                Face::Regular,
-                BODY,
-                INK,
+                (Face::Regular, BODY, INK),
                 &value,
                 130.0,
             );
@@ -507,9 +502,7 @@ impl Ctx<'_> {
         self.text_right(
             RIGHT - PAD,
             y - 3.0,
-            Face::Bold,
-            10.5,
-            color,
+            (Face::Bold, 10.5, color),
             &total.1,
             130.0,
         );
@@ -520,9 +513,7 @@ impl Ctx<'_> {
             self.text_right(
                 RIGHT - PAD,
                 y - 5.0,
-                Face::Regular,
-                BODY,
-                INK,
+                (Face::Regular, BODY, INK),
                 &value,
                 130.0,
             );
@@ -535,9 +526,7 @@ impl Ctx<'_> {
             self.text_right(
                 RIGHT - PAD,
                 y + 17.0,
-                Face::Bold,
-                11.0,
-                brand,
+                (Face::Bold, 11.0, brand),
                 &value,
                 130.0,
             );
@@ -740,11 +729,5 @@ mod tests {
     fn tint_moves_towards_white() {
         assert_eq!(tint([0, 100, 255], 0.5), [128, 178, 255]);
         assert_eq!(tint([10, 20, 30], 0.0), [10, 20, 30]);
-    }
-
-    #[test]
-    fn table_columns_leave_room_for_descriptions() {
-        assert!(COL_DESC_W > 180.0, "{COL_DESC_W}");
-        assert!(COL_DESC_X + COL_DESC_W < COL_QTY_R - 40.0);
     }
 }
