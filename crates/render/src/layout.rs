@@ -404,48 +404,39 @@ impl Ctx<'_> {
         self.ensure(22.0 + 2.0 * LEADING + 10.0);
         self.table_header();
         let (doc, loc) = (self.doc, self.loc);
+        // The rows of a continuation page start here (brand bar, page header, table header).
+        let fresh_top = MARGIN + 28.0 + 22.0;
         for line in &doc.lines {
             let desc = wrap(&line.description, Face::Regular, BODY, COL_DESC_W);
             let h = desc.len() as f32 * LEADING + 10.0;
-            if self.ensure(h) {
+            // A row stays on one page when it can; one taller than a page flows over pages.
+            if (h <= BOTTOM - fresh_top || self.y + 10.0 + LEADING > BOTTOM) && self.ensure(h) {
                 self.table_header();
             }
+            // The numbers go on the row's first page, beside its first line.
             let base = self.y + 6.0 + BODY;
-            for (i, l) in desc.iter().enumerate() {
-                self.text(
-                    COL_DESC_X,
-                    base + i as f32 * LEADING,
-                    Face::Regular,
-                    BODY,
-                    INK,
-                    l,
-                );
-            }
-            self.text_right(
-                COL_QTY_R,
-                base,
-                (Face::Regular, BODY, INK),
-                &loc.quantity(line.quantity),
-                48.0,
-            );
+            let regular = (Face::Regular, BODY, INK);
+            let qty = loc.quantity(line.quantity);
+            self.text_right(COL_QTY_R, base, regular, &qty, 48.0);
             let unit = loc.money(line.unit_price, doc.currency);
-            self.text_right(COL_UNIT_R, base, (Face::Regular, BODY, INK), &unit, 84.0);
-            self.text_right(
-                COL_TAX_R,
-                base,
-                (Face::Regular, BODY, MUTED),
-                &loc.percent(line.tax_rate),
-                52.0,
-            );
+            self.text_right(COL_UNIT_R, base, regular, &unit, 84.0);
+            let rate = loc.percent(line.tax_rate);
+            self.text_right(COL_TAX_R, base, (Face::Regular, BODY, MUTED), &rate, 52.0);
             let amount = loc.money(line.amount, doc.currency);
-            self.text_right(
-                COL_AMOUNT_R,
-                base,
-                (Face::Regular, BODY, INK),
-                &amount,
-                88.0,
-            );
-            self.y += h;
+            self.text_right(COL_AMOUNT_R, base, regular, &amount, 88.0);
+            let mut y = base;
+            for l in &desc {
+                if y + 4.0 > BOTTOM {
+                    self.hrule(MARGIN, CONTENT_W, y - BODY - 2.0, RULE);
+                    self.new_page();
+                    self.table_header();
+                    y = self.y + 6.0 + BODY;
+                }
+                self.text(COL_DESC_X, y, Face::Regular, BODY, INK, l);
+                y += LEADING;
+            }
+            // The row ends 5 pt below the last baseline (as `h` above has it).
+            self.y = y + 4.0 - BODY;
             self.hrule(MARGIN, CONTENT_W, self.y - 0.6, RULE);
         }
     }

@@ -107,6 +107,27 @@ fn five_hundred_lines_flow_over_pages_with_header_and_page_numbers_on_each() {
 }
 
 #[test]
+fn a_description_longer_than_a_page_flows_over_pages() {
+    let mut doc = invoice(3, Locale::En);
+    let words: Vec<String> = (0..1200).map(|i| format!("w{i}")).collect();
+    doc.lines[1].description = words.join(" ");
+    let pdf = render_pdf(&doc).unwrap();
+    let pages = page_count(&pdf);
+    assert!(pages >= 3, "{pages} pages");
+    let all = squash(&text(&pdf, None));
+    assert!(
+        words_in_order(&all, &doc.lines[1].description),
+        "words lost: {all}"
+    );
+    for n in 1..=pages {
+        let t = squash(&text(&pdf, Some((n, n))));
+        assert!(t.contains(&format!("Page {n} of {pages}")), "page {n}: {t}");
+    }
+    // Its amount is printed once, on the page where the row starts.
+    assert_eq!(all.matches("€266.90").count(), 1, "{all}");
+}
+
+#[test]
 fn the_same_document_renders_to_the_same_bytes() {
     let doc = invoice(40, Locale::Fr);
     let a = render_pdf(&doc).unwrap();
