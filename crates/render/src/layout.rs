@@ -6,7 +6,7 @@ use krilla::image::Image;
 
 use crate::qr::{self, QrRuns};
 use crate::text::{face, sanitize, wrap, Face};
-use crate::{Document, DocumentKind, Locale, LogoKind, Mark, Party, RenderError};
+use crate::{Document, DocumentKind, ImageKind, Locale, Mark, Party, RenderError};
 
 pub const PAGE_W: f32 = 595.28;
 pub const PAGE_H: f32 = 841.89;
@@ -280,8 +280,8 @@ impl Ctx<'_> {
         if let Some(logo) = &doc.logo {
             let data = logo.bytes.clone().into();
             let image = match logo.kind {
-                LogoKind::Png => Image::from_png(data, false),
-                LogoKind::Jpeg => Image::from_jpeg(data, false),
+                ImageKind::Png => Image::from_png(data, false),
+                ImageKind::Jpeg => Image::from_jpeg(data, false),
             }
             .map_err(|reason| RenderError::Logo {
                 kind: logo.kind,

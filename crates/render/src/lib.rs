@@ -17,6 +17,10 @@ use invoicing_domain::money::Money;
 /// The document's language: its fixed texts come from the domain's catalogues and its amounts and
 /// dates from the domain's formatters.
 pub use invoicing_domain::locale::Locale;
+/// The merchant's logo as stored with the profile. An image that cannot be decoded makes
+/// [`render_pdf`] fail with [`RenderError::Logo`] rather than print a document without it
+/// unnoticed.
+pub use invoicing_domain::profile::{ImageKind, Logo};
 
 /// Who issues or receives the document, as printed in its address blocks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,21 +39,6 @@ pub struct Party {
     pub email: Option<String>,
     pub phone: Option<String>,
     pub website: Option<String>,
-}
-
-/// The image format of a [`Logo`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogoKind {
-    Png,
-    Jpeg,
-}
-
-/// The merchant's logo as uploaded. An image that cannot be decoded makes [`render_pdf`] fail
-/// with [`RenderError::Logo`] rather than print a document without it unnoticed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Logo {
-    pub bytes: Vec<u8>,
-    pub kind: LogoKind,
 }
 
 /// Which document is printed: decides the title, the date labels and PDF/A conformance.
@@ -131,7 +120,7 @@ pub struct Document {
 pub enum RenderError {
     /// The logo's bytes are not a decodable image of the declared kind.
     #[error("the logo is not a valid {kind:?} image: {reason}")]
-    Logo { kind: LogoKind, reason: String },
+    Logo { kind: ImageKind, reason: String },
     /// The payment link is too long to fit in a QR code.
     #[error("the payment link cannot be encoded as a QR code: {0}")]
     PaymentLink(String),

@@ -8,7 +8,9 @@ use chrono::NaiveDate;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
-use invoicing_render::{Document, DocumentKind, Line, Locale, Logo, LogoKind, Mark, Party, Totals};
+use invoicing_render::{
+    Document, DocumentKind, ImageKind, Line, Locale, Logo, Mark, Party, Totals,
+};
 
 pub fn money(minor: i64) -> Money {
     Money::new(minor).unwrap()
@@ -135,7 +137,7 @@ pub fn invoice(n: usize, locale: Locale) -> Document {
         valid_until: None,
         currency,
         seller: seller(),
-        logo: Some(Logo { bytes: logo_png(), kind: LogoKind::Png }),
+        logo: Some(Logo { bytes: logo_png(), kind: ImageKind::Png }),
         brand_color: Some([0x0f, 0x76, 0x6e]),
         buyer: buyer(),
         lines,

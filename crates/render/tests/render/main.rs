@@ -4,7 +4,7 @@
 mod fixture;
 
 use fixture::{invoice, money, normalise, page_count, text};
-use invoicing_render::{render_pdf, DocumentKind, Locale, Logo, LogoKind, Mark, RenderError};
+use invoicing_render::{render_pdf, DocumentKind, ImageKind, Locale, Logo, Mark, RenderError};
 
 /// Collapses runs of spaces so a layout's column gaps do not matter to `contains`.
 fn squash(s: &str) -> String {
@@ -368,23 +368,23 @@ fn a_broken_logo_is_an_error_not_a_silent_omission() {
     let mut doc = invoice(1, Locale::En);
     doc.logo = Some(Logo {
         bytes: b"not a png".to_vec(),
-        kind: LogoKind::Png,
+        kind: ImageKind::Png,
     });
     assert!(matches!(
         render_pdf(&doc),
         Err(RenderError::Logo {
-            kind: LogoKind::Png,
+            kind: ImageKind::Png,
             ..
         })
     ));
     doc.logo = Some(Logo {
         bytes: fixture::logo_png(),
-        kind: LogoKind::Jpeg,
+        kind: ImageKind::Jpeg,
     });
     assert!(matches!(
         render_pdf(&doc),
         Err(RenderError::Logo {
-            kind: LogoKind::Jpeg,
+            kind: ImageKind::Jpeg,
             ..
         })
     ));
