@@ -1,0 +1,98 @@
+//! Median time to render a 10-line and a 500-line invoice (SPEC §17 targets: ≤ 20 ms and
+//! ≤ 300 ms on the project's 2-core machine). Run a release build of this crate alone:
+//! `cargo run --release -p invoicing-render --example render_bench [-- RUNS]`.
+
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::decimal::{Quantity, TaxRate};
+use invoicing_domain::money::Money;
+use invoicing_render::{render_pdf, Document, DocumentKind, Line, Locale, Mark, Party, Totals};
+
+fn party(name: &str) -> Party {
+    Party {
+        name: name.into(),
+        legal_name: Some(format!("{name} GmbH")),
+        address_lines: vec!["Friedrichstraße 123".into(), "10117 Berlin".into()],
+        country: Some("Deutschland".into()),
+        tax_id: Some("DE123456789".into()),
+        email: Some("billing@example.com".into()),
+        ..Party::default()
+    }
+}
+
+fn invoice(n: usize) -> Document {
+    let money = |m| Money::new(m).unwrap();
+    let lines: Vec<Line> = (0..n as i64)
+        .map(|i| Line {
+            description: format!(
+                "Item {:04}: consulting and implementation work as agreed, billed per hour",
+                i + 1
+            ),
+            quantity: Quantity::from_thousandths(1000 + 250 * (i % 8)).unwrap(),
+            unit_price: money(9_950 + i % 100),
+            tax_rate: TaxRate::from_thousandths(19_000).unwrap(),
+            amount: money((9_950 + i % 100) * (1000 + 250 * (i % 8)) / 1000),
+        })
+        .collect();
+    let subtotal: i64 = lines.iter().map(|l| l.amount.minor()).sum();
+    let tax = subtotal * 19 / 100;
+    let date = |d| NaiveDate::from_ymd_opt(2025, 3, d).unwrap();
+    Document {
+        kind: DocumentKind::Invoice,
+        number: "INV-2025-0042".into(),
+        issue_date: date(5),
+        due_date: Some(date(31)),
+        valid_until: None,
+        currency: Currency::parse("EUR").unwrap(),
+        seller: party("Nordlicht Studio"),
+        logo: None,
+        brand_color: Some([0x0f, 0x76, 0x6e]),
+        buyer: party("Kunde"),
+        lines,
+        totals: Totals {
+            subtotal: money(subtotal),
+            taxes: vec![(TaxRate::from_thousandths(19_000).unwrap(), money(tax))],
+            total: money(subtotal + tax),
+            credited: None,
+            paid: None,
+            due: Some(money(subtotal + tax)),
+        },
+        payment_instructions: Some("IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX".into()),
+        payment_link: Some("https://pay.example.com/i/INV-2025-0042".into()),
+        notes: Some("Thank you for your business.".into()),
+        footer: Some("Nordlicht Studio GmbH · HRB 123456".into()),
+        mark: Mark::None,
+        locale: Locale::De,
+    }
+}
+
+fn median_ms(doc: &Document, runs: usize) -> (f64, usize) {
+    let mut bytes = 0;
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            bytes = render_pdf(doc).expect("renders").len();
+            t.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], bytes)
+}
+
+fn main() {
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(50);
+    // The first render parses the fonts once per process; it is not what a request costs.
+    let t = Instant::now();
+    render_pdf(&invoice(1)).expect("renders");
+    let cold = t.elapsed().as_secs_f64() * 1000.0;
+    println!("first render in the process (fonts parsed): {cold:.2} ms");
+    for n in [10, 500] {
+        let (ms, bytes) = median_ms(&invoice(n), runs);
+        println!("{n:>4} lines: median {ms:7.2} ms over {runs} runs ({bytes} bytes)");
+    }
+}
