@@ -132,6 +132,11 @@ pub trait InvoiceRepository {
     /// The public page's read: by number and capability token, never a draft. The first read
     /// of a sent invoice makes it viewed.
     fn view_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice>;
+    /// The invoice as its page and PDF show it (with its parties), for the API.
+    fn invoice_as_shown(&self, scope: Scope, id: InvoiceId) -> RepoResult<PublicInvoice>;
+    /// [`Self::view_public_invoice`] without marking it viewed: a PDF download is no view
+    /// (SPEC §9).
+    fn find_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice>;
     /// Turns sent and viewed invoices due before `today` into overdue, across all tenants, each
     /// with its event; safe when several processes sweep at once. Answers how many changed.
     fn mark_overdue_invoices(&self, today: NaiveDate) -> RepoResult<usize>;
@@ -166,6 +171,10 @@ pub trait QuotationRepository {
     ) -> RepoResult<Quotation>;
     /// The public page's read by number and token; never a draft; the first read marks it viewed.
     fn view_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation>;
+    /// The quotation as its page and PDF show it (with its parties), for the API.
+    fn quotation_as_shown(&self, scope: Scope, id: QuotationId) -> RepoResult<PublicQuotation>;
+    /// [`Self::view_public_quotation`] without marking it viewed.
+    fn find_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation>;
     /// The public page's Accept and Decline buttons, with the same rules as `answer_quotation`.
     fn answer_public_quotation(
         &self,

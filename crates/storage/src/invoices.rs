@@ -216,6 +216,50 @@ fn update(
     Ok(invoice)
 }
 
+/// The sent (not draft) invoice this number and capability token name; anything else is 404.
+fn load_public_row(
+    conn: &mut AnyConnection,
+    number: &str,
+    token: &str,
+) -> Result<InvoiceRow, TxError> {
+    let row = invoices::table
+        .filter(invoices::token.eq(token))
+        .select(InvoiceRow::as_select())
+        .first::<InvoiceRow>(conn)
+        .optional()?
+        .filter(|r| r.number == number)
+        .ok_or(RepoError::NotFound)?;
+    if row.status()?.is_public() {
+        Ok(row)
+    } else {
+        Err(RepoError::NotFound.into())
+    }
+}
+
+/// The invoice with who it is from and to and its open and verified payments.
+fn as_shown(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: InvoiceId,
+    url: &str,
+) -> Result<PublicInvoice, TxError> {
+    let invoice = load_invoice(conn, scope, id, url)?;
+    let (parties, logo) = document_parties(
+        conn,
+        scope,
+        DocumentKind::Invoice,
+        id.0,
+        invoice.customer_id,
+    )?;
+    let payments = open_and_verified(conn, scope, invoice.id)?;
+    Ok(PublicInvoice {
+        invoice,
+        parties,
+        logo,
+        payments,
+    })
+}
+
 impl InvoiceRepository for Store {
     fn create_invoice(&self, scope: Scope, new: NewInvoice) -> RepoResult<Invoice> {
         let url = self.public_url();
@@ -288,38 +332,27 @@ impl InvoiceRepository for Store {
     fn view_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice> {
         let url = self.public_url();
         self.write(|conn| {
-            let row = invoices::table
-                .filter(invoices::token.eq(token))
-                .select(InvoiceRow::as_select())
-                .first::<InvoiceRow>(conn)
-                .optional()?
-                .filter(|r| r.number == number)
-                .ok_or(RepoError::NotFound)?;
-            let status = row.status()?;
-            if !status.is_public() {
-                return Err(RepoError::NotFound.into());
-            }
-            let scope = row.scope();
-            if status == InvoiceStatus::Sent {
+            let row = load_public_row(conn, number, token)?;
+            if row.status()? == InvoiceStatus::Sent {
                 set_status(conn, &row, InvoiceStatus::Viewed)?;
+                let scope = row.scope();
                 let viewed = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
                 record(conn, scope, InvoiceStatus::Viewed.event_type(), &viewed)?;
             }
-            let invoice = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
-            let (parties, logo) = document_parties(
-                conn,
-                scope,
-                DocumentKind::Invoice,
-                row.id,
-                invoice.customer_id,
-            )?;
-            let payments = open_and_verified(conn, scope, invoice.id)?;
-            Ok(PublicInvoice {
-                invoice,
-                parties,
-                logo,
-                payments,
-            })
+            as_shown(conn, row.scope(), InvoiceId(row.id), &url)
+        })
+    }
+
+    fn invoice_as_shown(&self, scope: Scope, id: InvoiceId) -> RepoResult<PublicInvoice> {
+        let url = self.public_url();
+        self.read(|conn| as_shown(conn, scope, id, &url))
+    }
+
+    fn find_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let row = load_public_row(conn, number, token)?;
+            as_shown(conn, row.scope(), InvoiceId(row.id), &url)
         })
     }
 

@@ -274,6 +274,22 @@ impl QuotationRepository for Store {
         })
     }
 
+    fn quotation_as_shown(&self, scope: Scope, id: QuotationId) -> RepoResult<PublicQuotation> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let row = load_row(conn, scope, id)?;
+            public_view(conn, &row, &url)
+        })
+    }
+
+    fn find_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let row = load_public_row(conn, number, token)?;
+            public_view(conn, &row, &url)
+        })
+    }
+
     fn answer_public_quotation(
         &self,
         number: &str,

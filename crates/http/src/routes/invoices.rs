@@ -117,6 +117,29 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(invoice))
 }
 
+/// The invoice as a PDF (PDF/A-3b), in the customer's locale, as its page shows it.
+#[utoipa::path(get, path = "/api/v1/invoices/{id}/pdf", tag = "invoices", operation_id = "invoices_pdf",
+    params(("id" = i64, Path, description = "Invoice id")),
+    responses(
+        (status = 200, description = "The PDF, `Content-Disposition: inline; filename=\"INV-….pdf\"`",
+            content_type = "application/pdf", body = Vec<u8>),
+        (status = 404, description = "No such invoice", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn pdf(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Invoices, Access::Read)?;
+    let id = InvoiceId(parse_id(&id, "invoice")?);
+    let repos = state.repos();
+    let shown = blocking(move || repos.invoice_as_shown(scope, id))
+        .await
+        .map_err(missing)?;
+    crate::pdf::respond(crate::pdf::invoice_document(shown)).await
+}
+
 async fn apply(
     state: &AppState,
     auth: &Auth,

@@ -102,6 +102,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             web::patch().to(invoices::update),
         ),
         ep(
+            M::GET,
+            "/api/v1/invoices/{id}/pdf",
+            web::get().to(invoices::pdf),
+        ),
+        ep(
             M::POST,
             "/api/v1/invoices/{id}/send",
             web::post().to(invoices::send),
@@ -180,6 +185,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             web::patch().to(quotations::send_patch),
         ),
         ep(
+            M::GET,
+            "/api/v1/quotations/{id}/pdf",
+            web::get().to(quotations::pdf),
+        ),
+        ep(
             M::POST,
             "/api/v1/quotations/{id}/send",
             web::post().to(quotations::send),
@@ -203,6 +213,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             M::GET,
             "/invoice/{number}",
             web::get().to(pages::invoice::page),
+        ),
+        ep(
+            M::GET,
+            "/invoice/{number}/pdf",
+            web::get().to(pages::invoice::pdf),
         ),
         ep(
             M::POST,
@@ -267,6 +282,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             web::delete().to(products::delete),
         ),
         ep(M::GET, "/quote/{number}", web::get().to(pages::quote::page)),
+        ep(
+            M::GET,
+            "/quote/{number}/pdf",
+            web::get().to(pages::quote::pdf),
+        ),
         ep(
             M::POST,
             "/quote/{number}/accept",

@@ -40,6 +40,29 @@ fn id_of(raw: &str) -> Result<QuotationId, ApiError> {
     parse_id(raw, "quotation").map(QuotationId)
 }
 
+/// The quotation as a PDF, in the prospect's locale, as its page shows it.
+#[utoipa::path(get, path = "/api/v1/quotations/{id}/pdf", tag = "quotations", operation_id = "quotations_pdf",
+    params(("id" = i64, Path, description = "Quotation id")),
+    responses(
+        (status = 200, description = "The PDF, `Content-Disposition: inline; filename=\"QUO-….pdf\"`",
+            content_type = "application/pdf", body = Vec<u8>),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn pdf(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Quotations, Access::Read)?;
+    let id = QuotationId(parse_id(&id, "quotation")?);
+    let repos = state.repos();
+    let shown = blocking(move || repos.quotation_as_shown(scope, id))
+        .await
+        .map_err(missing)?;
+    crate::pdf::respond(crate::pdf::quotation_document(shown)).await
+}
+
 /// Create a draft quotation.
 #[utoipa::path(post, path = "/api/v1/quotations", tag = "quotations",
     request_body = QuotationInput,

@@ -157,6 +157,32 @@ pub async fn page(
     render(page)
 }
 
+/// The invoice's PDF for its customer; opening it does not mark the invoice viewed.
+#[utoipa::path(get, path = "/invoice/{number}/pdf", tag = "public pages", operation_id = "invoice_pdf",
+    params(
+        ("number" = String, Path, description = "Invoice number"),
+        ("token" = String, Query, description = "The capability token of the payment link"),
+    ),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+    ))]
+pub async fn pdf(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(&state, &req)?;
+    let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("invoice"))?;
+    let number = number.into_inner();
+    let repos = state.repos();
+    let shown = blocking(move || repos.find_public_invoice(&number, &token))
+        .await
+        .map_err(missing_as("invoice"))?;
+    crate::pdf::respond(crate::pdf::invoice_document(shown)).await
+}
+
 /// The fields the report form posts. All three are required: without the token the answer is
 /// 404, without an amount or a reference the page again with what is missing (422).
 #[derive(Deserialize)]

@@ -140,6 +140,32 @@ pub async fn page(
     render(QuotePage::new(public, shown))
 }
 
+/// The quotation's PDF for its prospect; opening it does not mark the quotation viewed.
+#[utoipa::path(get, path = "/quote/{number}/pdf", tag = "public pages", operation_id = "quote_pdf",
+    params(
+        ("number" = String, Path, description = "Quotation number"),
+        ("token" = String, Query, description = "The capability token of the quotation's public_url"),
+    ),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+    ))]
+pub async fn pdf(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(&state, &req)?;
+    let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("quotation"))?;
+    let number = number.into_inner();
+    let repos = state.repos();
+    let shown = blocking(move || repos.find_public_quotation(&number, &token))
+        .await
+        .map_err(missing_as("quotation"))?;
+    crate::pdf::respond(crate::pdf::quotation_document(shown)).await
+}
+
 /// The fields the Accept form posts: the token (without it the answer is 404) and who accepts.
 #[derive(Deserialize)]
 pub(crate) struct QuoteAcceptForm {
