@@ -59,7 +59,7 @@ fn customer_opens_a_sent_invoice() {
     assert_eq!(browser.text("#status"), "Awaiting payment");
     assert!(browser.text("#customer").contains("Grace Hopper"));
     assert!(browser.text("#customer").contains("Navy Labs"));
-    assert_eq!(browser.text("#due-date"), "2099-06-30");
+    assert_eq!(browser.text("#due-date"), "Jun 30, 2099");
     let rows = browser.texts("#lines tbody tr");
     assert_eq!(rows.len(), 2);
     assert!(
@@ -163,7 +163,7 @@ fn prospect_accepts_a_quotation_in_the_browser() {
     assert_eq!(browser.title(), format!("Quotation {number} from Default"));
     assert_eq!(browser.text("#status"), "Awaiting your answer");
     assert_eq!(browser.text("#total"), "¥330,000");
-    assert_eq!(browser.text("#valid-until"), "2099-12-31");
+    assert_eq!(browser.text("#valid-until"), "Dec 31, 2099");
     browser.fill("#name", "Katherine Johnson");
     browser.screenshot(&dir.join("quote.png"));
     browser.click("#accept-button");
@@ -364,6 +364,125 @@ fn customer_reports_a_payment_in_the_browser() {
     );
     assert_eq!(seen["amount_paid_cents"], 0);
     assert_eq!(seen["status"], "viewed");
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What must hold of a page at any width: nothing scrolls sideways and the total is on screen
+/// (within the viewport's width, not zero-sized).
+fn fits(browser: &Browser) -> (bool, serde_json::Value) {
+    let m = browser.execute(
+        "const d = document.documentElement; const t = document.querySelector('#total').getBoundingClientRect();\
+         return {scroll: d.scrollWidth, client: d.clientWidth, left: t.left, right: t.right, width: t.width};",
+    );
+    let ok = m["scroll"].as_f64() <= m["client"].as_f64()
+        && m["left"].as_f64() >= Some(0.0)
+        && m["right"].as_f64() <= m["client"].as_f64()
+        && m["width"].as_f64() > Some(0.0);
+    (ok, m)
+}
+
+#[test]
+fn customer_reads_a_german_invoice_on_a_phone() {
+    if !available() {
+        return;
+    }
+    let dir = data_dir("browser-phone");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let base = format!("{}/api/v1", server.https);
+    let profile = json!({"legal_name": "Musterfirma Handels GmbH", "tax_id": "DE123456789",
+        "payment_instructions": "IBAN DE89 3704 0044 0532 0130 00\nBIC COBADEFFXXX",
+        "address": {"line1": "Hauptstraße 1", "postal_code": "10115", "city": "Berlin", "country": "DE"}});
+    let (status, _, _) = call(
+        &a,
+        "PATCH",
+        &format!("{base}/account"),
+        Some(&key),
+        Some(profile),
+    );
+    assert_eq!(status, 200);
+    let body = json!({
+        "customer": {"name": "Jana Kunde", "email": "jana@example.de", "locale": "de",
+            "company": "Kunde & Söhne KG", "tax_id": "DE987654321"},
+        "currency": "EUR", "due_date": "2099-12-31",
+        "line_items": [
+            {"description": "Beratung Systemarchitektur, Workshop mit Vorbereitung und Dokumentation",
+             "quantity": "1.5", "unit_price_cents": 82300, "tax_rate": 0},
+            {"description": "Softwarelizenz", "quantity": 3, "unit_price_cents": 1000000, "tax_rate": 0}
+        ]
+    });
+    let (status, invoice, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices"),
+        Some(&key),
+        Some(body),
+    );
+    assert_eq!(status, 201, "{invoice}");
+    let id = invoice["id"].as_i64().unwrap();
+    let (status, _, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices/{id}/send"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 200);
+    let link = invoice["payment_link"].as_str().unwrap();
+    let page = format!("{}{}", server.https, link.strip_prefix(PUBLIC_URL).unwrap());
+    let number = invoice["invoice_number"].as_str().unwrap();
+    let plain = |s: String| s.replace(['\u{a0}', '\u{202f}'], " ");
+
+    let phone = Browser::start_sized(390, 844);
+    phone.goto(&page);
+    assert!(
+        phone.title().starts_with(&format!("Rechnung {number}")),
+        "{}",
+        phone.title()
+    );
+    assert_eq!(phone.text("#status"), "Zahlung ausstehend");
+    assert_eq!(phone.text("#due-date"), "31.12.2099");
+    assert_eq!(plain(phone.text("#total")), "31.234,50 €");
+    assert!(phone
+        .text("#merchant-details")
+        .contains("Musterfirma Handels GmbH"));
+    assert!(phone
+        .text("#payment-instructions")
+        .contains("IBAN DE89 3704 0044 0532 0130 00"));
+    assert!(phone.text("#customer").contains("DE987654321"));
+    let width = phone.execute("return window.innerWidth;");
+    assert_eq!(width.as_f64(), Some(390.0), "the window is a phone's");
+    let (ok, m) = fits(&phone);
+    assert!(
+        ok,
+        "at 390 px nothing scrolls sideways and the total is on screen: {m}"
+    );
+    phone.screenshot(&dir.join("phone.png"));
+
+    // The PDF link downloads the PDF of this invoice.
+    let href = phone.execute("return document.querySelector('#pdf-link').href;");
+    let href = href.as_str().unwrap().to_string();
+    assert!(
+        href.contains(&format!("/invoice/{number}/pdf?token=")),
+        "{href}"
+    );
+    let mut res = a.get(&href).call().unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(
+        res.headers().get("content-type").unwrap(),
+        "application/pdf"
+    );
+    let bytes = res.body_mut().read_to_vec().unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    drop(phone);
+
+    let desktop = Browser::start_sized(1280, 900);
+    desktop.goto(&page);
+    let (ok, m) = fits(&desktop);
+    assert!(ok, "at 1280 px too: {m}");
+    drop(desktop);
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -39,9 +39,10 @@ fn lines_without_country(address: &Option<Address>) -> (Vec<String>, Option<Stri
 
 fn seller(i: &Issuer) -> render::Party {
     let (address_lines, country) = lines_without_country(&i.address);
+    // The legal name, else the name (SPEC §16): the one name documents are issued under.
     render::Party {
-        name: i.name.clone(),
-        legal_name: i.legal_name.clone(),
+        name: i.display_name().to_string(),
+        legal_name: None,
         company: None,
         address_lines,
         country,

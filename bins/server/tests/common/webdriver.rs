@@ -39,6 +39,11 @@ fn free_port() -> u16 {
 
 impl Browser {
     pub fn start() -> Browser {
+        Browser::start_sized(1000, 1200)
+    }
+
+    /// A browser whose window is `width`×`height` CSS pixels (390 wide: a phone).
+    pub fn start_sized(width: u32, height: u32) -> Browser {
         let port = free_port();
         let driver = Command::new("/usr/bin/chromedriver")
             .arg(format!("--port={port}"))
@@ -58,7 +63,7 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(100));
         }
         let profile = std::env::temp_dir().join(format!("chromium-profile-{port}"));
-        let caps = json!({"capabilities": {"alwaysMatch": {
+        let mut caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             // The server's certificate is self-signed; the end-to-end test verifies it properly.
             "acceptInsecureCerts": true,
@@ -66,10 +71,15 @@ impl Browser {
                 "binary": "/usr/bin/chromium",
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          "--disable-quic", "--no-first-run", "--disable-background-networking",
-                         "--disable-component-update", "--disable-sync", "--window-size=1000,1200",
+                         "--disable-component-update", "--disable-sync", format!("--window-size={width},{height}"),
                          format!("--user-data-dir={}", profile.display())]
             }
         }}});
+        // A desktop window is at least 500 px wide; a phone's viewport is emulated instead.
+        if width < 500 {
+            caps["capabilities"]["alwaysMatch"]["goog:chromeOptions"]["mobileEmulation"] =
+                json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 1}});
+        }
         let mut browser = Browser {
             driver,
             base,
@@ -211,6 +221,15 @@ impl Browser {
             &self.session_path(&format!("/element/{id}/value")),
             Some(json!({ "text": text })),
         );
+    }
+
+    /// Runs `script` (a function body; `return` gives the value) in the page.
+    pub fn execute(&self, script: &str) -> Value {
+        self.send(
+            "POST",
+            &self.session_path("/execute/sync"),
+            Some(json!({"script": script, "args": []})),
+        )
     }
 
     pub fn screenshot(&self, path: &std::path::Path) {
