@@ -228,18 +228,21 @@ impl PaymentPatchInput {
     pub fn parse(self) -> Result<PaymentChange, Violations> {
         let mut v = Violations::new();
         // Nothing here is cleared: `null` is refused, not read as "left out".
-        let status = not_null(&mut v, "status", self.status);
-        let reason = not_null(&mut v, "reason", self.reason);
-        let to = match status {
+        let to = match self.status {
             None => {
                 v.push("status", "is required");
                 None
             }
-            Some(s) => PaymentStatus::parse(&s).or_else(|| {
+            Some(None) => {
+                v.push("status", "must not be null");
+                None
+            }
+            Some(Some(s)) => PaymentStatus::parse(&s).or_else(|| {
                 v.push("status", "must be one of pending, verified, rejected");
                 None
             }),
         };
+        let reason = not_null(&mut v, "reason", self.reason);
         let reason = parse_reason(&mut v, reason);
         if reason.is_some() && to.is_some_and(|t| t != PaymentStatus::Rejected) {
             v.push("reason", "is only accepted with status rejected");
