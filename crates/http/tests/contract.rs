@@ -366,6 +366,31 @@ async fn openapi_declares_headers_security_bodies_and_ids() {
         "RateLimit-Policy",
         "RateLimit",
     ];
+    // Files (logos, PDFs) are bytes, wherever they are sent or answered.
+    let mut files = 0;
+    for item in doc["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            let bodies = op["requestBody"]["content"].as_object().into_iter();
+            let answers = op["responses"]
+                .as_object()
+                .into_iter()
+                .flat_map(|r| r.values())
+                .filter_map(|a| a["content"].as_object());
+            for content in bodies.chain(answers) {
+                for (media, entry) in content {
+                    if media.starts_with("image/") || media == "application/pdf" {
+                        files += 1;
+                        assert_eq!(
+                            entry["schema"],
+                            serde_json::json!({"type": "string", "format": "binary"}),
+                            "{media}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(files >= 8, "the logo's and the PDFs' bodies: {files}");
     let mut ids = Vec::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         let api = path.starts_with("/api/") || path.starts_with("/v1/");

@@ -109,18 +109,18 @@ pub fn document() -> &'static Value {
         declare_headers(&mut doc);
         outputs_as_sent(&mut doc);
         inputs_as_parsed(&mut doc);
-        images_as_binary(&mut doc);
+        files_as_binary(&mut doc);
         doc
     })
 }
 
-/// An image body is the file's bytes (`string`, `binary`), not the array of numbers utoipa
-/// writes for `Vec<u8>`.
-fn images_as_binary(doc: &mut Value) {
+/// An image or PDF body is the file's bytes (`string`, `binary`), not the array of numbers
+/// utoipa writes for `Vec<u8>`.
+fn files_as_binary(doc: &mut Value) {
     fn binary(content: &mut Value) {
         if let Some(media) = content.as_object_mut() {
             for (name, entry) in media.iter_mut() {
-                if name.starts_with("image/") {
+                if name.starts_with("image/") || name == "application/pdf" {
                     entry["schema"] = json!({"type": "string", "format": "binary"});
                 }
             }
