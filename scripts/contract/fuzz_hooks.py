@@ -41,7 +41,7 @@ RULES = [
     (r"line_items", r"the document total must not be negative"),
     (r"line_items", r"the document total exceeds ±1000000000000000"),
     # What an uploaded logo's bytes are: the document can say "PNG or JPEG", not "decodes".
-    (r"logo", r"is not a readable image/(png|jpeg)"),
+    (r"logo", r"is not a readable PNG or JPEG image"),
     (r"logo", r"must be at most 2000×2000 pixels \(this one is \d+×\d+\)"),
     (r"logo", r"must be at most 512 KiB"),
     # A payment against what its invoice still owes.

@@ -233,8 +233,8 @@ async fn logo_is_decoded_bounded_and_served_back(h: Harness) {
     let truncated = png[..png.len() / 2].to_vec();
     for (content_type, bytes) in [
         ("image/gif", gif.clone()),
+        ("text/plain", png.clone()),
         ("image/png", gif),
-        ("image/jpeg", png.clone()),
         ("image/png", truncated),
         ("image/png", vec![0x89; 600 * 1024]),
         ("image/png", image(ImageFormat::Png, 2001, 1)),

@@ -134,8 +134,17 @@ fn files_as_binary(doc: &mut Value) {
         .filter_map(Value::as_object_mut)
         .flat_map(|item| item.values_mut())
     {
-        if let Some(content) = op.get_mut("requestBody").and_then(|b| b.get_mut("content")) {
-            binary(content);
+        if let Some(body) = op.get_mut("requestBody") {
+            let upload = body["content"]
+                .as_object()
+                .is_some_and(|c| c.keys().any(|m| m.starts_with("image/")));
+            if upload {
+                // An upload is its body: there is no request without one.
+                body["required"] = json!(true);
+            }
+            if let Some(content) = body.get_mut("content") {
+                binary(content);
+            }
         }
         if let Some(answers) = op.get_mut("responses").and_then(Value::as_object_mut) {
             for content in answers.values_mut().filter_map(|a| a.get_mut("content")) {

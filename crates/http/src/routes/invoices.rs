@@ -118,7 +118,7 @@ pub async fn get(
 }
 
 /// The invoice as a PDF (PDF/A-3b), in the customer's locale, as its page shows it.
-#[utoipa::path(get, path = "/api/v1/invoices/{id}/pdf", tag = "invoices", operation_id = "invoices_pdf",
+#[utoipa::path(get, path = "/api/v1/invoices/{id}/pdf", tag = "invoices",
     params(("id" = i64, Path, description = "Invoice id")),
     responses(
         (status = 200, description = "The PDF, `Content-Disposition: inline; filename=\"INV-….pdf\"`",

@@ -41,7 +41,7 @@ fn id_of(raw: &str) -> Result<QuotationId, ApiError> {
 }
 
 /// The quotation as a PDF, in the prospect's locale, as its page shows it.
-#[utoipa::path(get, path = "/api/v1/quotations/{id}/pdf", tag = "quotations", operation_id = "quotations_pdf",
+#[utoipa::path(get, path = "/api/v1/quotations/{id}/pdf", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
     responses(
         (status = 200, description = "The PDF, `Content-Disposition: inline; filename=\"QUO-….pdf\"`",
