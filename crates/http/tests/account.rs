@@ -304,17 +304,11 @@ where
     B: actix_web::body::MessageBody,
 {
     let path = link.strip_prefix(PUBLIC_URL).unwrap();
-    let res = test::call_service(app, h.anonymous(Method::GET, path).to_request()).await;
-    assert_eq!(res.status(), 200);
-    let csp = res
-        .headers()
-        .get("content-security-policy")
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_string();
+    let r = send_raw(app, h.anonymous(Method::GET, path)).await;
+    assert_eq!(r.status, 200);
+    let csp = r.header("content-security-policy");
     assert!(csp.contains("img-src data:"), "{csp}");
-    String::from_utf8(test::read_body(res).await.to_vec()).unwrap()
+    r.text()
 }
 
 async fn sent_documents_keep_the_profile_and_customer_they_were_sent_with(h: Harness) {

@@ -5,7 +5,7 @@
 mod common;
 
 use actix_web::http::Method;
-use actix_web::test::{call_service, init_service, read_body, TestRequest};
+use actix_web::test::{init_service, TestRequest};
 use common::*;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
@@ -51,20 +51,8 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
-    let res = call_service(app, req.to_request()).await;
-    let status = res.status().as_u16();
-    let location = res
-        .headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    let bytes = read_body(res).await;
-    (
-        status,
-        String::from_utf8_lossy(&bytes).to_string(),
-        location,
-    )
+    let r = send_raw(app, req).await;
+    (r.status, r.text(), r.header("location").to_string())
 }
 
 macro_rules! call {

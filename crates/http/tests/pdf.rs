@@ -5,7 +5,7 @@
 mod common;
 
 use actix_web::http::Method;
-use actix_web::test::{self, init_service};
+use actix_web::test::init_service;
 use common::*;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
@@ -38,21 +38,12 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
-    let res = test::call_service(app, req.to_request()).await;
-    let header = |name: &str| {
-        res.headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string()
-    };
-    let (content_type, disposition) = (header("content-type"), header("content-disposition"));
-    let status = res.status().as_u16();
+    let r = send_raw(app, req).await;
     Pdf {
-        status,
-        content_type,
-        disposition,
-        bytes: test::read_body(res).await.to_vec(),
+        status: r.status,
+        content_type: r.header("content-type").to_string(),
+        disposition: r.header("content-disposition").to_string(),
+        bytes: r.bytes,
     }
 }
 

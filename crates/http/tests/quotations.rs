@@ -53,10 +53,8 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
-    let res = actix_web::test::call_service(app, h.anonymous(Method::GET, path).to_request()).await;
-    let status = res.status().as_u16();
-    let bytes = actix_web::test::read_body(res).await;
-    (status, String::from_utf8_lossy(&bytes).to_string())
+    let r = send_raw(app, h.anonymous(Method::GET, path)).await;
+    (r.status, r.text())
 }
 
 async fn create_send_accept_convert(h: Harness) {

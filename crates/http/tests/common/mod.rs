@@ -165,6 +165,42 @@ where
     }
 }
 
+/// An answer read as bytes (pages, PDFs, logos), not as JSON.
+pub struct Raw {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub bytes: Vec<u8>,
+}
+
+impl Raw {
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).to_string()
+    }
+}
+
+pub async fn send_raw<S, B>(app: &S, req: TestRequest) -> Raw
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let res = test::call_service(app, req.to_request()).await;
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let bytes = test::read_body(res).await.to_vec();
+    Raw {
+        status,
+        headers,
+        bytes,
+    }
+}
+
 /// Declares each async test body (`async fn(Harness)`) once per backend.
 #[macro_export]
 macro_rules! http_tests {
