@@ -46,6 +46,8 @@ RULES = [
     (r"logo", r"must be at most 512 KiB"),
     # A payment against what its invoice still owes.
     (r"amount_cents|amount", r"must not exceed the amount due, .+"),
+    (r"amount_cents", r"must not exceed the invoice's amount due \(-?\d+\)"),
+    (r"amount_cents", r"payment \d+ of \d+ exceeds what invoice \d+ still owes \(-?\d+\); reject it instead"),
 ]
 
 
