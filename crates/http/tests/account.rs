@@ -427,6 +427,24 @@ async fn the_customers_locale_sets_the_pages_language(h: Harness) {
     }
     assert!(!html.contains("Due date") && !html.contains("€1,234.50"));
 
+    // The report form's reasons are German too.
+    let link = sent.body["payment_link"].as_str().unwrap();
+    let token = link.split_once("token=").unwrap().1;
+    let number = sent.body["invoice_number"].as_str().unwrap();
+    let report = h
+        .anonymous(Method::POST, &format!("/invoice/{number}/payments"))
+        .insert_header(("content-type", "application/x-www-form-urlencoded"))
+        .set_payload(format!("token={token}&amount=9999&reference="));
+    let r = send_raw(&app, report).await;
+    assert_eq!(r.status, 422);
+    let html = r.text();
+    for german in [
+        "Der Betrag darf den offenen Betrag (1.234,50\u{a0}€) nicht übersteigen.",
+        "Bitte geben Sie den Verwendungszweck der Überweisung ein.",
+    ] {
+        assert!(html.contains(german), "the German form lacks {german:?}");
+    }
+
     // The account's locale when the customer has none.
     let r = call!(
         &app,

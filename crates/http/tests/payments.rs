@@ -600,23 +600,23 @@ async fn the_page_form_is_checked_and_never_pays(h: Harness) {
     for (fields, expected) in [
         (
             format!("token={t}&amount=30.00&reference=R"),
-            "Amount must not exceed the amount due, €25.95",
+            "The amount must not exceed the amount due (€25.95).",
         ),
         (
             format!("token={t}&amount=12.505&reference=R"),
-            "Amount EUR amounts have at most 2 decimals",
+            "EUR amounts have at most 2 decimals.",
         ),
         (
             format!("token={t}&amount=twelve&reference=R"),
-            "Amount must be an amount such as 12.50",
+            "Please enter an amount such as 12.50.",
         ),
         (
             format!("token={t}&amount=5&reference=+"),
-            "Transfer reference must not be blank",
+            "Please enter the transfer reference.",
         ),
         (
             format!("token={t}&amount=&reference=R"),
-            "Amount is required",
+            "Please enter the amount you paid.",
         ),
     ] {
         let (status, body, _) = html(&app, post(fields.clone())).await;

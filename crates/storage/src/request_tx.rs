@@ -43,6 +43,21 @@ impl Pinned {
     }
 }
 
+/// A request dropped without commit or rollback (its task was cancelled, or it panicked) rolls
+/// back here, on the spot: the key's claim ends with its transaction now, not when the server
+/// notices a closed connection.
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if self.open.swap(false, Ordering::AcqRel) {
+            let conn = self.conn.get_mut().unwrap_or_else(|p| p.into_inner());
+            let _watch = conn.watch();
+            if let Err(e) = store::rollback(&mut conn.conn) {
+                log::debug!("rollback of a dropped request transaction: {e}");
+            }
+        }
+    }
+}
+
 /// Keys running in this process, per tenant.
 #[derive(Clone, Default)]
 pub(crate) struct RunningKeys(Arc<Mutex<HashSet<(i64, bool, String)>>>);

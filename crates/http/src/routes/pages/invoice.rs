@@ -3,6 +3,7 @@
 //! payment for the merchant to verify and redirects (303) to the page, which thanks the
 //! customer, so reloading never posts twice. It never marks the invoice paid by itself.
 
+use super::report_form;
 use super::{form_text, form_token, require_form, FormBody};
 use super::{
     limit_public, missing_as, money, query_token, render, valid_token, DocumentParts, DocumentView,
@@ -230,7 +231,7 @@ async fn refused(
     number: String,
     token: String,
     form: (String, String),
-    errors: Vec<FieldError>,
+    messages: Vec<String>,
 ) -> Result<HttpResponse, ApiError> {
     let repos = state.repos();
     let shown = token.clone();
@@ -239,21 +240,26 @@ async fn refused(
         .map_err(missing_as("invoice"))?;
     let mut page = InvoicePage::new(public, shown);
     (page.amount_value, page.reference_value) = form;
-    page.form_errors = errors
-        .into_iter()
-        .map(|e| {
-            // The domain's reasons are English; the field names are the customer's words.
-            let field = if e.param == "amount" {
-                page.doc.t.text("lines.amount")
-            } else {
-                page.doc.t.text("report.reference")
-            };
-            format!("{field} {}", e.message)
-        })
-        .collect();
+    page.form_errors = messages;
     let mut res = render(page)?;
     *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
     Ok(res)
+}
+
+/// Storage's own refusal, for a report that passed the page's checks and then met a changed
+/// invoice: its English reasons under the customer's field names.
+fn storage_reasons(t: Locale, errors: Vec<FieldError>) -> Vec<String> {
+    errors
+        .into_iter()
+        .map(|e| {
+            let field = if e.param == "amount" {
+                t.text("lines.amount")
+            } else {
+                t.text("report.reference")
+            };
+            format!("{field} {}", e.message)
+        })
+        .collect()
 }
 
 /// The "report a payment" form of the invoice page (an HTML form post; answers 303 to the page,
@@ -285,13 +291,38 @@ pub async fn report(
         form.amount.clone().unwrap_or_default(),
         form.reference.clone().unwrap_or_default(),
     );
+    let repos = state.repos();
+    let (n, t) = (number.clone(), token.clone());
+    let shown = blocking(move || repos.find_public_invoice(&n, &t))
+        .await
+        .map_err(missing_as("invoice"))?;
+    let locale = shown.parties.locale();
+    // An invoice no longer open is storage's to answer (back to the page, which says why).
+    if shown.invoice.status.is_open() {
+        let found = report_form::problems(
+            form.amount.as_deref(),
+            form.reference.as_deref(),
+            &shown.invoice,
+        );
+        if !found.is_empty() {
+            let currency = shown.invoice.currency;
+            let messages = found
+                .iter()
+                .map(|p| report_form::describe(locale, p, currency))
+                .collect();
+            return refused(&state, number, token, typed, messages).await;
+        }
+    }
     let input = PaymentReportInput {
         amount: form.amount,
         reference: form.reference,
     };
     let report = match input.parse() {
         Ok(r) => r,
-        Err(v) => return refused(&state, number, token, typed, v.into_errors()).await,
+        Err(v) => {
+            let messages = storage_reasons(locale, v.into_errors());
+            return refused(&state, number, token, typed, messages).await;
+        }
     };
     let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
@@ -301,8 +332,8 @@ pub async fn report(
         // Paid or cancelled meanwhile: the page shows where the invoice stands.
         Err(e) if e.code == "invalid_state_transition" => Ok(see_other(back)),
         Err(e) if e.code == "validation_failed" => {
-            let errors = e.details.clone();
-            refused(&state, number, token, typed, errors).await
+            let messages = storage_reasons(locale, e.details.clone());
+            refused(&state, number, token, typed, messages).await
         }
         Err(e) => Err(missing_as("invoice")(e)),
     }

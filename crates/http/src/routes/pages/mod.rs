@@ -4,6 +4,7 @@
 
 pub mod invoice;
 pub mod quote;
+mod report_form;
 
 use crate::body::next_chunk;
 use crate::client::client_ip;
