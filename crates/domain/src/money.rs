@@ -1,10 +1,7 @@
-//! Bounded integer amounts in a currency's minor unit.
-
-use std::fmt::Write as _;
+//! Bounded integer amounts in a currency's minor unit. How an amount is written for people is the
+//! locale's business (`locale::Locale::money`).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::currency::Currency;
 
 /// Largest magnitude of any amount: 10^15 keeps every figure a safe JavaScript integer (< 2^53).
 pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
@@ -72,29 +69,6 @@ impl Money {
             .fold(0i128, |acc, m| acc.saturating_add(i128::from(m.0)));
         Money::from_i128(total)
     }
-
-    /// Human-readable amount for pages and PDFs, e.g. `€12.50`, `-$1,234.56`, `¥1,000`,
-    /// `KWD 1.250`, `CHF -12.50`. Not locale-aware on purpose: one stable rendering everywhere.
-    pub fn format(self, currency: Currency) -> String {
-        let exponent = u32::from(currency.exponent());
-        let scale = 10u64.pow(exponent);
-        let magnitude = self.0.unsigned_abs();
-        let mut number = group_thousands(magnitude / scale);
-        if exponent > 0 {
-            // Writing to a String cannot fail.
-            let _ = write!(
-                number,
-                ".{:0width$}",
-                magnitude % scale,
-                width = exponent as usize
-            );
-        }
-        let sign = if self.is_negative() { "-" } else { "" };
-        match currency.symbol() {
-            Some(symbol) => format!("{sign}{symbol}{number}"),
-            None => format!("{} {sign}{number}", currency.code()),
-        }
-    }
 }
 
 impl std::ops::Neg for Money {
@@ -103,20 +77,6 @@ impl std::ops::Neg for Money {
     fn neg(self) -> Money {
         Money::neg(self)
     }
-}
-
-fn group_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    // A separator goes before every digit whose distance from the end is a multiple of three.
-    let phase = digits.len() % 3;
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && i % 3 == phase {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 impl Serialize for Money {
@@ -138,10 +98,6 @@ mod tests {
 
     fn m(v: i64) -> Money {
         Money::new(v).unwrap()
-    }
-
-    fn cur(code: &str) -> Currency {
-        Currency::parse(code).unwrap()
     }
 
     #[test]
@@ -180,22 +136,6 @@ mod tests {
             Money::sum([m(MAX_AMOUNT), m(1)]),
             Err(MoneyError::OutOfRange)
         );
-    }
-
-    #[test]
-    fn formats_with_symbols_and_codes() {
-        assert_eq!(m(1000).format(cur("JPY")), "¥1,000");
-        assert_eq!(m(1250).format(cur("EUR")), "€12.50");
-        assert_eq!(m(-1250).format(cur("EUR")), "-€12.50");
-        assert_eq!(m(123_456).format(cur("USD")), "$1,234.56");
-        assert_eq!(m(1250).format(cur("KWD")), "KWD 1.250");
-        assert_eq!(m(1250).format(cur("CHF")), "CHF 12.50");
-        assert_eq!(m(-1250).format(cur("CHF")), "CHF -12.50");
-        assert_eq!(m(5).format(cur("EUR")), "€0.05");
-        assert_eq!(m(0).format(cur("JPY")), "¥0");
-        assert_eq!(m(12_345).format(cur("CLF")), "CLF 1.2345");
-        assert_eq!(m(MAX_AMOUNT).format(cur("USD")), "$10,000,000,000,000.00");
-        assert_eq!(m(-999_999).format(cur("JPY")), "-¥999,999");
     }
 
     #[test]

@@ -256,7 +256,10 @@ fn report(
     balance_of(&inv)?.apply(amount).map_err(|e| match e {
         PaymentAmountError::ExceedsDue { due } => invalid(
             "amount",
-            format!("must not exceed the amount due, {}", due.format(currency)),
+            format!(
+                "must not exceed the amount due, {}",
+                invoicing_domain::locale::Locale::En.money(due, currency)
+            ),
         ),
         PaymentAmountError::NotPositive => invalid("amount", e.to_string()),
     })?;
