@@ -276,6 +276,17 @@ async fn quotation_pdfs_for_the_prospect(h: Harness) {
             "the PDF lacks {expected:?}:\n{text}"
         );
     }
+    // Its QR code opens the page to answer: nothing to pay yet.
+    let words = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    assert!(
+        words.contains("scannez pour consulter et répondre"),
+        "{text}"
+    );
+    assert!(!words.contains("scannez pour payer"), "{text}");
     let r = call!(
         &app,
         h.req(Method::GET, &format!("/api/v1/quotations/{}", q.body["id"]))

@@ -579,7 +579,14 @@ impl Ctx<'_> {
             let qr_size = 84.0;
             let link_lines = wrap_url(link, LINK_SIZE, width);
             self.ensure(12.0 + qr_size + 6.0 + link_lines.len() as f32 * 9.0);
-            self.heading(x, "payment.scan_to_pay");
+            // A quotation's link opens its page to answer, not to pay.
+            self.heading(
+                x,
+                match doc.kind {
+                    DocumentKind::Quotation => "quote.scan_to_answer",
+                    DocumentKind::Invoice | DocumentKind::CreditNote => "payment.scan_to_pay",
+                },
+            );
             let module = qr_size / code.side as f32;
             let top = self.y + 2.0;
             self.ops().push(Op::Qr {
