@@ -73,8 +73,10 @@ pub(crate) fn insert_invoice(
     Ok(invoice)
 }
 
-/// Moves the (locked) invoice to `to`, stamping the matching timestamp; the caller checked the
-/// transition table and writes the event.
+/// Moves the invoice from the status `row` was read with to `to`, stamping the matching
+/// timestamp; the caller checked the transition table and writes the event. The update is
+/// conditional on that status, so a reader that took no lock (the public page) cannot overwrite
+/// a change committed since it read: it gets `InvalidTransition` instead.
 pub(crate) fn set_status(
     conn: &mut AnyConnection,
     row: &InvoiceRow,
@@ -85,10 +87,12 @@ pub(crate) fn set_status(
         keep_parties(conn, row.scope(), DocumentKind::Invoice, row.id, customer)?;
     }
     let now = now_db();
-    let target = scoped!(invoices, row.scope()).filter(invoices::id.eq(row.id));
+    let target = scoped!(invoices, row.scope())
+        .filter(invoices::id.eq(row.id))
+        .filter(invoices::status.eq(row.status.as_str()));
     let status = invoices::status.eq(to.as_str());
     let updated = invoices::updated_at.eq(now);
-    match to {
+    let moved = match to {
         InvoiceStatus::Sent => diesel::update(target)
             .set((status, updated, invoices::sent_at.eq(now)))
             .execute(conn)?,
@@ -105,6 +109,13 @@ pub(crate) fn set_status(
             .set((status, updated))
             .execute(conn)?,
     };
+    if moved == 0 {
+        return Err(RepoError::InvalidTransition(format!(
+            "the invoice is no longer {}: it changed meanwhile",
+            row.status
+        ))
+        .into());
+    }
     Ok(())
 }
 
@@ -334,10 +345,17 @@ impl InvoiceRepository for Store {
         self.write(|conn| {
             let row = load_public_row(conn, number, token)?;
             if row.status()? == InvoiceStatus::Sent {
-                set_status(conn, &row, InvoiceStatus::Viewed)?;
-                let scope = row.scope();
-                let viewed = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
-                record(conn, scope, InvoiceStatus::Viewed.event_type(), &viewed)?;
+                // Concurrent changes (a second first view, a cancel): one moves it, the others
+                // find it moved, which is no error for a reader; the event is the mover's.
+                match set_status(conn, &row, InvoiceStatus::Viewed) {
+                    Ok(()) => {
+                        let scope = row.scope();
+                        let viewed = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
+                        record(conn, scope, InvoiceStatus::Viewed.event_type(), &viewed)?;
+                    }
+                    Err(TxError::Repo(RepoError::InvalidTransition(_))) => {}
+                    Err(e) => return Err(e),
+                }
             }
             as_shown(conn, row.scope(), InvoiceId(row.id), &url)
         })

@@ -556,6 +556,69 @@ fn racing_changes_have_one_winner(db: TestDb) {
     }
 }
 
+/// PostgreSQL only (SQLite's write transactions are exclusive): a first view that reads the
+/// invoice as sent while a cancel is committing must not write "viewed" over "cancelled", nor an
+/// `invoice.viewed` event.
+#[test]
+fn postgres_a_view_racing_a_cancel_leaves_it_cancelled() {
+    use diesel::connection::SimpleConnection;
+    use diesel::sql_types::BigInt;
+    use diesel::{Connection, PgConnection, RunQueryDsl};
+
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let scope = scope(&db);
+    let invoice = db
+        .store
+        .create_invoice(scope, simple("ada@example.com", "Work"))
+        .unwrap();
+    db.store
+        .update_invoice(scope, invoice.id, patch(json!({"status": "sent"})))
+        .unwrap();
+    let token = invoice
+        .payment_link
+        .rsplit("token=")
+        .next()
+        .unwrap()
+        .to_string();
+
+    // A cancel in flight: its row lock held, not yet committed.
+    let mut cancel = PgConnection::establish(&db.url).unwrap();
+    cancel
+        .batch_execute(&format!(
+            "BEGIN; UPDATE invoices SET status = 'cancelled', cancelled_at = now() WHERE id = {}",
+            invoice.id.0
+        ))
+        .unwrap();
+    let store = db.store.clone();
+    let number = invoice.invoice_number.clone();
+    let viewer = std::thread::spawn(move || store.view_public_invoice(&number, &token));
+    let mut watcher = PgConnection::establish(&db.url).unwrap();
+    let waiting = || {
+        diesel::select(diesel::dsl::sql::<BigInt>(
+            "(SELECT count(*) FROM pg_stat_activity \
+              WHERE datname = current_database() AND wait_event_type = 'Lock')",
+        ))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while waiting().get_result::<i64>(&mut watcher).unwrap() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view never waited for the cancel's row lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    cancel.batch_execute("COMMIT").unwrap();
+
+    let shown = viewer.join().unwrap().unwrap();
+    assert_eq!(shown.invoice.status, InvoiceStatus::Cancelled);
+    let now = db.store.get_invoice(scope, invoice.id).unwrap();
+    assert_eq!(now.status, InvoiceStatus::Cancelled, "the cancel stands");
+    assert!(now.viewed_at.is_none());
+    assert!(events_of(&db, scope, "invoice.viewed").is_empty());
+}
+
 backend_tests!(
     racing_changes_have_one_winner,
     numbering_is_gap_free_under_concurrency_and_failures,
