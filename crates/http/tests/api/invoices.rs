@@ -1,11 +1,9 @@
 //! SPEC §9 and §11 through the real app: every invoice, event and page route with its status
 //! codes, the transitions, and 403 for another tenant on every route.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use common::*;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::{json, Value};

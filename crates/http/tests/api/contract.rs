@@ -1,13 +1,11 @@
 //! SPEC §3 and §4 from every source: transport, request bodies, routing, outages, panics, and
 //! the OpenAPI document against the route table.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::middleware::from_fn;
 use actix_web::test::{init_service, TestRequest};
 use actix_web::{web, App, HttpResponse};
-use common::*;
 use invoicing_http::{build_app, envelope::envelope, routes};
 use invoicing_storage::Backend;
 use serde_json::{json, Value};

@@ -2,11 +2,9 @@
 //! with its Accept and Decline forms, expiry on a late accept, conversion (also concurrent), and
 //! 403 for another tenant on every route.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use common::*;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::{json, Value};

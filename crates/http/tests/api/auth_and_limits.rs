@@ -1,12 +1,10 @@
 //! SPEC §2 and §6 through the real app: every 401 and 403, tenant isolation of customers, and
 //! the token buckets with their headers.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
 use chrono::{Duration, Utc};
-use common::*;
 use invoicing_domain::api_key::{hash_key, RateOverride};
 use invoicing_domain::ports::ApiKeyRepository;
 use invoicing_domain::tenant::Environment;

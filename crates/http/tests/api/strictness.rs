@@ -3,11 +3,9 @@
 //! `application/json` (also where the body is optional or not taken at all), a resource without
 //! `object`, and list filters whose declared schema allowed values the server refuses.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::{init_service, TestRequest};
-use common::*;
 use invoicing_domain::event::EVENT_TYPES;
 use invoicing_http::build_app;
 use serde_json::{json, Value};

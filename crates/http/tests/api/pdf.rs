@@ -2,11 +2,9 @@
 //! tenant isolation and scopes, capability tokens, drafts, and the content read back with
 //! poppler's `pdftotext` (which `scripts/test` installs).
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use common::*;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::json;

@@ -1,10 +1,8 @@
 //! SPEC §8 and §5 through the real app: the customer lifecycle, lists and validation.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use common::*;
 use invoicing_http::build_app;
 use serde_json::json;
 

@@ -1,11 +1,9 @@
 //! Requests built to break the transport contract (SPEC §3, §4, §5): control characters in paths
 //! and query values, integers outside their range. Each must get a contract answer, never a 500.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::{init_service, TestRequest};
-use common::*;
 use invoicing_http::build_app;
 
 const HOSTILE_PAGE: &str = "/invoice/x%0d%0aSet-Cookie:%20a=b?token=1";

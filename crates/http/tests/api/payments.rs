@@ -2,11 +2,9 @@
 //! codes, the customer's report on the invoice page, the walk-through of a partial payment
 //! until the invoice is paid, and 403 for another tenant on every route.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::{init_service, TestRequest};
-use common::*;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::{json, Value};

@@ -2,11 +2,9 @@
 //! validation and scopes, the logo (decoded, size-checked, served back as uploaded), and the
 //! customers' own locale and tax id.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::{self, init_service};
-use common::*;
 use image::{ImageBuffer, ImageFormat, Rgb};
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;

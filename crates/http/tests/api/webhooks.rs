@@ -5,15 +5,13 @@
 //! environment on every route, and events of one environment never queued for the other's
 //! endpoints.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
 use actix_web::web;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use chrono::{DateTime, Duration, Timelike, Utc};
-use common::*;
 use invoicing_domain::ports::DeliveryQueue;
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::webhook_delivery::{AttemptOutcome, DeliveryJob, RetrySchedule};

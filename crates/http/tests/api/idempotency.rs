@@ -2,11 +2,9 @@
 //! answer and changes nothing; the same key with another request is 422; a key whose request is
 //! still running is 409; rejected requests keep nothing; keys belong to one tenant.
 
-mod common;
-
+use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use common::*;
 use invoicing_domain::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint};
 use invoicing_domain::ports::IdempotencyRepository;
 use invoicing_domain::tenant::{Environment, Scope};

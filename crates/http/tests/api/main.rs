@@ -1,0 +1,19 @@
+//! The HTTP layer's tests, one binary: the real actix app over SQLite and PostgreSQL, one module
+//! per concern, shared helpers in `common`.
+
+#[macro_use]
+mod common;
+
+mod account;
+mod auth_and_limits;
+mod contract;
+mod customers;
+mod hostile_input;
+mod idempotency;
+mod invoices;
+mod payments;
+mod pdf;
+mod products;
+mod quotations;
+mod strictness;
+mod webhooks;
