@@ -29,6 +29,31 @@ fn image(format: ImageFormat, width: u32, height: u32) -> Vec<u8> {
     out.into_inner()
 }
 
+/// A PNG that claims `width`×`height` in its header (checksum fixed), whatever its pixels are.
+fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for b in bytes {
+            crc ^= u32::from(*b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let mut png = image(ImageFormat::Png, 1, 1);
+    // The IHDR chunk follows the 8-byte signature: length (4), type (4), width, height, …
+    png[16..20].copy_from_slice(&width.to_be_bytes());
+    png[20..24].copy_from_slice(&height.to_be_bytes());
+    let crc = crc32(&png[12..29]);
+    png[29..33].copy_from_slice(&crc.to_be_bytes());
+    png
+}
+
 fn profile_body() -> serde_json::Value {
     json!({
         "name": "Acme", "legal_name": "Acme Handels GmbH", "email": "billing@acme.example",
@@ -236,6 +261,8 @@ async fn logo_is_decoded_bounded_and_served_back(h: Harness) {
         ("image/png", truncated),
         ("image/png", vec![0x89; 600 * 1024]),
         ("image/png", image(ImageFormat::Png, 2001, 1)),
+        ("image/png", png_claiming(0, 0)),
+        ("image/png", png_claiming(100_000, 100_000)),
         ("application/octet-stream", png.clone()),
     ] {
         let r = call!(&app, put(content_type, bytes));

@@ -32,6 +32,9 @@ pub(crate) fn check_logo(bytes: &[u8]) -> Result<ImageKind, ApiError> {
     // The header first, so a small file claiming huge dimensions is refused before decoding.
     let reader = image::ImageReader::with_format(Cursor::new(bytes), format);
     let (width, height) = reader.into_dimensions().map_err(|_| unreadable())?;
+    if width == 0 || height == 0 {
+        return Err(unreadable());
+    }
     if width > LOGO_MAX_SIDE || height > LOGO_MAX_SIDE {
         return Err(refuse(format!(
             "must be at most {LOGO_MAX_SIDE}×{LOGO_MAX_SIDE} pixels (this one is {width}×{height})"
