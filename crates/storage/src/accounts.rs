@@ -38,6 +38,15 @@ impl AccountRow {
     }
 }
 
+/// The account: its name and currency are a profile's defaults until it is first changed.
+pub(crate) fn load_account(conn: &mut AnyConnection, id: AccountId) -> Result<Account, TxError> {
+    accounts::table
+        .find(id.0)
+        .select(AccountRow::as_select())
+        .first::<AccountRow>(conn)?
+        .into_domain()
+}
+
 fn insert_account(
     conn: &mut AnyConnection,
     name: &str,
@@ -60,13 +69,7 @@ impl AccountRepository for Store {
     }
 
     fn get_account(&self, id: AccountId) -> RepoResult<Account> {
-        self.read(|conn| {
-            accounts::table
-                .find(id.0)
-                .select(AccountRow::as_select())
-                .first::<AccountRow>(conn)?
-                .into_domain()
-        })
+        self.read(|conn| load_account(conn, id))
     }
 
     fn bootstrap_if_empty(
@@ -103,24 +106,4 @@ pub(crate) fn account_currency(
         .first(conn)?;
     Currency::parse(&code)
         .map_err(|_| RepoError::Internal(format!("account {id} has currency {code:?}")).into())
-}
-
-/// The account's name, shown as the merchant on public pages.
-pub(crate) fn account_name(conn: &mut AnyConnection, id: AccountId) -> Result<String, TxError> {
-    Ok(accounts::table
-        .find(id.0)
-        .select(accounts::name)
-        .first(conn)?)
-}
-
-/// When the account was created: the first moment of a profile never changed.
-pub(crate) fn account_created_at(
-    conn: &mut AnyConnection,
-    id: AccountId,
-) -> Result<chrono::DateTime<chrono::Utc>, TxError> {
-    let at: chrono::NaiveDateTime = accounts::table
-        .find(id.0)
-        .select(accounts::created_at)
-        .first(conn)?;
-    Ok(crate::rows::from_db(at))
 }

@@ -2,7 +2,7 @@
 //! never changed has no row and reads as its defaults; the first change writes the row, under
 //! the conflict rule of both backends so two first changes cannot both insert.
 
-use crate::accounts::{account_currency, account_name};
+use crate::accounts::load_account;
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, now_db, scoped};
 use crate::schema::{account_logos, account_profiles};
@@ -97,12 +97,12 @@ pub(crate) fn load_profile(conn: &mut AnyConnection, scope: Scope) -> Result<Pro
     match row {
         Some(row) => row.into_domain(logo),
         None => {
-            let created = crate::accounts::account_created_at(conn, scope.account_id)?;
+            let account = load_account(conn, scope.account_id)?;
             Ok(Profile {
                 id: scope.account_id.0,
                 object: Profile::OBJECT,
                 livemode: scope.livemode(),
-                name: account_name(conn, scope.account_id)?,
+                name: account.name,
                 legal_name: None,
                 email: None,
                 phone: None,
@@ -113,12 +113,12 @@ pub(crate) fn load_profile(conn: &mut AnyConnection, scope: Scope) -> Result<Pro
                 invoice_footer: None,
                 locale: Locale::DEFAULT,
                 brand_color: None,
-                default_currency: account_currency(conn, scope.account_id)?,
+                default_currency: account.default_currency,
                 reminders: Reminders::default(),
                 send_receipts: false,
                 has_logo: logo,
-                created_at: created,
-                updated_at: created,
+                created_at: account.created_at,
+                updated_at: account.created_at,
             })
         }
     }

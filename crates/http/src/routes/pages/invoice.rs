@@ -3,6 +3,7 @@
 //! payment for the merchant to verify and redirects (303) to the page, which thanks the
 //! customer, so reloading never posts twice. It never marks the invoice paid by itself.
 
+use super::public_pdf;
 use super::report_form;
 use super::{form_text, form_token, require_form, FormBody};
 use super::{
@@ -20,6 +21,7 @@ use invoicing_domain::money::Money;
 use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
 use invoicing_domain::payment_amount::{self as amount_text, MajorAmount};
 use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::ports::Repositories;
 use invoicing_domain::validation::FieldError;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -174,14 +176,19 @@ pub async fn pdf(
     req: HttpRequest,
     number: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    limit_public(&state, &req)?;
-    let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("invoice"))?;
+    let find = |repos: &dyn Repositories, number: &str, token: &str| {
+        repos.find_public_invoice(number, token)
+    };
     let number = number.into_inner();
-    let repos = state.repos();
-    let shown = blocking(move || repos.find_public_invoice(&number, &token))
-        .await
-        .map_err(missing_as("invoice"))?;
-    crate::pdf::respond(crate::pdf::invoice_document(shown)).await
+    public_pdf(
+        &state,
+        &req,
+        number,
+        "invoice",
+        find,
+        crate::pdf::invoice_document,
+    )
+    .await
 }
 
 /// The fields the report form posts. All three are required: without the token the answer is

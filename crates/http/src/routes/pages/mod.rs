@@ -22,6 +22,7 @@ use invoicing_domain::document::LineItemView;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::parties::{address_lines, Parties};
+use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::profile::Logo;
 use std::collections::HashMap;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -151,6 +152,25 @@ impl From<DocumentParts> for DocumentView {
             notes: d.notes,
         }
     }
+}
+
+/// A public PDF (SPEC §17): the pages' rate limit and token rules, then `find` (a lookup that
+/// marks nothing viewed) and `document`, rendered like the API's.
+pub(crate) async fn public_pdf<T: Send + 'static>(
+    state: &AppState,
+    req: &HttpRequest,
+    number: String,
+    what: &'static str,
+    find: impl FnOnce(&dyn Repositories, &str, &str) -> RepoResult<T> + Send + 'static,
+    document: impl FnOnce(T) -> invoicing_render::Document,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(state, req)?;
+    let token = query_token(req).ok_or_else(|| ApiError::resource_missing(what))?;
+    let repos = state.repos();
+    let shown = crate::blocking(move || find(repos.as_ref(), &number, &token))
+        .await
+        .map_err(missing_as(what))?;
+    crate::pdf::respond(document(shown)).await
 }
 
 /// Takes a token from the client IP's public-page bucket.

@@ -2,6 +2,7 @@
 //! and work without JavaScript. An answer redirects (303) to the page, which then confirms it,
 //! so reloading never posts twice.
 
+use super::public_pdf;
 use super::{form_text, form_token, require_form, FormBody};
 use super::{
     limit_public, missing_as, query_token, render, valid_token, DocumentParts, DocumentView,
@@ -14,6 +15,7 @@ use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::{NaiveDate, Utc};
+use invoicing_domain::ports::Repositories;
 use invoicing_domain::quotation::{
     AcceptInput, Answer, PublicQuotation, RejectInput, REASON_MAX, SIGNER_MAX,
 };
@@ -156,14 +158,19 @@ pub async fn pdf(
     req: HttpRequest,
     number: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    limit_public(&state, &req)?;
-    let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("quotation"))?;
+    let find = |repos: &dyn Repositories, number: &str, token: &str| {
+        repos.find_public_quotation(number, token)
+    };
     let number = number.into_inner();
-    let repos = state.repos();
-    let shown = blocking(move || repos.find_public_quotation(&number, &token))
-        .await
-        .map_err(missing_as("quotation"))?;
-    crate::pdf::respond(crate::pdf::quotation_document(shown)).await
+    public_pdf(
+        &state,
+        &req,
+        number,
+        "quotation",
+        find,
+        crate::pdf::quotation_document,
+    )
+    .await
 }
 
 /// The fields the Accept form posts: the token (without it the answer is 404) and who accepts.
