@@ -82,6 +82,22 @@ pub struct ServeArgs {
     /// Allow webhook URLs on addresses that are not globally reachable (loopback, private, …).
     #[arg(long, env = "WEBHOOK_ALLOW_PRIVATE_TARGETS", default_value_t = false, action = clap::ArgAction::Set)]
     pub webhook_allow_private_targets: bool,
+    /// Outgoing mail: `smtp://user:pass@host:587` (STARTTLS required), `smtps://host:465`, or
+    /// `smtp://host:port` in plain text with --smtp-allow-plaintext. Unset: no mail.
+    #[arg(long, env = "SMTP_URL")]
+    pub smtp_url: Option<String>,
+    /// Allow `smtp://` without STARTTLS (local relays and tests).
+    #[arg(long, env = "SMTP_ALLOW_PLAINTEXT", default_value_t = false, action = clap::ArgAction::Set)]
+    pub smtp_allow_plaintext: bool,
+    /// An extra PEM CA certificate to trust for the SMTP server.
+    #[arg(long, env = "SMTP_CA_FILE")]
+    pub smtp_ca_file: Option<std::path::PathBuf>,
+    /// The sender of all mail; the display name becomes the merchant's on each message.
+    #[arg(long, env = "MAIL_FROM", default_value = "Billing <billing@localhost>")]
+    pub mail_from: String,
+    /// Delays between mail attempts after the first.
+    #[arg(long, env = "MAIL_RETRY_SCHEDULE", default_value = "1m,5m,30m,2h,6h")]
+    pub mail_retry_schedule: String,
     /// Default requests per minute per key (and per IP without a valid key).
     #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
     pub rate_limit_per_minute: u32,

@@ -2,6 +2,8 @@
 
 mod cli;
 mod config;
+mod jobs;
+mod mail;
 mod scheduler;
 mod serve;
 mod tls;

@@ -1,12 +1,14 @@
 //! The scheduler: every `SCHEDULER_INTERVAL_SECS` it turns invoices past their due date into
-//! overdue and quotations past their validity into expired, and forgets idempotency keys older
-//! than their retention. The database decides which process makes each change, so several
+//! overdue and quotations past their validity into expired, queues the payment reminders whose
+//! day has come (when mail is on), and forgets idempotency keys older than their retention. The database decides which process makes each change, so several
 //! servers may run it.
 
 use actix_web::web;
 use chrono::Utc;
 use invoicing_domain::idempotency::RETENTION;
-use invoicing_domain::ports::{IdempotencyRepository, InvoiceRepository, QuotationRepository};
+use invoicing_domain::ports::{
+    EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository,
+};
 use invoicing_storage::Store;
 use std::time::Duration;
 
@@ -25,6 +27,8 @@ pub async fn run(store: Store, every: Duration) {
             s.mark_expired_quotations(today)
         })
         .await;
+        let s = store.clone();
+        sweep("reminder(s) queued", move || s.queue_reminders(today)).await;
         let s = store.clone();
         let before = Utc::now() - chrono::Duration::from_std(RETENTION).unwrap_or_default();
         sweep("idempotency key(s) forgotten", move || {

@@ -2,8 +2,10 @@
 //! graceful drain on SIGTERM/SIGINT.
 
 use crate::config::ServeArgs;
+use crate::jobs::Workers;
+use crate::mail::{MailConfig, MailRunner};
 use crate::tls;
-use crate::webhooks::{DeliveryWorkers, WorkerConfig};
+use crate::webhooks::WebhookRunner;
 use actix_web::{web, HttpServer};
 use anyhow::{anyhow, Context, Result};
 use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
@@ -14,6 +16,7 @@ use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
 use invoicing_http::{build_app, AppState, TlsConnection};
+use invoicing_mail::SmtpSettings;
 use invoicing_storage::{Backend, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +24,8 @@ use std::time::Duration;
 const DRAIN_SECS: u64 = 30;
 /// Deliveries in flight at once per process: a slow receiver holds up only one of them.
 const WEBHOOK_THREADS: usize = 4;
+/// Emails in flight at once per process.
+const MAIL_THREADS: usize = 2;
 
 fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
     if !(args.public_url.starts_with("https://") || args.public_url.starts_with("http://")) {
@@ -34,6 +39,7 @@ fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
         burst: args.rate_limit_burst,
     };
     config.webhook_allow_private = args.webhook_allow_private_targets;
+    config.mail_enabled = args.smtp_url.is_some();
     config.public_rate = RateConfig {
         per_minute: args.public_rate_limit_per_minute,
         burst: args.public_rate_limit_burst,
@@ -61,11 +67,34 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let schedule = RetrySchedule::parse(&args.webhook_retry_schedule)
         .map_err(|e| anyhow!("WEBHOOK_RETRY_SCHEDULE: {e}"))?;
     let config = http_config(&args)?;
+    let mail = MailConfig::from_settings(
+        args.smtp_url.clone().map(|url| SmtpSettings {
+            url,
+            allow_plaintext: args.smtp_allow_plaintext,
+            ca_file: args.smtp_ca_file.clone(),
+        }),
+        &args.mail_from,
+        &args.mail_retry_schedule,
+    )?;
+    match &mail {
+        Some(m) => log::info!(
+            "mail: sending through {} as {}",
+            m.mailer.endpoint(),
+            m.sender.address()
+        ),
+        None => log::info!(
+            "mail: off (SMTP_URL is not set): sends that ask for email answer 422 \
+             email_not_configured, and no reminders or receipts are queued"
+        ),
+    }
+    let mail_enabled = mail.is_some();
     let url = args.db.database_url.clone();
     let public_url = config.public_url.clone();
     let store = web::block(move || -> Result<Store> {
         let pool_size = if url.starts_with("sqlite") { 8 } else { 16 };
-        let store = Store::connect(&url, pool_size)?.with_public_url(&public_url);
+        let store = Store::connect(&url, pool_size)?
+            .with_public_url(&public_url)
+            .with_mail(mail_enabled);
         store.migrate()?;
         bootstrap(&store)?;
         Ok(store)
@@ -87,14 +116,16 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         store.clone(),
         Duration::from_secs(args.scheduler_interval_secs),
     ));
-    let workers = DeliveryWorkers::start(
-        store.clone(),
-        WorkerConfig {
+    let webhooks = Workers::start(
+        Arc::new(WebhookRunner::new(
+            store.clone(),
             schedule,
-            allow_private: args.webhook_allow_private_targets,
-            threads: WEBHOOK_THREADS,
-        },
+            args.webhook_allow_private_targets,
+        )),
+        WEBHOOK_THREADS,
     );
+    let mailers =
+        mail.map(|m| Workers::start(Arc::new(MailRunner::new(store.clone(), m)), MAIL_THREADS));
     let state = web::Data::new(AppState::new(Arc::new(store), config));
 
     let mut server = HttpServer::new(move || build_app(state.clone()))
@@ -127,7 +158,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let served = server.run().await.context("serving");
     scheduler.abort();
     // Attempts in flight finish (each within its timeout); unstarted claims go back to pending.
-    web::block(move || workers.stop()).await?;
+    web::block(move || {
+        webhooks.stop();
+        if let Some(m) = mailers {
+            m.stop();
+        }
+    })
+    .await?;
     served?;
     // Worker threads have drained by now; give log output a moment to flush.
     std::thread::sleep(Duration::from_millis(10));

@@ -1,117 +1,76 @@
-//! The webhook delivery workers: a fixed number of threads, each claiming one due delivery at a
-//! time from the database, POSTing it with Standard Webhooks headers and recording the attempt.
-//! A slow receiver holds one thread for at most the attempt timeout; the others go on. On
-//! shutdown each thread finishes its attempt in flight (or gives an unstarted one back) and exits.
+//! Webhook delivery: one claimed delivery POSTed with Standard Webhooks headers and its attempt
+//! recorded, run by the durable-job workers of [`crate::jobs`]. Targets that are not globally
+//! reachable are refused at connect time, after DNS, unless allowed.
 
-use chrono::Utc;
-use invoicing_domain::ports::DeliveryQueue;
+use crate::jobs::JobRunner;
+use chrono::{DateTime, Utc};
+use invoicing_domain::ports::{DeliveryQueue, RepoResult};
 use invoicing_domain::webhook::is_private_target;
 use invoicing_domain::webhook_delivery::{
     excerpt, AttemptOutcome, DeliveryJob, RetrySchedule, ATTEMPT_TIMEOUT, RESPONSE_EXCERPT_MAX,
 };
 use invoicing_storage::Store;
 use std::io::Read;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 // ureq's resolver hook is outside its semver promise (`unversioned`): Cargo.lock pins the
 // version, and an upgrade must re-run the private-target tests (bins/server/tests/webhooks.rs).
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
-/// Longer than an attempt can take, so a live worker never loses its claim.
-const LEASE: Duration = Duration::from_secs(60);
-const IDLE_POLL: Duration = Duration::from_millis(500);
-
-#[derive(Clone)]
-pub struct WorkerConfig {
-    pub schedule: RetrySchedule,
-    pub allow_private: bool,
-    pub threads: usize,
+/// Webhook deliveries as durable jobs (see [`crate::jobs`]).
+pub struct WebhookRunner {
+    store: Store,
+    agent: ureq::Agent,
+    schedule: RetrySchedule,
 }
 
-pub struct DeliveryWorkers {
-    stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<()>>,
-}
-
-impl DeliveryWorkers {
-    pub fn start(store: Store, config: WorkerConfig) -> DeliveryWorkers {
-        let stop = Arc::new(AtomicBool::new(false));
-        let agent = agent(config.allow_private);
-        let threads = (0..config.threads.max(1))
-            .map(|n| {
-                let (store, agent, stop) = (store.clone(), agent.clone(), stop.clone());
-                let schedule = config.schedule.clone();
-                std::thread::Builder::new()
-                    .name(format!("webhooks-{n}"))
-                    .spawn(move || work(&store, &agent, &schedule, &stop))
-                    .unwrap_or_else(|e| panic!("cannot start a webhook worker thread: {e}"))
-            })
-            .collect();
-        DeliveryWorkers { stop, threads }
-    }
-
-    /// Lets attempts in flight finish, then returns.
-    pub fn stop(self) {
-        self.stop.store(true, Ordering::SeqCst);
-        for t in self.threads {
-            if t.join().is_err() {
-                log::error!("a webhook worker panicked");
-            }
+impl WebhookRunner {
+    pub fn new(store: Store, schedule: RetrySchedule, allow_private: bool) -> WebhookRunner {
+        WebhookRunner {
+            store,
+            agent: agent(allow_private),
+            schedule,
         }
     }
 }
 
-fn work(store: &Store, agent: &ureq::Agent, schedule: &RetrySchedule, stop: &AtomicBool) {
-    while !stop.load(Ordering::SeqCst) {
-        let jobs = match store.claim_deliveries(Utc::now(), LEASE, 1) {
-            Ok(jobs) => jobs,
-            Err(e) => {
-                log::warn!("webhooks: claiming deliveries failed: {e}");
-                Vec::new()
-            }
-        };
-        if jobs.is_empty() {
-            pause(stop, IDLE_POLL);
-            continue;
-        }
-        for job in jobs {
-            if stop.load(Ordering::SeqCst) {
-                if let Err(e) = store.release_delivery(&job) {
-                    log::warn!("webhooks: releasing delivery {}: {e}", job.delivery_id);
-                }
-                continue;
-            }
-            let outcome = attempt(agent, &job);
-            match store.record_attempt(&job, &outcome, schedule, Utc::now()) {
-                Ok(true) => log::info!(
-                    "webhooks: {} {} attempt {} -> {}",
-                    job.message_id(),
-                    job.event_type,
-                    job.attempt,
-                    outcome
-                        .status_code
-                        .map(|c| c.to_string())
-                        .or_else(|| outcome.error.clone())
-                        .unwrap_or_default()
-                ),
-                Ok(false) => log::warn!(
-                    "webhooks: delivery {} was claimed elsewhere meanwhile",
-                    job.delivery_id
-                ),
-                Err(e) => log::warn!("webhooks: recording delivery {}: {e}", job.delivery_id),
-            }
+impl JobRunner for WebhookRunner {
+    type Job = DeliveryJob;
+    const NAME: &'static str = "webhooks";
+    /// Longer than an attempt can take (its timeout is 10 s).
+    const LEASE: Duration = Duration::from_secs(60);
+
+    fn claim(&self, now: DateTime<Utc>, lease: Duration) -> RepoResult<Vec<DeliveryJob>> {
+        self.store.claim_deliveries(now, lease, 1)
+    }
+
+    fn run(&self, job: DeliveryJob) {
+        let outcome = attempt(&self.agent, &job);
+        match self
+            .store
+            .record_attempt(&job, &outcome, &self.schedule, Utc::now())
+        {
+            Ok(true) => log::info!(
+                "webhooks: {} {} attempt {} -> {}",
+                job.message_id(),
+                job.event_type,
+                job.attempt,
+                outcome
+                    .status_code
+                    .map(|c| c.to_string())
+                    .or_else(|| outcome.error.clone())
+                    .unwrap_or_default()
+            ),
+            Ok(false) => log::warn!(
+                "webhooks: delivery {} was claimed elsewhere meanwhile",
+                job.delivery_id
+            ),
+            Err(e) => log::warn!("webhooks: recording delivery {}: {e}", job.delivery_id),
         }
     }
-}
 
-fn pause(stop: &AtomicBool, total: Duration) {
-    let step = Duration::from_millis(50);
-    let until = Instant::now() + total;
-    while Instant::now() < until && !stop.load(Ordering::SeqCst) {
-        std::thread::sleep(step);
+    fn release(&self, job: &DeliveryJob) -> RepoResult<()> {
+        self.store.release_delivery(job)
     }
 }
 

@@ -100,10 +100,12 @@ pub enum ApiResource {
     Events,
     /// The merchant's profile and logo (SPEC §16).
     Account,
+    /// The email log (SPEC §18); sending needs the document's `write`.
+    Emails,
 }
 
 impl ApiResource {
-    pub const ALL: [ApiResource; 8] = [
+    pub const ALL: [ApiResource; 9] = [
         ApiResource::Customers,
         ApiResource::Invoices,
         ApiResource::Quotations,
@@ -112,6 +114,7 @@ impl ApiResource {
         ApiResource::Webhooks,
         ApiResource::Events,
         ApiResource::Account,
+        ApiResource::Emails,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -124,6 +127,7 @@ impl ApiResource {
             ApiResource::Webhooks => "webhooks",
             ApiResource::Events => "events",
             ApiResource::Account => "account",
+            ApiResource::Emails => "emails",
         }
     }
 }

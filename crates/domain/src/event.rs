@@ -36,6 +36,8 @@ pub const EVENT_TYPES: &[&str] = &[
     "product.created",
     "product.updated",
     "product.deleted",
+    "email.sent",
+    "email.failed",
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -226,6 +226,8 @@ pub struct InvoicePatch {
     pub lines: Option<LineDrafts>,
     pub currency: Option<Currency>,
     pub customer_id: Option<CustomerId>,
+    /// With a move to `sent`: email the invoice in the same transaction (SPEC §18).
+    pub email: Option<crate::email::EmailRequest>,
 }
 
 impl InvoicePatch {
@@ -269,6 +271,7 @@ impl InvoicePatchInput {
             lines: c.lines,
             currency: c.currency,
             customer_id: c.customer_id,
+            email: None,
         })
     }
 }

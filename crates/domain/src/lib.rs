@@ -9,6 +9,7 @@ pub mod customer;
 pub mod decimal;
 pub mod document;
 pub mod document_lines;
+pub mod email;
 pub mod event;
 pub mod idempotency;
 pub mod invoice;

@@ -4,6 +4,9 @@
 use crate::api_key::{ApiKey, ApiKeyId, NewApiKey};
 use crate::currency::Currency;
 use crate::customer::{Created, Customer, CustomerFilter, CustomerId, CustomerPatch, NewCustomer};
+use crate::email::{
+    EmailFilter, EmailId, EmailJob, EmailRequest, EmailSubject, OutgoingEmail, SendOutcome,
+};
 use crate::event::{Event, EventFilter, EventId};
 use crate::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse};
 use crate::invoice::{
@@ -159,7 +162,13 @@ pub trait QuotationRepository {
     ) -> RepoResult<Quotation>;
     /// Drafts only; anything else is an invalid transition.
     fn delete_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<()>;
-    fn send_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation>;
+    /// Sends a draft; with `email`, the message is queued in the same transaction.
+    fn send_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        email: Option<EmailRequest>,
+    ) -> RepoResult<Quotation>;
     /// Accepts or rejects on the prospect's behalf. An accept after `valid_until` expires the
     /// quotation (committed, with its event) and answers an invalid transition.
     fn answer_quotation(
@@ -258,6 +267,47 @@ pub trait DeliveryQueue {
     ) -> RepoResult<bool>;
     /// Gives a claimed delivery back unattempted (shutting down), due again at once.
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
+}
+
+/// Email to customers (SPEC §18), per account and environment.
+pub trait EmailRepository {
+    fn list_emails(
+        &self,
+        scope: Scope,
+        filter: &EmailFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<OutgoingEmail>>;
+    fn get_email(&self, scope: Scope, id: EmailId) -> RepoResult<OutgoingEmail>;
+    /// Queues the document (sent or later, never a draft) to be emailed again.
+    fn resend_document(
+        &self,
+        scope: Scope,
+        about: EmailSubject,
+        request: EmailRequest,
+    ) -> RepoResult<OutgoingEmail>;
+}
+
+/// The mail workers' and the scheduler's side, across tenants: the same leases as
+/// [`DeliveryQueue`].
+pub trait EmailQueue {
+    fn claim_emails(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+        limit: u32,
+    ) -> RepoResult<Vec<EmailJob>>;
+    /// Records the attempt (with `email.sent` or `email.failed` when it settles it);
+    /// `false` if the claim was lost meanwhile.
+    fn record_email(
+        &self,
+        job: &EmailJob,
+        outcome: &SendOutcome,
+        schedule: &RetrySchedule,
+        now: DateTime<Utc>,
+    ) -> RepoResult<bool>;
+    fn release_email(&self, job: &EmailJob) -> RepoResult<()>;
+    /// Queues the reminders due on `today` (SPEC §18), each invoice and offset once; how many.
+    fn queue_reminders(&self, today: NaiveDate) -> RepoResult<usize>;
 }
 
 pub trait PaymentRepository {
@@ -369,6 +419,7 @@ pub trait Repositories:
     + PaymentRepository
     + ProductRepository
     + ProfileRepository
+    + EmailRepository
     + IdempotencyRepository
     + HealthCheck
     + Send
@@ -387,6 +438,7 @@ impl<T> Repositories for T where
         + PaymentRepository
         + ProductRepository
         + ProfileRepository
+        + EmailRepository
         + IdempotencyRepository
         + HealthCheck
         + Send

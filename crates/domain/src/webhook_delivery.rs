@@ -95,13 +95,19 @@ impl RetrySchedule {
         if outcome.is_success() {
             return NextStep::Succeeded;
         }
+        match self.retry_delay(attempt) {
+            Some(delay) => NextStep::RetryIn(delay),
+            None => NextStep::Failed,
+        }
+    }
+
+    /// How long after failed attempt number `attempt` (1-based) the next one is due; `None`
+    /// once the schedule is spent. Every durable job (webhooks, email) retries on one.
+    pub fn retry_delay(&self, attempt: u32) -> Option<Duration> {
         let index = usize::try_from(attempt)
             .unwrap_or(usize::MAX)
             .saturating_sub(1);
-        match self.0.get(index) {
-            Some(delay) => NextStep::RetryIn(*delay),
-            None => NextStep::Failed,
-        }
+        self.0.get(index).copied()
     }
 }
 

@@ -19,6 +19,8 @@ pub struct HttpConfig {
     pub public_rate: RateConfig,
     /// `WEBHOOK_ALLOW_PRIVATE_TARGETS`: webhook URLs may reach loopback and private networks.
     pub webhook_allow_private: bool,
+    /// Whether `SMTP_URL` is set: without it, requests that ask for mail are 422.
+    pub mail_enabled: bool,
 }
 
 impl HttpConfig {
@@ -35,6 +37,7 @@ impl HttpConfig {
                 burst: 30,
             },
             webhook_allow_private: false,
+            mail_enabled: false,
         }
     }
 

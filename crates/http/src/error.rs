@@ -27,6 +27,7 @@ pub enum ErrorType {
 /// the document's `ErrorCode` enum is this list (a test holds the constructors to it).
 pub const ERROR_CODES: &[&str] = &[
     "api_key_expired",
+    "email_not_configured",
     "https_required",
     "idempotency_key_in_use",
     "idempotency_key_reused",
@@ -283,6 +284,16 @@ impl ApiError {
         ApiError::invalid(StatusCode::CONFLICT, "resource_in_use", message)
     }
 
+    /// A request asks for mail and `SMTP_URL` is not set (SPEC §18).
+    pub fn email_not_configured() -> Self {
+        ApiError::invalid(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "email_not_configured",
+            "This server sends no email: its operator has not set SMTP_URL",
+        )
+        .with_param("email")
+    }
+
     pub fn invalid_state_transition(message: impl Into<String>) -> Self {
         ApiError::invalid(StatusCode::CONFLICT, "invalid_state_transition", message)
     }
@@ -489,6 +500,7 @@ mod codes {
             ApiError::unsupported_form_type(),
             ApiError::resource_in_use("x"),
             ApiError::invalid_state_transition("x"),
+            ApiError::email_not_configured(),
             ApiError::idempotency_key_in_use(),
             ApiError::idempotency_key_reused(),
             ApiError::rate_limited(1),

@@ -4,6 +4,7 @@
 //! catalogues, and the same input always yields the same bytes. Every document is PDF/A-3b (the
 //! SPEC asks it of invoices and credit notes; quotations get it too, at no cost).
 
+mod from_domain;
 mod layout;
 mod pdf;
 mod qr;
@@ -14,6 +15,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 
+pub use from_domain::{invoice_document, quotation_document};
 /// The document's language: its fixed texts come from the domain's catalogues and its amounts and
 /// dates from the domain's formatters.
 pub use invoicing_domain::locale::Locale;

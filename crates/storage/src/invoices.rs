@@ -7,6 +7,7 @@ use crate::counters::next_number;
 use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
+use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, keep_parties};
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped};
@@ -16,6 +17,7 @@ use chrono::{Datelike, Duration, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
+use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
 };
@@ -125,6 +127,7 @@ fn update(
     id: InvoiceId,
     patch: &InvoicePatch,
     public_url: &str,
+    mail: bool,
 ) -> Result<Invoice, TxError> {
     lock_scoped!(conn, invoices, scope, id.0)?;
     let row = load_row(conn, scope, id)?;
@@ -220,9 +223,25 @@ fn update(
     }
     let invoice = load_invoice(conn, scope, id, public_url)?;
     match new_status {
-        Some(to) => record(conn, scope, to.event_type(), &invoice)?,
-        None if changed => record(conn, scope, "invoice.updated", &invoice)?,
-        None => return Ok(invoice),
+        Some(to) => {
+            record(conn, scope, to.event_type(), &invoice)?;
+            if to == InvoiceStatus::Paid {
+                queue_receipt(conn, scope, &invoice, mail)?;
+            }
+            if let (InvoiceStatus::Sent, Some(request)) = (to, &patch.email) {
+                queue(
+                    conn,
+                    scope,
+                    EmailKind::Invoice,
+                    (&invoice).into(),
+                    request.clone(),
+                )?;
+            }
+        }
+        None if changed => {
+            record(conn, scope, "invoice.updated", &invoice)?;
+        }
+        None => {}
     };
     Ok(invoice)
 }
@@ -337,7 +356,7 @@ impl InvoiceRepository for Store {
         patch: InvoicePatch,
     ) -> RepoResult<Invoice> {
         let url = self.public_url();
-        self.write(|conn| update(conn, scope, id, &patch, &url))
+        self.write(|conn| update(conn, scope, id, &patch, &url, self.mail_enabled()))
     }
 
     fn view_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice> {

@@ -7,6 +7,7 @@ use crate::connection::AnyConnection;
 use crate::events::record;
 use crate::invoice_rows::{self, load_invoice, payment_link, InvoiceRow};
 use crate::invoices::set_status;
+use crate::outbox::queue_receipt;
 use crate::payment_rows::{load_payment, load_row, PaymentRow};
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::{invoices, payments};
@@ -115,6 +116,7 @@ fn verify(
     row: &PaymentRow,
     inv: &InvoiceRow,
     url: &str,
+    mail: bool,
 ) -> Result<Payment, TxError> {
     require_open(inv, "payments can be verified")?;
     let amount = Money::new(row.amount_cents)
@@ -155,6 +157,7 @@ fn verify(
         set_status(conn, inv, InvoiceStatus::Paid)?;
         let invoice = load_invoice(conn, scope, InvoiceId(inv.id), url)?;
         record(conn, scope, InvoiceStatus::Paid.event_type(), &invoice)?;
+        queue_receipt(conn, scope, &invoice, mail)?;
     }
     Ok(payment)
 }
@@ -184,6 +187,7 @@ fn create(
     scope: Scope,
     new: &NewPayment,
     url: &str,
+    mail: bool,
 ) -> Result<Payment, TxError> {
     let inv = lock_invoice(conn, scope, new.invoice_id)?;
     require_open(&inv, "payments can be recorded")?;
@@ -201,7 +205,7 @@ fn create(
     )?;
     match new.initial {
         InitialStatus::Pending => row.into_domain(),
-        InitialStatus::Verified => verify(conn, scope, &row, &inv, url),
+        InitialStatus::Verified => verify(conn, scope, &row, &inv, url, mail),
     }
 }
 
@@ -211,6 +215,7 @@ fn change(
     id: PaymentId,
     change: &PaymentChange,
     url: &str,
+    mail: bool,
 ) -> Result<Payment, TxError> {
     // Answers 403/404 before taking any lock; the invoice of a payment never changes.
     let invoice_id = InvoiceId(load_row(conn, scope, id)?.invoice_id);
@@ -219,7 +224,7 @@ fn change(
     let row = load_row(conn, scope, id)?;
     row.status()?.transition(change.to).map_err(refused)?;
     match change.to {
-        PaymentStatus::Verified => verify(conn, scope, &row, &inv, url),
+        PaymentStatus::Verified => verify(conn, scope, &row, &inv, url, mail),
         PaymentStatus::Rejected => reject(conn, scope, &row, change.reason.as_deref()),
         // The table allows no move into pending; reaching this is a bug, not a client error.
         PaymentStatus::Pending => {
@@ -291,7 +296,7 @@ fn to_request(row: InvoiceRow, url: &str) -> Result<PaymentRequest, TxError> {
 impl PaymentRepository for Store {
     fn create_payment(&self, scope: Scope, new: NewPayment) -> RepoResult<Payment> {
         let url = self.public_url();
-        self.write(|conn| create(conn, scope, &new, &url))
+        self.write(|conn| create(conn, scope, &new, &url, self.mail_enabled()))
     }
 
     fn get_payment(&self, scope: Scope, id: PaymentId) -> RepoResult<Payment> {
@@ -342,7 +347,7 @@ impl PaymentRepository for Store {
         payment_change: PaymentChange,
     ) -> RepoResult<Payment> {
         let url = self.public_url();
-        self.write(|conn| change(conn, scope, id, &payment_change, &url))
+        self.write(|conn| change(conn, scope, id, &payment_change, &url, self.mail_enabled()))
     }
 
     fn report_payment(

@@ -6,6 +6,7 @@ use crate::connection::AnyConnection;
 use crate::counters::next_number;
 use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
 use crate::events::record;
+use crate::outbox::{queue, Document};
 use crate::quotation_flow::{answer, convert, finish_answer, move_status, public_view, refused};
 use crate::quotation_rows::{
     load_public_row, load_quotation, load_row, to_quotations, QuotationRow,
@@ -15,7 +16,9 @@ use crate::schema::{line_items, quotations};
 use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
 use diesel::prelude::*;
+use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
+use invoicing_domain::email::{EmailKind, EmailRequest};
 use invoicing_domain::invoice::Due;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{QuotationRepository, RepoError, RepoResult};
@@ -236,11 +239,26 @@ impl QuotationRepository for Store {
         })
     }
 
-    fn send_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation> {
+    fn send_quotation(
+        &self,
+        scope: Scope,
+        id: QuotationId,
+        email: Option<EmailRequest>,
+    ) -> RepoResult<Quotation> {
         let url = self.public_url();
         self.write(|conn| {
             let row = load_row(conn, scope, id)?;
-            move_status(conn, &row, QuotationStatus::Sent, &url)
+            let quotation = move_status(conn, &row, QuotationStatus::Sent, &url)?;
+            if let Some(request) = email {
+                let doc = Document {
+                    kind: DocumentKind::Quotation,
+                    id: row.id,
+                    number: &row.number,
+                    customer: CustomerId(row.customer_id),
+                };
+                queue(conn, scope, EmailKind::Quotation, doc, request)?;
+            }
+            Ok(quotation)
         })
     }
 

@@ -84,6 +84,7 @@ diesel::table! {
         updated_at -> Timestamp,
         issuer -> Nullable<Text>,
         recipient -> Nullable<Text>,
+        reminders -> Nullable<Text>,
     }
 }
 
@@ -213,6 +214,42 @@ diesel::table! {
         response_excerpt -> Nullable<Text>,
         state -> Text,
         next_attempt_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    emails (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        kind -> Text,
+        invoice_id -> Nullable<BigInt>,
+        quotation_id -> Nullable<BigInt>,
+        credit_note_id -> Nullable<BigInt>,
+        recipients -> Text,
+        cc -> Text,
+        subject -> Text,
+        message -> Nullable<Text>,
+        state -> Text,
+        attempts -> Integer,
+        last_error -> Nullable<Text>,
+        message_id -> Nullable<Text>,
+        sent_at -> Nullable<Timestamp>,
+        next_attempt_at -> Timestamp,
+        claim -> Nullable<Text>,
+        locked_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    invoice_reminders (account_id, invoice_id, offset_days) {
+        account_id -> BigInt,
+        invoice_id -> BigInt,
+        offset_days -> Integer,
+        email_id -> BigInt,
         created_at -> Timestamp,
     }
 }

@@ -33,6 +33,9 @@ pub struct Store {
     pub(crate) pinned: Option<Arc<Pinned>>,
     /// Keys of keyed requests running in this process (how SQLite tells a retry "in use").
     pub(crate) running_keys: RunningKeys,
+    /// Whether mail can be sent (`SMTP_URL` set): without it, receipts and reminders are not
+    /// queued (SPEC §18).
+    mail: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +74,7 @@ impl Store {
             public_url: Arc::from("https://localhost:8443"),
             pinned: None,
             running_keys: RunningKeys::default(),
+            mail: false,
         })
     }
 
@@ -78,6 +82,16 @@ impl Store {
     pub fn with_public_url(mut self, public_url: &str) -> Store {
         self.public_url = Arc::from(public_url.trim_end_matches('/'));
         self
+    }
+
+    /// Says that mail is configured, so receipts and reminders are queued.
+    pub fn with_mail(mut self, enabled: bool) -> Store {
+        self.mail = enabled;
+        self
+    }
+
+    pub fn mail_enabled(&self) -> bool {
+        self.mail
     }
 
     pub fn public_url(&self) -> Arc<str> {

@@ -1,15 +1,13 @@
-//! The delivery queue the webhook workers drain. A claim is a lease written to the row: on
-//! PostgreSQL the due rows are picked with `FOR UPDATE SKIP LOCKED`, so processes sharing the
-//! database never claim the same delivery; on SQLite the write transaction is exclusive anyway.
-//! A worker that dies holding a lease loses it when the lease runs out, and the delivery is
-//! attempted again (at least once, never lost).
+//! The delivery queue the webhook workers drain, on the leases of [`crate::jobs`]: a worker
+//! that dies holding a delivery loses it when the lease runs out, and the delivery is attempted
+//! again (at least once, never lost).
 
 use crate::connection::AnyConnection;
 use crate::events::load_event;
+use crate::jobs::{self, WEBHOOK_DELIVERIES};
 use crate::rows::{now_db, to_db};
 use crate::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
 use crate::store::{Store, TxError};
-use crate::webhooks::lease_end;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use invoicing_domain::event::EventId;
@@ -20,47 +18,6 @@ use invoicing_domain::webhook_delivery::{
     AttemptOutcome, DeliveryJob, DeliveryState, NextStep, RetrySchedule,
 };
 use invoicing_domain::webhook_signature::WebhookSecret;
-use rand::RngCore;
-
-fn new_claim() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Due deliveries of enabled endpoints, oldest first; locked (skipping rows other claimers hold)
-/// when `lock` is set, which needs a transaction.
-fn due_ids(
-    conn: &mut AnyConnection,
-    now: DateTime<Utc>,
-    limit: u32,
-    lock: bool,
-) -> Result<Vec<i64>, TxError> {
-    let now = to_db(now);
-    let enabled = webhook_endpoints::table
-        .filter(webhook_endpoints::enabled.eq(true))
-        .select(webhook_endpoints::id);
-    let due = webhook_deliveries::table
-        .filter(webhook_deliveries::state.eq(DeliveryState::Pending.as_str()))
-        .filter(webhook_deliveries::next_attempt_at.le(now))
-        .filter(
-            webhook_deliveries::locked_until
-                .is_null()
-                .or(webhook_deliveries::locked_until.lt(now)),
-        )
-        .filter(webhook_deliveries::endpoint_id.eq_any(enabled))
-        .order((
-            webhook_deliveries::next_attempt_at.asc(),
-            webhook_deliveries::id.asc(),
-        ))
-        .limit(i64::from(limit))
-        .select(webhook_deliveries::id);
-    Ok(match conn {
-        AnyConnection::Postgresql(c) if lock => due.for_update().skip_locked().load(c)?,
-        AnyConnection::Postgresql(c) => due.load(c)?,
-        AnyConnection::Sqlite(c) => due.load(c)?,
-    })
-}
 
 type DeliveryParts = (i64, bool, i64, i64, i32);
 
@@ -102,16 +59,6 @@ fn job_for(conn: &mut AnyConnection, id: i64, claim: &str) -> Result<DeliveryJob
     })
 }
 
-/// Whether `job` still holds its claim on the delivery row.
-fn still_claimed(conn: &mut AnyConnection, job: &DeliveryJob) -> Result<bool, TxError> {
-    let claim: Option<Option<String>> = webhook_deliveries::table
-        .filter(webhook_deliveries::id.eq(job.delivery_id))
-        .select(webhook_deliveries::claim)
-        .first(conn)
-        .optional()?;
-    Ok(claim.flatten().as_deref() == Some(job.claim.as_str()))
-}
-
 impl DeliveryQueue for Store {
     fn claim_deliveries(
         &self,
@@ -121,22 +68,14 @@ impl DeliveryQueue for Store {
     ) -> RepoResult<Vec<DeliveryJob>> {
         // Idle workers poll often: a plain read first keeps them from taking SQLite's write lock
         // (or opening a PostgreSQL transaction) when nothing is due.
-        if self.read(|conn| due_ids(conn, now, 1, false))?.is_empty() {
+        if self
+            .read(|conn| jobs::due(conn, &WEBHOOK_DELIVERIES, now, 1, false))?
+            .is_empty()
+        {
             return Ok(Vec::new());
         }
         self.write(|conn| {
-            let ids = due_ids(conn, now, limit, true)?;
-            let claim = new_claim();
-            if !ids.is_empty() {
-                diesel::update(
-                    webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(&ids)),
-                )
-                .set((
-                    webhook_deliveries::claim.eq(&claim),
-                    webhook_deliveries::locked_until.eq(lease_end(now, lease)),
-                ))
-                .execute(conn)?;
-            }
+            let (ids, claim) = jobs::claim(conn, &WEBHOOK_DELIVERIES, now, lease, limit)?;
             ids.into_iter()
                 .map(|id| job_for(conn, id, &claim))
                 .collect()
@@ -151,7 +90,7 @@ impl DeliveryQueue for Store {
         now: DateTime<Utc>,
     ) -> RepoResult<bool> {
         self.write(|conn| {
-            if !still_claimed(conn, job)? {
+            if !jobs::settle(conn, &WEBHOOK_DELIVERIES, job.delivery_id, &job.claim)? {
                 return Ok(false);
             }
             let (state, next_at) = match schedule.after(job.attempt, outcome) {
@@ -166,21 +105,13 @@ impl DeliveryQueue for Store {
             let attempt = i32::try_from(job.attempt).unwrap_or(i32::MAX);
             let stamp = now_db();
             let row = webhook_deliveries::table.filter(webhook_deliveries::id.eq(job.delivery_id));
-            // Conditional on the claim: on PostgreSQL a claim committed since the check above
-            // (the lease ran out) makes this update match nothing, so the lost claim records
-            // nothing instead of overwriting the new claimer's row.
-            let updated = diesel::update(row.filter(webhook_deliveries::claim.eq(&job.claim)))
+            diesel::update(row)
                 .set((
                     webhook_deliveries::state.eq(state.as_str()),
                     webhook_deliveries::attempts.eq(attempt),
-                    webhook_deliveries::claim.eq(None::<String>),
-                    webhook_deliveries::locked_until.eq(None::<chrono::NaiveDateTime>),
                     webhook_deliveries::updated_at.eq(stamp),
                 ))
                 .execute(conn)?;
-            if updated == 0 {
-                return Ok(false);
-            }
             if let Some(at) = next_at {
                 diesel::update(row)
                     .set(webhook_deliveries::next_attempt_at.eq(at))
@@ -210,16 +141,7 @@ impl DeliveryQueue for Store {
 
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()> {
         self.write(|conn| {
-            diesel::update(
-                webhook_deliveries::table
-                    .filter(webhook_deliveries::id.eq(job.delivery_id))
-                    .filter(webhook_deliveries::claim.eq(&job.claim)),
-            )
-            .set((
-                webhook_deliveries::claim.eq(None::<String>),
-                webhook_deliveries::locked_until.eq(None::<chrono::NaiveDateTime>),
-            ))
-            .execute(conn)?;
+            jobs::settle(conn, &WEBHOOK_DELIVERIES, job.delivery_id, &job.claim)?;
             Ok(())
         })
     }

@@ -2,10 +2,10 @@
 //! the fan-out that turns each event into deliveries inside the event's own transaction.
 
 use crate::connection::AnyConnection;
-use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, scoped, to_db};
+use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, scoped};
 use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoints};
 use crate::store::{Store, TxError};
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use invoicing_domain::event::EventId;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -309,10 +309,4 @@ impl WebhookRepository for Store {
             }
         })
     }
-}
-
-/// The lease's end as stored, measured from the same `now` the claim's due check uses.
-pub(crate) fn lease_end(now: DateTime<Utc>, lease: std::time::Duration) -> NaiveDateTime {
-    let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::minutes(1));
-    to_db(now + lease)
 }

@@ -147,7 +147,7 @@ fn get(db: &TestDb, scope: Scope, id: QuotationId) -> Quotation {
 
 fn create_sent(db: &TestDb, scope: Scope, new: NewQuotation) -> Quotation {
     let q = db.store.create_quotation(scope, new).unwrap();
-    db.store.send_quotation(scope, q.id).unwrap()
+    db.store.send_quotation(scope, q.id, None).unwrap()
 }
 
 fn create_accepted(db: &TestDb, scope: Scope, new: NewQuotation) -> Quotation {
@@ -421,7 +421,7 @@ fn lists_filter_by_status_and_customer_and_page_newest_first(db: TestDb) {
         .store
         .create_quotation(scope, simple("ada@example.com"))
         .unwrap();
-    db.store.send_quotation(scope, second.id).unwrap();
+    db.store.send_quotation(scope, second.id, None).unwrap();
     let all = PageRequest::default();
     assert_eq!(
         list(&db, scope, QuotationFilter::default(), all),
@@ -575,7 +575,7 @@ fn drafts_can_be_edited_sent_ones_only_in_part(db: TestDb) {
         "and no refused or empty patch wrote an event"
     );
 
-    db.store.send_quotation(scope, draft.id).unwrap();
+    db.store.send_quotation(scope, draft.id, None).unwrap();
     let sent = get(&db, scope, draft.id);
     for draft_only in [
         json!({"line_items": [{"description": "x", "quantity": 1, "unit_price_cents": 1}]}),
@@ -642,7 +642,7 @@ fn only_drafts_can_be_deleted(db: TestDb) {
         RepoError::NotFound
     );
     assert_err!(
-        db.store.send_quotation(scope, draft.id),
+        db.store.send_quotation(scope, draft.id, None),
         RepoError::NotFound
     );
     assert_eq!(
@@ -680,21 +680,21 @@ fn send_moves_a_draft_to_sent_once(db: TestDb) {
         .store
         .create_quotation(scope, simple("ada@example.com"))
         .unwrap();
-    let sent = db.store.send_quotation(scope, draft.id).unwrap();
+    let sent = db.store.send_quotation(scope, draft.id, None).unwrap();
     assert_eq!(sent.status, QuotationStatus::Sent);
     assert!(sent.sent_at.is_some());
     assert!(sent.updated_at >= draft.updated_at);
     assert_eq!(get(&db, scope, draft.id), sent);
     assert_eq!(events_of(&db, scope, "quotation.sent"), vec![value(&sent)]);
     assert_err!(
-        db.store.send_quotation(scope, draft.id),
+        db.store.send_quotation(scope, draft.id, None),
         RepoError::InvalidTransition(_)
     );
     assert_eq!(get(&db, scope, draft.id), sent);
     assert_eq!(events_of(&db, scope, "quotation.sent").len(), 1);
     assert_err!(
         db.store
-            .send_quotation(scope, QuotationId(draft.id.0 + 10_000)),
+            .send_quotation(scope, QuotationId(draft.id.0 + 10_000), None),
         RepoError::NotFound
     );
 }
@@ -710,7 +710,7 @@ fn public_view_marks_viewed_once(db: TestDb) {
         db.store.view_public_quotation(&q.quote_number, &token),
         RepoError::NotFound
     );
-    db.store.send_quotation(scope, q.id).unwrap();
+    db.store.send_quotation(scope, q.id, None).unwrap();
     assert_err!(
         db.store.view_public_quotation(&q.quote_number, "wrong"),
         RepoError::NotFound
@@ -1168,7 +1168,7 @@ fn convert_makes_one_draft_invoice_from_an_accepted_quotation(db: TestDb) {
             .convert_quotation(scope, q.id, due, token(), today()),
         RepoError::InvalidTransition(_)
     );
-    db.store.send_quotation(scope, q.id).unwrap();
+    db.store.send_quotation(scope, q.id, None).unwrap();
     assert_err!(
         db.store
             .convert_quotation(scope, q.id, due, token(), today()),
@@ -1468,7 +1468,10 @@ fn tenants_are_isolated(db: TestDb) {
                     .unwrap_err(),
             );
             check("delete", db.store.delete_quotation(other, id).unwrap_err());
-            check("send", db.store.send_quotation(other, id).unwrap_err());
+            check(
+                "send",
+                db.store.send_quotation(other, id, None).unwrap_err(),
+            );
             check(
                 "accept",
                 db.store
@@ -1565,7 +1568,7 @@ fn each_event_carries_the_quotation_after_its_change(db: TestDb) {
         .update_quotation(scope, q.id, patch(json!({"notes": "v2"})))
         .unwrap();
     expected.push(("quotation.updated", value(&get(&db, scope, q.id))));
-    db.store.send_quotation(scope, q.id).unwrap();
+    db.store.send_quotation(scope, q.id, None).unwrap();
     expected.push(("quotation.sent", value(&get(&db, scope, q.id))));
     db.store
         .view_public_quotation(&q.quote_number, &token_of(&q))
@@ -1667,7 +1670,7 @@ fn racing_sends_never_let_a_sent_quotation_be_edited_or_deleted(db: TestDb) {
             let (store, barrier, id) = (db.store.clone(), barrier.clone(), draft.id);
             std::thread::spawn(move || {
                 barrier.wait();
-                store.send_quotation(scope, id)
+                store.send_quotation(scope, id, None)
             })
         };
         let editor = {
@@ -1700,7 +1703,7 @@ fn racing_sends_never_let_a_sent_quotation_be_edited_or_deleted(db: TestDb) {
             let (store, barrier, id) = (db.store.clone(), barrier.clone(), draft.id);
             std::thread::spawn(move || {
                 barrier.wait();
-                store.send_quotation(scope, id)
+                store.send_quotation(scope, id, None)
             })
         };
         let deleter = {

@@ -8,8 +8,8 @@ mod outputs;
 
 use crate::error::{ErrorCode, ErrorType};
 use crate::routes::{
-    account, customers, events, health, invoices, pages, payment_requests, payments, products,
-    quotations, webhooks,
+    account, customers, emails, events, health, invoices, pages, payment_requests, payments,
+    products, quotations, webhooks,
 };
 use crate::AppState;
 use actix_web::{web, HttpResponse};
@@ -17,6 +17,7 @@ use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
 };
 use invoicing_domain::document::{LineItemInput, LineItemView};
+use invoicing_domain::email::{EmailInput, EmailKind, EmailStatus, OutgoingEmail, SendInput};
 use invoicing_domain::event::{Event, EventData};
 use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
@@ -80,9 +81,10 @@ pub struct ErrorDetail {
         health::healthz, health::readyz, serve,
         account::get, account::update, account::logo::put_logo, account::logo::get_logo, account::logo::delete_logo,
         customers::create, customers::list, customers::get, customers::update, customers::delete,
-        invoices::create, invoices::list, invoices::get, invoices::pdf, invoices::update, invoices::send, invoices::send_patch,
+        invoices::create, invoices::list, invoices::get, invoices::pdf, invoices::update, invoices::send, invoices::send_patch, emails::resend_invoice,
         quotations::create, quotations::list, quotations::get, quotations::pdf, quotations::update, quotations::delete,
-        quotations::send, quotations::send_patch, quotations::accept, quotations::reject, quotations::convert,
+        quotations::send, quotations::send_patch, emails::resend_quotation, quotations::accept, quotations::reject, quotations::convert,
+        emails::list, emails::get,
         events::list, events::get, events::redeliver,
         payments::create, payments::list, payments::get, payments::update, payments::verify, payments::reject,
         payment_requests::check, payment_requests::list, pages::invoice::report,
@@ -95,7 +97,8 @@ pub struct ErrorDetail {
         Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,
         Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList,
         Product, ProductInput, ProductPatchInput, products::ProductList,
-        WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery)),
+        WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery,
+        OutgoingEmail, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList)),
     modifiers(&CommonAnswers),
 )]
 struct ApiDoc;

@@ -1,16 +1,18 @@
 //! `/api/v1/invoices` (SPEC §9).
 
 use crate::auth::Auth;
-use crate::body::{JsonBody, NoBody, OptionalJsonBody};
+use crate::body::{JsonBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
+use crate::routes::emails::requested;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use base64::Engine;
 use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
+use invoicing_domain::email::SendInput;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoicePatch, InvoicePatchInput,
 };
@@ -177,9 +179,11 @@ pub async fn update(
     apply(&state, &auth, &id, patch).await
 }
 
-/// Send a draft invoice (POST or PATCH).
+/// Send a draft invoice (POST or PATCH); with `{"email": {…}}` it is also emailed, in the same
+/// transaction.
 #[utoipa::path(post, path = "/api/v1/invoices/{id}/send", tag = "invoices",
     params(("id" = i64, Path, description = "Invoice id")),
+    request_body(content = Option<SendInput>, description = "Optional: `email` to email it too"),
     responses(
         (status = 200, description = "The sent invoice", body = Invoice),
         (status = 404, description = "No such invoice", body = ErrorBody),
@@ -190,10 +194,12 @@ pub async fn send(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
-    _body: OptionalJsonBody<NoBody>,
+    body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
+    auth.require(ApiResource::Invoices, Access::Write)?;
     let patch = InvoicePatch {
         status: Some(InvoiceStatus::Sent),
+        email: requested(&state, body.0.email)?,
         ..Default::default()
     };
     apply(&state, &auth, &id, patch).await
@@ -202,6 +208,7 @@ pub async fn send(
 /// Send a draft invoice (the PATCH form of `POST /send`).
 #[utoipa::path(patch, path = "/api/v1/invoices/{id}/send", tag = "invoices",
     params(("id" = i64, Path, description = "Invoice id")),
+    request_body(content = Option<SendInput>, description = "Optional: `email` to email it too"),
     responses(
         (status = 200, description = "The sent invoice", body = Invoice),
         (status = 404, description = "No such invoice", body = ErrorBody),
@@ -212,7 +219,7 @@ pub async fn send_patch(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
-    body: OptionalJsonBody<NoBody>,
+    body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     send(state, auth, id, body).await
 }

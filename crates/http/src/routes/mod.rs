@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod customers;
+pub mod emails;
 pub mod events;
 pub mod health;
 pub mod invoices;
@@ -116,6 +117,13 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v1/invoices/{id}/send",
             web::patch().to(invoices::send_patch),
         ),
+        ep(
+            M::POST,
+            "/api/v1/invoices/{id}/email",
+            web::post().to(emails::resend_invoice),
+        ),
+        ep(M::GET, "/api/v1/emails", web::get().to(emails::list)),
+        ep(M::GET, "/api/v1/emails/{id}", web::get().to(emails::get)),
         ep(M::GET, "/api/v1/events", web::get().to(events::list)),
         ep(M::GET, "/api/v1/events/{id}", web::get().to(events::get)),
         ep(
@@ -193,6 +201,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             M::POST,
             "/api/v1/quotations/{id}/send",
             web::post().to(quotations::send),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/quotations/{id}/email",
+            web::post().to(emails::resend_quotation),
         ),
         ep(
             M::POST,

@@ -7,6 +7,7 @@ use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::query::{parse_id, ListQuery};
+use crate::routes::emails::requested;
 use crate::routes::invoices::new_token;
 use crate::{blocking, AppState};
 use actix_web::http::header::USER_AGENT;
@@ -14,6 +15,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
+use invoicing_domain::email::SendInput;
 use invoicing_domain::quotation::{
     AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationFilter, QuotationId,
     QuotationInput, QuotationPatchInput, RejectInput,
@@ -184,10 +186,12 @@ pub async fn delete(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Send a draft quotation to the prospect. POST is the canonical form (`quotations_send`, like
-/// `invoices_send`); the interface's PATCH form stays as `quotations_send_patch`.
+/// Send a draft quotation to the prospect; with `{"email": {…}}` it is also emailed, in the
+/// same transaction. POST is the canonical form (`quotations_send`, like `invoices_send`); the
+/// interface's PATCH form stays as `quotations_send_patch`.
 #[utoipa::path(post, path = "/api/v1/quotations/{id}/send", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
+    request_body(content = Option<SendInput>, description = "Optional: `email` to email it too"),
     responses(
         (status = 200, description = "The sent quotation", body = Quotation),
         (status = 404, description = "No such quotation", body = ErrorBody),
@@ -198,12 +202,13 @@ pub async fn send(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
-    _body: OptionalJsonBody<NoBody>,
+    body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     let id = id_of(&id)?;
+    let email = requested(&state, body.0.email)?;
     let repos = state.repos();
-    let quotation = blocking(move || repos.send_quotation(scope, id))
+    let quotation = blocking(move || repos.send_quotation(scope, id, email))
         .await
         .map_err(missing)?;
     Ok(HttpResponse::Ok().json(quotation))
@@ -212,6 +217,7 @@ pub async fn send(
 /// Send a draft quotation (the interface's PATCH form of `POST /send`).
 #[utoipa::path(patch, path = "/api/v1/quotations/{id}/send", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
+    request_body(content = Option<SendInput>, description = "Optional: `email` to email it too"),
     responses(
         (status = 200, description = "The sent quotation", body = Quotation),
         (status = 404, description = "No such quotation", body = ErrorBody),
@@ -222,7 +228,7 @@ pub async fn send_patch(
     state: web::Data<AppState>,
     auth: Auth,
     id: web::Path<String>,
-    body: OptionalJsonBody<NoBody>,
+    body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     send(state, auth, id, body).await
 }

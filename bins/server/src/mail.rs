@@ -1,0 +1,147 @@
+//! Email delivery: one claimed email composed from its document as it is now (the PDF
+//! attached) and sent over SMTP, run by the durable-job workers of [`crate::jobs`].
+
+use crate::jobs::JobRunner;
+use anyhow::{anyhow, Result};
+use chrono::{DateTime, Utc};
+use invoicing_domain::email::{EmailJob, EmailSubject, SendOutcome};
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::ports::{
+    EmailQueue, InvoiceRepository, QuotationRepository, RepoError, RepoResult,
+};
+use invoicing_domain::quotation::QuotationId;
+use invoicing_domain::webhook_delivery::RetrySchedule;
+use invoicing_mail::{compose, Letter, Mailer, Sender, SmtpSettings};
+use invoicing_render as render;
+use invoicing_storage::Store;
+use std::time::Duration;
+
+/// What `SMTP_URL` and friends configure; checked once at start.
+pub struct MailConfig {
+    pub mailer: Mailer,
+    pub sender: Sender,
+    pub schedule: RetrySchedule,
+}
+
+impl MailConfig {
+    /// `None` when `SMTP_URL` is unset: mail is off.
+    pub fn from_settings(
+        settings: Option<SmtpSettings>,
+        mail_from: &str,
+        retry_schedule: &str,
+    ) -> Result<Option<MailConfig>> {
+        let Some(settings) = settings else {
+            return Ok(None);
+        };
+        let mailer = Mailer::new(&settings)?;
+        let sender = Sender::parse(mail_from).map_err(|e| anyhow!(e))?;
+        let schedule = RetrySchedule::parse(retry_schedule)
+            .map_err(|e| anyhow!("MAIL_RETRY_SCHEDULE: {e}"))?;
+        Ok(Some(MailConfig {
+            mailer,
+            sender,
+            schedule,
+        }))
+    }
+}
+
+pub struct MailRunner {
+    store: Store,
+    config: MailConfig,
+}
+
+impl MailRunner {
+    pub fn new(store: Store, config: MailConfig) -> MailRunner {
+        MailRunner { store, config }
+    }
+
+    /// The message as the document stands now; a document or render failure that retrying
+    /// cannot fix fails it at once.
+    fn deliver(&self, job: &EmailJob) -> SendOutcome {
+        let loaded = match job.about {
+            EmailSubject::Invoice(id) => {
+                self.store
+                    .invoice_as_shown(job.scope, InvoiceId(id))
+                    .map(|shown| {
+                        let reply_to = shown.parties.issuer.email.clone();
+                        let paid_on = shown.invoice.paid_at.map(|t| t.date_naive());
+                        (render::invoice_document(shown), reply_to, paid_on)
+                    })
+            }
+            EmailSubject::Quotation(id) => self
+                .store
+                .quotation_as_shown(job.scope, QuotationId(id))
+                .map(|shown| {
+                    let reply_to = shown.parties.issuer.email.clone();
+                    (render::quotation_document(shown), reply_to, None)
+                }),
+        };
+        let (document, reply_to, paid_on) = match loaded {
+            Ok(loaded) => loaded,
+            Err(e @ RepoError::Unavailable(_)) => {
+                return SendOutcome::Transient(format!("reading the document: {e}"))
+            }
+            Err(e) => return SendOutcome::Permanent(format!("reading the document: {e}")),
+        };
+        let pdf = match render::render_pdf(&document) {
+            Ok(pdf) => pdf,
+            Err(e) => return SendOutcome::Permanent(format!("rendering the PDF: {e}")),
+        };
+        let letter = Letter {
+            kind: job.kind,
+            to: &job.to,
+            cc: &job.cc,
+            subject: &job.subject,
+            message: job.message.as_deref(),
+            document: &document,
+            pdf,
+            reply_to: reply_to.as_deref(),
+            paid_on,
+        };
+        match compose(&self.config.sender, letter) {
+            Ok((message, id)) => self.config.mailer.send(&message, &id),
+            Err(e) => SendOutcome::Permanent(e),
+        }
+    }
+}
+
+impl JobRunner for MailRunner {
+    type Job = EmailJob;
+    const NAME: &'static str = "mail";
+    /// An SMTP conversation times out after 30 s per step; a few steps fit well within this.
+    const LEASE: Duration = Duration::from_secs(300);
+
+    fn claim(&self, now: DateTime<Utc>, lease: Duration) -> RepoResult<Vec<EmailJob>> {
+        self.store.claim_emails(now, lease, 1)
+    }
+
+    fn run(&self, job: EmailJob) {
+        let outcome = self.deliver(&job);
+        let result = self
+            .store
+            .record_email(&job, &outcome, &self.config.schedule, Utc::now());
+        let id = job.id.0;
+        match (result, &outcome) {
+            (Ok(true), SendOutcome::Sent { message_id }) => log::info!(
+                "mail: email {id} ({}) sent to {} as {message_id}",
+                job.kind.as_str(),
+                job.to.len() + job.cc.len()
+            ),
+            (Ok(true), SendOutcome::Transient(e)) => {
+                log::warn!(
+                    "mail: email {id} attempt {} failed, will retry: {e}",
+                    job.attempt
+                )
+            }
+            (Ok(true), SendOutcome::Permanent(e)) => {
+                log::warn!("mail: email {id} failed for good: {e}")
+            }
+            (Ok(false), _) => log::warn!("mail: email {id} was claimed elsewhere meanwhile"),
+            (Err(e), _) => log::warn!("mail: recording email {id}: {e}"),
+        }
+    }
+
+    fn release(&self, job: &EmailJob) -> RepoResult<()> {
+        self.store.release_email(job)
+    }
+}

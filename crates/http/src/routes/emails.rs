@@ -1,0 +1,175 @@
+//! Email (SPEC §18): the log (`/api/v1/emails`), the resend routes of invoices and quotations,
+//! and the one check every route that asks for mail makes first.
+
+use crate::auth::Auth;
+use crate::body::OptionalJsonBody;
+use crate::error::ApiError;
+use crate::openapi::ErrorBody;
+use crate::query::{parse_id, ListQuery};
+use crate::{blocking, AppState};
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::email::{
+    EmailFilter, EmailId, EmailInput, EmailRequest, EmailStatus, EmailSubject, OutgoingEmail,
+    SendInput,
+};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A page of emails (SPEC §5 envelope).
+#[derive(Serialize, ToSchema)]
+pub struct EmailList {
+    pub data: Vec<OutgoingEmail>,
+    pub page: u32,
+    pub per_page: u32,
+    pub total: i64,
+    pub has_more: bool,
+}
+
+/// What a request's `email` object asks for: `None` without one; 422 `email_not_configured`
+/// when this server sends no mail, before anything changes.
+pub(crate) fn requested(
+    state: &AppState,
+    input: Option<EmailInput>,
+) -> Result<Option<EmailRequest>, ApiError> {
+    let Some(input) = input else {
+        return Ok(None);
+    };
+    if !state.config.mail_enabled {
+        return Err(ApiError::email_not_configured());
+    }
+    Ok(Some(input.parse("email")?))
+}
+
+fn missing(e: ApiError) -> ApiError {
+    e.naming("email")
+}
+
+/// List the emails sent or queued, newest first.
+#[utoipa::path(get, path = "/api/v1/emails", tag = "emails",
+    params(
+        ("status" = Option<EmailStatus>, Query, description = "queued, sent or failed"),
+        ("invoice_id" = Option<i64>, Query, minimum = 1, description = "Only emails about this invoice"),
+        ("quotation_id" = Option<i64>, Query, minimum = 1, description = "Only emails about this quotation"),
+        ("page" = Option<u32>, Query, description = "Page number, from 1"),
+        ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "A page of emails", body = EmailList)),
+    security(("api_key" = [])))]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Emails, Access::Read)?;
+    let q = ListQuery::parse(
+        req.query_string(),
+        &["status", "invoice_id", "quotation_id"],
+    )?;
+    let page = q.page()?;
+    let filter = EmailFilter {
+        status: q.choice("status", EmailStatus::parse, "queued, sent, failed")?,
+        invoice_id: q.id("invoice_id")?,
+        quotation_id: q.id("quotation_id")?,
+    };
+    let repos = state.repos();
+    let page = blocking(move || repos.list_emails(scope, &filter, page)).await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Retrieve an email: its recipients, status and attempts.
+#[utoipa::path(get, path = "/api/v1/emails/{id}", tag = "emails",
+    params(("id" = i64, Path, description = "Email id")),
+    responses(
+        (status = 200, description = "The email", body = OutgoingEmail),
+        (status = 404, description = "No such email", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn get(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::Emails, Access::Read)?;
+    let id = EmailId(parse_id(&id, "email")?);
+    let repos = state.repos();
+    let email = blocking(move || repos.get_email(scope, id))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(email))
+}
+
+async fn resend(
+    state: &AppState,
+    auth: &Auth,
+    resource: ApiResource,
+    about: EmailSubject,
+    body: SendInput,
+    what: &str,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(resource, Access::Write)?;
+    let request = requested(state, Some(body.email.unwrap_or_default()))?.unwrap_or_default();
+    let repos = state.repos();
+    let email = blocking(move || repos.resend_document(scope, about, request))
+        .await
+        .map_err(|e| e.naming(what))?;
+    Ok(HttpResponse::Accepted().json(email))
+}
+
+/// Email a sent invoice (again): to its customer, or to the addresses given.
+#[utoipa::path(post, path = "/api/v1/invoices/{id}/email", tag = "invoices",
+    params(("id" = i64, Path, description = "Invoice id")),
+    request_body(content = Option<SendInput>, description = "Optional: recipients, subject and a note"),
+    responses(
+        (status = 202, description = "The queued email", body = OutgoingEmail),
+        (status = 404, description = "No such invoice", body = ErrorBody),
+        (status = 409, description = "A draft (`invalid_state_transition`): send it first", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn resend_invoice(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: OptionalJsonBody<SendInput>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id, "invoice")?;
+    let about = EmailSubject::Invoice(id);
+    resend(
+        &state,
+        &auth,
+        ApiResource::Invoices,
+        about,
+        body.0,
+        "invoice",
+    )
+    .await
+}
+
+/// Email a sent quotation (again): to its prospect, or to the addresses given.
+#[utoipa::path(post, path = "/api/v1/quotations/{id}/email", tag = "quotations",
+    params(("id" = i64, Path, description = "Quotation id")),
+    request_body(content = Option<SendInput>, description = "Optional: recipients, subject and a note"),
+    responses(
+        (status = 202, description = "The queued email", body = OutgoingEmail),
+        (status = 404, description = "No such quotation", body = ErrorBody),
+        (status = 409, description = "A draft (`invalid_state_transition`): send it first", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn resend_quotation(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: OptionalJsonBody<SendInput>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id, "quotation")?;
+    let about = EmailSubject::Quotation(id);
+    resend(
+        &state,
+        &auth,
+        ApiResource::Quotations,
+        about,
+        body.0,
+        "quotation",
+    )
+    .await
+}

@@ -1,0 +1,179 @@
+//! The render layer's document built from what a document's page shows (with its kept
+//! parties and logo), so the API, the public pages and email attach the same PDF.
+
+use crate::{Document, DocumentKind, Line, Mark, Party, Totals};
+use invoicing_domain::customer::Address;
+use invoicing_domain::decimal::TaxRate;
+use invoicing_domain::document::LineItemView;
+use invoicing_domain::invoice::PublicInvoice;
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::money::Money;
+use invoicing_domain::parties::{address_lines, Issuer, Recipient};
+use invoicing_domain::profile::BrandColor;
+use invoicing_domain::quotation::PublicQuotation;
+use invoicing_domain::quotation_status::QuotationStatus;
+use std::collections::BTreeMap;
+
+/// Stored amounts are always in range; zero is the harmless reading if one were not.
+fn money(minor: i64) -> Money {
+    Money::new(minor).unwrap_or(Money::ZERO)
+}
+
+/// Street, city and state; the country has a line of its own in the render.
+fn lines_without_country(address: &Option<Address>) -> (Vec<String>, Option<String>) {
+    match address {
+        None => (Vec::new(), None),
+        Some(a) => {
+            let without = Address {
+                country: None,
+                ..a.clone()
+            };
+            (address_lines(&without), a.country.clone())
+        }
+    }
+}
+
+fn seller(i: &Issuer) -> Party {
+    let (address_lines, country) = lines_without_country(&i.address);
+    // The legal name, else the name (SPEC §16): the one name documents are issued under.
+    Party {
+        name: i.display_name().to_string(),
+        legal_name: None,
+        company: None,
+        address_lines,
+        country,
+        tax_id: i.tax_id.clone(),
+        email: i.email.clone(),
+        phone: i.phone.clone(),
+        website: i.website.clone(),
+    }
+}
+
+fn buyer(r: &Recipient) -> Party {
+    let (address_lines, country) = lines_without_country(&r.address);
+    Party {
+        name: r.name.clone(),
+        legal_name: None,
+        company: r.company.clone(),
+        address_lines,
+        country,
+        tax_id: r.tax_id.clone(),
+        email: Some(r.email.clone()),
+        phone: r.phone.clone(),
+        website: None,
+    }
+}
+
+fn lines(items: &[LineItemView]) -> Vec<Line> {
+    items
+        .iter()
+        .map(|l| Line {
+            description: l.description.clone(),
+            quantity: l.quantity,
+            unit_price: money(l.unit_price_cents),
+            tax_rate: l.tax_rate,
+            amount: money(l.subtotal_cents),
+        })
+        .collect()
+}
+
+/// Tax per rate, lowest rate first; a 0 % group only when it is the only one.
+fn taxes(items: &[LineItemView]) -> Vec<(TaxRate, Money)> {
+    let mut by_rate: BTreeMap<i64, (TaxRate, i64)> = BTreeMap::new();
+    for l in items {
+        by_rate
+            .entry(l.tax_rate.thousandths())
+            .or_insert((l.tax_rate, 0))
+            .1 += l.tax_cents;
+    }
+    let several = by_rate.len() > 1;
+    by_rate
+        .into_iter()
+        .filter(|(rate, _)| !(several && *rate == 0))
+        .map(|(_, (rate, tax))| (rate, money(tax)))
+        .collect()
+}
+
+fn brand(i: &Issuer) -> Option<[u8; 3]> {
+    i.brand_color
+        .as_deref()
+        .and_then(BrandColor::parse)
+        .map(|c| c.0)
+}
+
+pub fn invoice_document(p: PublicInvoice) -> Document {
+    let inv = p.invoice;
+    let locale = p.parties.locale();
+    let paid = (inv.amount_paid_cents > 0).then(|| money(inv.amount_paid_cents));
+    Document {
+        kind: DocumentKind::Invoice,
+        number: inv.invoice_number,
+        issue_date: inv.issue_date,
+        due_date: Some(inv.due_date),
+        valid_until: None,
+        currency: inv.currency,
+        seller: seller(&p.parties.issuer),
+        logo: p.logo,
+        brand_color: brand(&p.parties.issuer),
+        buyer: buyer(&p.parties.recipient),
+        totals: Totals {
+            subtotal: money(inv.subtotal_cents),
+            taxes: taxes(&inv.line_items),
+            total: money(inv.total_cents),
+            credited: None,
+            paid,
+            due: Some(money(inv.amount_due_cents)),
+        },
+        lines: lines(&inv.line_items),
+        payment_instructions: p.parties.issuer.payment_instructions.clone(),
+        // A draft has no public page yet: its link would open nothing.
+        payment_link: (inv.status != InvoiceStatus::Draft).then_some(inv.payment_link),
+        notes: inv.notes,
+        footer: p.parties.issuer.invoice_footer.clone(),
+        mark: match inv.status {
+            InvoiceStatus::Draft => Mark::Draft,
+            InvoiceStatus::Paid => Mark::Paid,
+            InvoiceStatus::Cancelled => Mark::Cancelled,
+            _ => Mark::None,
+        },
+        locale,
+    }
+}
+
+pub fn quotation_document(p: PublicQuotation) -> Document {
+    let q = p.quotation;
+    let locale = p.parties.locale();
+    Document {
+        kind: DocumentKind::Quotation,
+        number: q.quote_number,
+        issue_date: q.issue_date,
+        due_date: None,
+        valid_until: Some(q.valid_until),
+        currency: q.currency,
+        seller: seller(&p.parties.issuer),
+        logo: p.logo,
+        brand_color: brand(&p.parties.issuer),
+        buyer: buyer(&p.parties.recipient),
+        totals: Totals {
+            subtotal: money(q.subtotal_cents),
+            taxes: taxes(&q.line_items),
+            total: money(q.total_cents),
+            credited: None,
+            paid: None,
+            due: None,
+        },
+        lines: lines(&q.line_items),
+        payment_instructions: None,
+        payment_link: (q.status != QuotationStatus::Draft).then_some(q.public_url),
+        notes: q.notes,
+        footer: p.parties.issuer.invoice_footer.clone(),
+        mark: match q.status {
+            QuotationStatus::Draft => Mark::Draft,
+            QuotationStatus::Accepted | QuotationStatus::Converted => Mark::Accepted,
+            QuotationStatus::Rejected => Mark::Declined,
+            QuotationStatus::Expired => Mark::Expired,
+            QuotationStatus::Sent | QuotationStatus::Viewed => Mark::None,
+        },
+        locale,
+    }
+}

@@ -1,0 +1,176 @@
+//! Queueing email (SPEC §18): always inside the transaction of the change that asks for it (a
+//! send, a payment that pays an invoice, a reminder sweep), so the change and its message
+//! commit together or not at all. The mail workers drain the queue through [`crate::jobs`].
+
+use crate::connection::AnyConnection;
+use crate::parties::document_parties;
+use crate::profiles::load_profile;
+use crate::rows::{from_db, now_db, returning};
+use crate::schema::emails;
+use crate::store::TxError;
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::DocumentKind;
+use invoicing_domain::email::{EmailId, EmailKind, EmailRequest, EmailStatus, OutgoingEmail};
+use invoicing_domain::invoice::Invoice;
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::tenant::Scope;
+
+/// The document an email carries.
+pub(crate) struct Document<'a> {
+    pub kind: DocumentKind,
+    pub id: i64,
+    pub number: &'a str,
+    pub customer: CustomerId,
+}
+
+impl<'a> From<&'a Invoice> for Document<'a> {
+    fn from(i: &'a Invoice) -> Self {
+        Document {
+            kind: DocumentKind::Invoice,
+            id: i.id.0,
+            number: &i.invoice_number,
+            customer: i.customer_id,
+        }
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = emails)]
+pub(crate) struct EmailRow {
+    pub id: i64,
+    pub account_id: i64,
+    pub livemode: bool,
+    pub kind: String,
+    pub invoice_id: Option<i64>,
+    pub quotation_id: Option<i64>,
+    pub credit_note_id: Option<i64>,
+    pub recipients: String,
+    pub cc: String,
+    pub subject: String,
+    pub message: Option<String>,
+    pub state: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub message_id: Option<String>,
+    pub sent_at: Option<NaiveDateTime>,
+    pub next_attempt_at: NaiveDateTime,
+    pub created_at: NaiveDateTime,
+}
+
+fn addresses(text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+impl EmailRow {
+    pub(crate) fn kind(&self) -> Result<EmailKind, TxError> {
+        EmailKind::parse(&self.kind).ok_or_else(|| {
+            RepoError::Internal(format!("email {} kind {:?}", self.id, self.kind)).into()
+        })
+    }
+
+    pub(crate) fn into_domain(self) -> Result<OutgoingEmail, TxError> {
+        let kind = self.kind()?;
+        let status = EmailStatus::parse(&self.state)
+            .ok_or_else(|| RepoError::Internal(format!("email {} state", self.id)))?;
+        Ok(OutgoingEmail {
+            id: EmailId(self.id),
+            object: OutgoingEmail::OBJECT,
+            kind,
+            invoice_id: self.invoice_id,
+            quotation_id: self.quotation_id,
+            credit_note_id: self.credit_note_id,
+            to: addresses(&self.recipients),
+            cc: addresses(&self.cc),
+            subject: self.subject,
+            next_attempt_at: (status == EmailStatus::Queued).then(|| from_db(self.next_attempt_at)),
+            status,
+            attempts: self.attempts,
+            last_error: self.last_error,
+            message_id: self.message_id,
+            sent_at: self.sent_at.map(from_db),
+            livemode: self.livemode,
+            created_at: from_db(self.created_at),
+        })
+    }
+
+    pub(crate) fn recipients(&self) -> Vec<String> {
+        addresses(&self.recipients)
+    }
+
+    pub(crate) fn cc(&self) -> Vec<String> {
+        addresses(&self.cc)
+    }
+}
+
+fn json(list: &[String]) -> String {
+    serde_json::to_string(list).unwrap_or_else(|_| "[]".into())
+}
+
+/// Queues `kind` about `doc`: to the addresses asked for, else the document's customer; with
+/// the subject asked for, else one in the customer's language naming the document's number.
+pub(crate) fn queue(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: EmailKind,
+    doc: Document<'_>,
+    request: EmailRequest,
+) -> Result<OutgoingEmail, TxError> {
+    let (parties, _) = document_parties(conn, scope, doc.kind, doc.id, doc.customer)?;
+    let to: Vec<String> = if request.to.is_empty() {
+        vec![parties.recipient.email.clone()]
+    } else {
+        request.to.iter().map(|e| e.as_str().to_string()).collect()
+    };
+    let cc: Vec<String> = request.cc.iter().map(|e| e.as_str().to_string()).collect();
+    let subject = request.subject.unwrap_or_else(|| {
+        kind.default_subject(parties.locale(), doc.number, parties.issuer.display_name())
+    });
+    let (invoice_id, quotation_id) = match doc.kind {
+        DocumentKind::Invoice => (Some(doc.id), None),
+        DocumentKind::Quotation => (None, Some(doc.id)),
+    };
+    let now = now_db();
+    let row = diesel::insert_into(emails::table)
+        .values((
+            emails::account_id.eq(scope.account_id.0),
+            emails::livemode.eq(scope.livemode()),
+            emails::kind.eq(kind.as_str()),
+            emails::invoice_id.eq(invoice_id),
+            emails::quotation_id.eq(quotation_id),
+            emails::recipients.eq(json(&to)),
+            emails::cc.eq(json(&cc)),
+            emails::subject.eq(&subject),
+            emails::message.eq(&request.message),
+            emails::state.eq(EmailStatus::Queued.as_str()),
+            emails::attempts.eq(0),
+            emails::next_attempt_at.eq(now),
+            emails::created_at.eq(now),
+            emails::updated_at.eq(now),
+        ))
+        .returning(returning::<EmailRow>())
+        .get_result::<EmailRow>(conn)?;
+    row.into_domain()
+}
+
+/// In the transaction that made the invoice paid: its receipt, when mail is on and the
+/// account asked for receipts (SPEC §18).
+pub(crate) fn queue_receipt(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    invoice: &Invoice,
+    mail_enabled: bool,
+) -> Result<(), TxError> {
+    if !mail_enabled || !load_profile(conn, scope)?.send_receipts {
+        return Ok(());
+    }
+    queue(
+        conn,
+        scope,
+        EmailKind::Receipt,
+        invoice.into(),
+        EmailRequest::default(),
+    )?;
+    Ok(())
+}
