@@ -44,6 +44,8 @@ RULES = [
     (r"logo", r"is not a readable PNG or JPEG image"),
     (r"logo", r"must be at most 2000×2000 pixels \(this one is \d+×\d+\)"),
     (r"logo", r"must be at most 512 KiB"),
+    # Recipients of an email: `to` and `cc` are two fields, the limit is on both together.
+    (r"email\.to", r"to and cc together must have at most 10 addresses"),
     # A payment against what its invoice still owes.
     (r"amount_cents|amount", r"must not exceed the amount due, .+"),
     (r"amount_cents", r"must not exceed the invoice's amount due \(-?\d+\)"),

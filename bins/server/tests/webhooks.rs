@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::api::Api;
 use common::receiver::{Received, Receiver};
 use common::*;
 use invoicing_domain::webhook_signature::WebhookSecret;
@@ -18,54 +19,6 @@ const FAST: &[(&str, &str)] = &[
     ("RATE_LIMIT_PER_MINUTE", "60000"),
     ("RATE_LIMIT_BURST", "1000"),
 ];
-
-struct Api {
-    agent: ureq::Agent,
-    base: String,
-    key: String,
-}
-
-impl Api {
-    fn new(server: &Server, dir: &std::path::Path, key: &str) -> Api {
-        Api {
-            agent: agent(dir),
-            base: format!("{}/api/v1", server.https),
-            key: key.to_string(),
-        }
-    }
-
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let (status, body, _) = call(
-            &self.agent,
-            method,
-            &format!("{}{path}", self.base),
-            Some(&self.key),
-            body,
-        );
-        (status, body)
-    }
-
-    fn ok(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let (status, body) = self.call(method, path, body);
-        assert!(
-            (200..300).contains(&status),
-            "{method} {path}: {status} {body}"
-        );
-        body
-    }
-
-    fn invoice(&self, email: &str) -> i64 {
-        let inv = self.ok(
-            "POST",
-            "/invoices",
-            Some(json!({
-                "customer": {"name": "Ada", "email": email},
-                "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]
-            })),
-        );
-        inv["id"].as_i64().unwrap()
-    }
-}
 
 fn verify(secret: &str, r: &Received) -> bool {
     WebhookSecret::parse(secret).unwrap().verify(

@@ -8,6 +8,7 @@ use crate::document::{
     LineItemView, PaymentTerms, NOTES_MAX,
 };
 use crate::invoice_status::InvoiceStatus;
+use crate::profile::Reminders;
 use crate::validation::{not_null, optional_text, Metadata, Violations};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,9 @@ pub struct InvoiceInput {
     pub line_items: Option<Vec<LineItemInput>>,
     pub notes: Option<String>,
     pub metadata: Option<BTreeMap<String, String>>,
+    /// Day offsets from the due date at which reminders are emailed (SPEC §18), replacing the
+    /// account's for this invoice; absent: the account's.
+    pub reminders: Option<Vec<i64>>,
 }
 
 /// How the due date was given.
@@ -58,6 +62,8 @@ pub struct NewInvoice {
     pub notes: Option<String>,
     pub metadata: Metadata,
     pub token: String,
+    /// Its own reminder offsets; `None` follows the account's.
+    pub reminders: Option<Reminders>,
 }
 
 pub(crate) fn parse_due(
@@ -158,6 +164,9 @@ impl InvoiceInput {
         let lines = LineDrafts::parse(&mut v, self.line_items);
         let notes = optional_text(&mut v, "notes", self.notes, NOTES_MAX);
         let metadata = parse_metadata(&mut v, self.metadata);
+        let reminders = self
+            .reminders
+            .and_then(|days| Reminders::parse(&mut v, "reminders", days));
         match (customer, issue_date, due, lines, metadata) {
             (Some(customer), Some(issue_date), Some(due), Some(lines), Some(metadata))
                 if v.is_empty() =>
@@ -176,6 +185,7 @@ impl InvoiceInput {
                     notes,
                     metadata,
                     token,
+                    reminders,
                 })
             }
             _ => Err(v),
@@ -215,6 +225,10 @@ pub struct InvoicePatchInput {
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub customer_id: Option<Option<i64>>,
+    /// Its own reminder offsets; `null` follows the account's again.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<i64>>))]
+    pub reminders: Option<Option<Vec<i64>>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -226,6 +240,8 @@ pub struct InvoicePatch {
     pub lines: Option<LineDrafts>,
     pub currency: Option<Currency>,
     pub customer_id: Option<CustomerId>,
+    /// `Some(None)`: follow the account's reminders again.
+    pub reminders: Option<Option<Reminders>>,
     /// With a move to `sent`: email the invoice in the same transaction (SPEC §18).
     pub email: Option<crate::email::EmailRequest>,
 }
@@ -255,6 +271,9 @@ impl InvoicePatchInput {
         });
         let due_date = not_null(&mut v, "due_date", self.due_date);
         let due_date = parse_date(&mut v, "due_date", due_date);
+        let reminders = self
+            .reminders
+            .map(|r| r.and_then(|days| Reminders::parse(&mut v, "reminders", days)));
         let c = CommonChanges::parse(
             &mut v,
             self.notes,
@@ -271,6 +290,7 @@ impl InvoicePatchInput {
             lines: c.lines,
             currency: c.currency,
             customer_id: c.customer_id,
+            reminders,
             email: None,
         })
     }
@@ -311,6 +331,9 @@ pub struct Invoice {
     #[serde(serialize_with = "crate::time::serialize_opt")]
     pub cancelled_at: Option<DateTime<Utc>>,
     pub quotation_id: Option<i64>,
+    /// Its own reminder offsets (days from the due date); `null` follows the account's.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<i32>>))]
+    pub reminders: Option<Reminders>,
     #[serde(serialize_with = "crate::time::serialize")]
     pub created_at: DateTime<Utc>,
     #[serde(serialize_with = "crate::time::serialize")]

@@ -73,8 +73,16 @@ impl Mailer {
                 reason,
             };
             let pem = std::fs::read(path).map_err(|e| ca(e.to_string()))?;
-            let cert = Certificate::from_pem(&pem).map_err(|e| ca(e.to_string()))?;
-            tls = tls.add_root_certificate(cert);
+            let certs = rustls_pemfile::certs(&mut pem.as_slice())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ca(e.to_string()))?;
+            if certs.is_empty() {
+                return Err(ca("holds no PEM certificate".into()));
+            }
+            for der in certs {
+                let cert = Certificate::from_der(der.to_vec()).map_err(|e| ca(e.to_string()))?;
+                tls = tls.add_root_certificate(cert);
+            }
         }
         let tls = tls.build().map_err(|e| ConfigError::Tls(e.to_string()))?;
         let tls = match (implicit, settings.allow_plaintext) {

@@ -14,6 +14,7 @@ use invoicing_domain::invoice::{Invoice, InvoiceId};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::payment_amount::amount_due_cents;
 use invoicing_domain::ports::RepoError;
+use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
 
@@ -44,6 +45,7 @@ pub(crate) struct InvoiceRow {
     pub cancelled_at: Option<NaiveDateTime>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    pub reminders: Option<String>,
 }
 
 impl InvoiceRow {
@@ -108,6 +110,7 @@ pub(crate) fn to_invoices(
                 paid_at: row.paid_at.map(from_db),
                 cancelled_at: row.cancelled_at.map(from_db),
                 quotation_id: row.quotation_id,
+                reminders: row.reminders.as_deref().map(Reminders::from_json),
                 created_at: from_db(row.created_at),
                 updated_at: from_db(row.updated_at),
             })

@@ -24,6 +24,7 @@ use invoicing_domain::invoice::{
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
+use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 
@@ -64,6 +65,7 @@ pub(crate) fn insert_invoice(
             invoices::metadata.eq(new.metadata.to_json()),
             invoices::token.eq(&new.token),
             invoices::quotation_id.eq(quotation_id),
+            invoices::reminders.eq(new.reminders.as_ref().map(Reminders::to_json)),
             invoices::created_at.eq(now),
             invoices::updated_at.eq(now),
         ))
@@ -173,6 +175,12 @@ fn update(
     if let Some(notes) = &patch.notes {
         diesel::update(target)
             .set(invoices::notes.eq(notes))
+            .execute(conn)?;
+        changed = true;
+    }
+    if let Some(reminders) = &patch.reminders {
+        diesel::update(target)
+            .set(invoices::reminders.eq(reminders.as_ref().map(Reminders::to_json)))
             .execute(conn)?;
         changed = true;
     }

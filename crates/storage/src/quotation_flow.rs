@@ -195,6 +195,7 @@ pub(crate) fn convert(
         notes: row.notes.clone(),
         metadata: Metadata::default(),
         token: token.to_string(),
+        reminders: None,
     };
     let invoice = insert_invoice(conn, scope, &new_invoice, Some(row.id), url)?;
     diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(row.id)))

@@ -337,7 +337,7 @@ fn quotations_and_conversions_keep_the_product(db: TestDb) {
     let q = db.store.create_quotation(scope, new).unwrap();
     assert_eq!(q.line_items[0].product_id, Some(p.id.0));
     assert_eq!(q.total_cents, 2975);
-    db.store.send_quotation(scope, q.id).unwrap();
+    db.store.send_quotation(scope, q.id, None).unwrap();
     let accept = Answer::Accept {
         name: None,
         ip: None,

@@ -1,9 +1,11 @@
 //! Starting the built binary and talking HTTPS to it, shared by the end-to-end and browser tests.
 #![allow(dead_code)]
 
+pub mod api;
 pub mod proxy;
 pub mod raw;
 pub mod receiver;
+pub mod smtp;
 pub mod webdriver;
 
 use serde_json::Value;

@@ -372,6 +372,55 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         json!({"dependentSchemas": {"reason": {"properties": {"status": {"const": "rejected"}}}}}),
     );
     require("WebhookInput", &["url", "events"], json!(null));
+    email_input(schemas);
+}
+
+/// The `email` object of the send and resend routes (SPEC §18), as `EmailInput::parse` reads
+/// it; that `to` and `cc` hold at most ten addresses together is a rule between two fields the
+/// schema cannot state. Invoices' own reminder offsets have the profile's bounds.
+fn email_input(schemas: &mut serde_json::Map<String, Value>) {
+    use invoicing_domain::customer::EMAIL_MAX;
+    use invoicing_domain::email as e;
+    use invoicing_domain::profile as p;
+    let address =
+        json!({"type": "string", "format": "email", "minLength": 1, "maxLength": EMAIL_MAX});
+    let most = e::MAX_RECIPIENTS;
+    set(
+        schemas,
+        "EmailInput",
+        "to",
+        json!({"minItems": 1, "maxItems": most, "items": address}),
+    );
+    set(
+        schemas,
+        "EmailInput",
+        "cc",
+        json!({"maxItems": most, "items": address}),
+    );
+    // `char::is_control`: the C0 and C1 controls. A message may break lines and indent.
+    set(
+        schemas,
+        "EmailInput",
+        "subject",
+        json!({"maxLength": e::SUBJECT_MAX, "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"}),
+    );
+    set(
+        schemas,
+        "EmailInput",
+        "message",
+        json!({"maxLength": e::MESSAGE_MAX,
+            "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$"}),
+    );
+    let days = i64::from(p::REMINDER_DAYS_MAX);
+    for schema in ["InvoiceInput", "InvoicePatchInput"] {
+        set(
+            schemas,
+            schema,
+            "reminders",
+            json!({"maxItems": p::MAX_REMINDERS,
+                "items": {"type": "integer", "minimum": -days, "maximum": days}}),
+        );
+    }
 }
 
 /// `PATCH /api/v1/account` as `ProfilePatchInput::parse` reads it; its address is the customer

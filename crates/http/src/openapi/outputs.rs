@@ -2,6 +2,7 @@
 
 use crate::routes::events;
 use invoicing_domain::customer::Customer;
+use invoicing_domain::email::OutgoingEmail;
 use invoicing_domain::event::{Event, EVENT_TYPES};
 use invoicing_domain::invoice::Invoice;
 use invoicing_domain::payment::{Payment, PaymentRequest};
@@ -13,7 +14,7 @@ use serde_json::{json, Value};
 
 /// Each resource's `object`, from the constants its answers are built with, under the name
 /// of its schema.
-fn objects() -> [(&'static str, &'static str); 11] {
+fn objects() -> [(&'static str, &'static str); 12] {
     [
         ("Customer", Customer::OBJECT),
         ("Invoice", Invoice::OBJECT),
@@ -26,6 +27,7 @@ fn objects() -> [(&'static str, &'static str); 11] {
         ("Redelivery", events::Redelivery::OBJECT),
         ("WebhookEndpoint", WebhookEndpoint::OBJECT),
         ("DeliveryAttempt", DeliveryAttempt::OBJECT),
+        ("OutgoingEmail", OutgoingEmail::OBJECT),
     ]
 }
 

@@ -57,10 +57,20 @@ pub const GENEROUS: RateOverride = RateOverride {
 
 impl Harness {
     pub fn new(backend: Backend) -> Option<Harness> {
+        Harness::build(backend, false)
+    }
+
+    /// As if `SMTP_URL` were set: requests may ask for mail, receipts and reminders are queued.
+    pub fn mailing(backend: Backend) -> Option<Harness> {
+        Harness::build(backend, true)
+    }
+
+    fn build(backend: Backend, mail: bool) -> Option<Harness> {
         let db = TestDb::new(backend)?;
         let mut config = HttpConfig::new(PUBLIC_URL);
         config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
-        let store = db.store.clone().with_public_url(PUBLIC_URL);
+        config.mail_enabled = mail;
+        let store = db.store.clone().with_public_url(PUBLIC_URL).with_mail(mail);
         let state = web::Data::new(AppState::new(Arc::new(store), config));
         let account = db
             .store

@@ -8,6 +8,7 @@ mod account;
 mod auth_and_limits;
 mod contract;
 mod customers;
+mod emails;
 mod hostile_input;
 mod idempotency;
 mod invoices;
