@@ -22,7 +22,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Apply pending migrations, then serve (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Apply pending migrations and exit.
     Migrate(DbArgs),
     /// Manage accounts (tenants).

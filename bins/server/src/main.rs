@@ -18,7 +18,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         None => run_server(cli.serve),
-        Some(Command::Serve(args)) => run_server(args),
+        Some(Command::Serve(args)) => run_server(*args),
         Some(Command::Migrate(db)) => invoicing_storage::Store::connect(&db.database_url, 1)
             .map_err(anyhow::Error::from)
             .and_then(|s| Ok(s.migrate()?))

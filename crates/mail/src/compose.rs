@@ -183,3 +183,107 @@ pub fn compose(sender: &Sender, l: Letter<'_>) -> Result<(Message, String), Stri
     let message = builder.multipart(body).map_err(|e| e.to_string())?;
     Ok((message, message_id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use invoicing_domain::currency::Currency;
+    use invoicing_render::{DocumentKind, Locale, Mark, Party, Totals};
+
+    fn quotation() -> Document {
+        let money = |m| Money::new(m).unwrap();
+        Document {
+            kind: DocumentKind::Quotation,
+            number: "QUO-2026-000007".into(),
+            issue_date: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
+            due_date: None,
+            valid_until: Some(NaiveDate::from_ymd_opt(2026, 12, 24).unwrap()),
+            currency: Currency::parse("EUR").unwrap(),
+            seller: Party {
+                name: "Ørsted Design".into(),
+                ..Default::default()
+            },
+            logo: None,
+            brand_color: None,
+            buyer: Party {
+                name: "Pat".into(),
+                ..Default::default()
+            },
+            lines: Vec::new(),
+            totals: Totals {
+                subtotal: money(123_450),
+                taxes: Vec::new(),
+                total: money(123_450),
+                credited: None,
+                paid: None,
+                due: None,
+            },
+            payment_instructions: None,
+            payment_link: Some("https://billing.example.com/quote/QUO-2026-000007?token=t".into()),
+            notes: None,
+            footer: None,
+            mark: Mark::None,
+            locale: Locale::En,
+        }
+    }
+
+    fn letter<'a>(doc: &'a Document, to: &'a [String]) -> Letter<'a> {
+        Letter {
+            kind: EmailKind::Quotation,
+            to,
+            cc: &[],
+            subject: "Quotation QUO-2026-000007 from Ørsted Design",
+            message: None,
+            document: doc,
+            pdf: b"%PDF-1.7 test".to_vec(),
+            reply_to: None,
+            paid_on: None,
+        }
+    }
+
+    #[test]
+    fn a_quotation_email_in_english_without_logo_or_reply_to() {
+        let sender = Sender::parse("Billing <billing@example.com>").unwrap();
+        let doc = quotation();
+        let to = ["pat@example.com".to_string()];
+        let (message, id) = compose(&sender, letter(&doc, &to)).unwrap();
+        assert!(id.starts_with('<') && id.ends_with("@example.com>"), "{id}");
+        let raw = String::from_utf8(message.formatted()).unwrap();
+        assert!(raw.contains(&format!("Message-ID: {id}")), "{raw}");
+        assert!(raw.contains("Date: "));
+        assert!(!raw.contains("Reply-To:"), "no merchant email, no Reply-To");
+        assert!(!raw.contains("cid:logo"), "no logo, no inline image");
+        // The display name is encoded (RFC 2047), the address is MAIL_FROM's.
+        assert!(raw.contains("From: =?utf-8?"), "{raw}");
+        assert!(raw.contains("<billing@example.com>"));
+        assert!(raw.contains("filename=\"QUO-2026-000007.pdf\""), "{raw}");
+        // The text names the total and the valid-until date in English conventions.
+        let text = standard_text(&letter(&doc, &to));
+        assert!(text.contains("€1,234.50"), "{text}");
+        assert!(text.contains("Dec 24, 2026"), "{text}");
+        assert!(!text.contains('{'), "every placeholder filled: {text}");
+    }
+
+    #[test]
+    fn an_unparseable_recipient_is_reported_not_sent() {
+        let sender = Sender::parse("billing@example.com").unwrap();
+        let doc = quotation();
+        let to = ["not an address".to_string()];
+        assert!(compose(&sender, letter(&doc, &to)).is_err());
+        assert!(Sender::parse("Billing <nobody>").is_err());
+    }
+
+    #[test]
+    fn the_html_escapes_what_the_merchant_typed() {
+        let html = crate::html::paragraphs(
+            "<script>alert(1)</script>\n\nSee https://x.example/?a=1&b=\"2\"",
+            Some("https://x.example/?a=1&b=\"2\""),
+        );
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        assert!(
+            html.contains("<a href=\"https://x.example/?a=1&amp;b=&quot;2&quot;\""),
+            "{html}"
+        );
+    }
+}
