@@ -85,7 +85,15 @@ fn work<R: JobRunner>(runner: &R, stop: &AtomicBool) {
                 }
                 continue;
             }
-            runner.run(job);
+            // A job that panics must not take its thread (and with it a share of the
+            // queue) down: the claim runs out and the job is tried again.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run(job)));
+            if ran.is_err() {
+                log::error!(
+                    "{}: a job panicked; it will be tried again when its lease ends",
+                    R::NAME
+                );
+            }
         }
     }
 }

@@ -58,6 +58,14 @@ pub struct Letter<'a> {
     pub paid_on: Option<NaiveDate>,
 }
 
+/// Text for a header: control characters (a line break would end the header, and lettre
+/// refuses to write one) become spaces. Names come from profiles and customers as typed.
+fn header_text(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 fn mailbox(address: &str) -> Result<Mailbox, String> {
     address
         .parse::<Address>()
@@ -76,7 +84,15 @@ fn standard_text(l: &Letter<'_>) -> String {
         EmailKind::Receipt => d.totals.paid.unwrap_or(d.totals.total),
         _ => d.totals.total,
     };
-    let key = format!("email.{}.body", l.kind.as_str());
+    // A reminder before the due date says "is due", on or after it "was due".
+    let before_due = l.kind == EmailKind::Reminder
+        && d.due_date
+            .is_some_and(|due| chrono::Utc::now().date_naive() < due);
+    let key = if before_due {
+        "email.reminder_before.body".to_string()
+    } else {
+        format!("email.{}.body", l.kind.as_str())
+    };
     t.fill(
         &key,
         &[
@@ -167,8 +183,11 @@ pub fn compose(sender: &Sender, l: Letter<'_>) -> Result<(Message, String), Stri
 
     let message_id = sender.message_id();
     let mut builder = Message::builder()
-        .from(Mailbox::new(Some(merchant), sender.address.clone()))
-        .subject(l.subject)
+        .from(Mailbox::new(
+            Some(header_text(&merchant)),
+            sender.address.clone(),
+        ))
+        .subject(header_text(l.subject))
         .message_id(Some(message_id.clone()))
         .date_now();
     if let Some(reply_to) = l.reply_to {
@@ -262,6 +281,48 @@ mod tests {
         assert!(text.contains("€1,234.50"), "{text}");
         assert!(text.contains("Dec 24, 2026"), "{text}");
         assert!(!text.contains('{'), "every placeholder filled: {text}");
+    }
+
+    #[test]
+    fn a_reminder_before_the_due_date_says_it_is_due() {
+        let mut doc = quotation();
+        doc.kind = DocumentKind::Invoice;
+        let to = ["pat@example.com".to_string()];
+        let today = chrono::Utc::now().date_naive();
+        let mut l = letter(&doc, &to);
+        l.kind = EmailKind::Reminder;
+        let mut ahead = doc.clone();
+        ahead.due_date = Some(today + chrono::Days::new(3));
+        l.document = &ahead;
+        assert!(
+            standard_text(&l).contains("is due on"),
+            "{}",
+            standard_text(&l)
+        );
+        let mut past = doc.clone();
+        past.due_date = Some(today);
+        l.document = &past;
+        assert!(
+            standard_text(&l).contains("was due on"),
+            "{}",
+            standard_text(&l)
+        );
+    }
+
+    /// A merchant name with a line break cannot add a header: the display name is encoded.
+    #[test]
+    fn names_cannot_inject_headers() {
+        let sender = Sender::parse("billing@example.com").unwrap();
+        let mut doc = quotation();
+        doc.seller.name = "Evil\r\nBcc: victim@example.com".into();
+        let to = ["pat@example.com".to_string()];
+        let mut l = letter(&doc, &to);
+        l.subject = "Quotation from Evil\r\nBcc: victim@example.com";
+        let (message, _) = compose(&sender, l).unwrap();
+        let raw = String::from_utf8(message.formatted()).unwrap();
+        let headers = raw.split("\r\n\r\n").next().unwrap();
+        assert!(!headers.lines().any(|l| l.starts_with("Bcc:")), "{headers}");
+        assert!(message.envelope().to().len() == 1);
     }
 
     #[test]

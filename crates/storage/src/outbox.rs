@@ -124,9 +124,12 @@ pub(crate) fn queue(
         request.to.iter().map(|e| e.as_str().to_string()).collect()
     };
     let cc: Vec<String> = request.cc.iter().map(|e| e.as_str().to_string()).collect();
-    let subject = request.subject.unwrap_or_else(|| {
-        kind.default_subject(parties.locale(), doc.number, parties.issuer.display_name())
-    });
+    let subject = match request.subject {
+        // Every subject names the document (SPEC §18): the customer files and finds it by that.
+        Some(s) if s.contains(doc.number) => s,
+        Some(s) => format!("{s} ({})", doc.number),
+        None => kind.default_subject(parties.locale(), doc.number, parties.issuer.display_name()),
+    };
     let (invoice_id, quotation_id) = match doc.kind {
         DocumentKind::Invoice => (Some(doc.id), None),
         DocumentKind::Quotation => (None, Some(doc.id)),

@@ -183,7 +183,7 @@ fn a_send_with_email_queues_it_in_the_same_transaction(db: TestDb) {
     assert_eq!(mine.len(), 1);
     assert_eq!(mine[0].kind, EmailKind::Quotation);
     assert_eq!(mine[0].to, ["a@example.com", "b@example.com"]);
-    assert_eq!(mine[0].subject, "Our offer");
+    assert_eq!(mine[0].subject, format!("Our offer ({})", q.quote_number));
 }
 
 fn resend_needs_a_document_that_left_draft(db: TestDb) {

@@ -135,7 +135,11 @@ async fn a_send_with_email_queues_it_and_the_log_shows_it(h: Harness) {
     );
     assert_eq!(r.status, 202, "{}", r.body);
     assert_eq!(r.body["to"], json!(["accounts@example.org"]));
-    assert_eq!(r.body["subject"], "Copy of {number}", "taken as written");
+    assert_eq!(
+        r.body["subject"],
+        format!("Copy of {{number}} ({number})"),
+        "as written, with the number the subject must name"
+    );
     // With no body at all, a resend goes to the customer.
     let r = call!(
         &app,
