@@ -5,9 +5,11 @@ Each message is written to MAILDIR as NNNNNN.eml (the raw message) and NNNNNN.js
 envelope), the .eml last, so a reader that sees it sees a whole message. Needs Debian's
 python3-aiosmtpd (run it with /usr/bin/python3).
 
-  smtp_sink.py --port 2525 --maildir /tmp/mail [--tls-cert C --tls-key K] [--reject REGEX]
+  smtp_sink.py --port 2525 --maildir /tmp/mail [--tls-cert C --tls-key K [--implicit-tls]]
+               [--reject REGEX]
 
---tls-cert/--tls-key offer STARTTLS and require it before MAIL; --reject answers 550 to
+--tls-cert/--tls-key offer STARTTLS and require it before MAIL (with --implicit-tls: TLS from
+the first byte instead, as on port 465); --reject answers 550 to
 recipients matching REGEX. Listens on 127.0.0.1 only; stops on SIGTERM or SIGINT.
 """
 import argparse
@@ -42,7 +44,7 @@ class Sink:
         base = os.path.join(self.maildir, "%06d" % n)
         with open(base + ".json", "w") as f:
             json.dump({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos,
-                       "tls": session.ssl is not None}, f)
+                       "tls": session.ssl is not None or server.transport.get_extra_info("sslcontext") is not None}, f)
         with open(base + ".tmp", "wb") as f:
             f.write(envelope.original_content or envelope.content)
         os.rename(base + ".tmp", base + ".eml")
@@ -55,6 +57,7 @@ def main():
     p.add_argument("--maildir", required=True)
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
+    p.add_argument("--implicit-tls", action="store_true")
     p.add_argument("--reject")
     args = p.parse_args()
     os.makedirs(args.maildir, exist_ok=True)
@@ -62,8 +65,12 @@ def main():
     if args.tls_cert:
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(args.tls_cert, args.tls_key)
-    controller = Controller(Sink(args.maildir, args.reject), hostname="127.0.0.1",
-                            port=args.port, tls_context=tls, require_starttls=tls is not None)
+    if args.implicit_tls:
+        controller = Controller(Sink(args.maildir, args.reject), hostname="127.0.0.1",
+                                port=args.port, ssl_context=tls)
+    else:
+        controller = Controller(Sink(args.maildir, args.reject), hostname="127.0.0.1",
+                                port=args.port, tls_context=tls, require_starttls=tls is not None)
     controller.start()
     print("smtp sink listening on 127.0.0.1:%d" % args.port, flush=True)
     done = threading.Event()

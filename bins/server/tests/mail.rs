@@ -259,6 +259,7 @@ fn starttls_with_a_private_ca() {
         Options {
             port: free_port(),
             tls: Some((&cert, &key)),
+            implicit: false,
             reject: None,
         },
     );
@@ -297,6 +298,43 @@ fn starttls_with_a_private_ca() {
         "{e}"
     );
     assert_eq!(smtp::received(&sink.maildir).len(), 1);
+    assert!(server.stop().success());
+    sink.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn smtps_with_a_private_ca() {
+    let dir = data_dir("mail-smtps");
+    let (ca, cert, key) = test_ca(&dir);
+    let sink = Sink::start_with(
+        &dir.join("mail"),
+        Options {
+            port: free_port(),
+            tls: Some((&cert, &key)),
+            implicit: true,
+            reject: None,
+        },
+    );
+    let url = format!("smtps://localhost:{}", sink.port);
+    let ca_file = ca.display().to_string();
+    let mut e = env(&url, &[("SMTP_CA_FILE", &ca_file)]);
+    e.retain(|(k, _)| *k != "SMTP_ALLOW_PLAINTEXT");
+    let server = start_with(&dir, &e);
+    let api = Api::new(&server, &dir, &server.printed_key().unwrap());
+    let id = german_invoice(&api)["id"].as_i64().unwrap();
+    api.ok(
+        "POST",
+        &format!("/invoices/{id}/send"),
+        Some(json!({"email": {}})),
+    );
+    smtp::wait_for(&sink.maildir, 1, 30);
+    assert_eq!(
+        smtp::envelope(&sink.maildir, 1)["tls"],
+        true,
+        "sent over TLS"
+    );
+    assert_eq!(last_email(&api)["status"], "sent");
     assert!(server.stop().success());
     sink.stop();
     let _ = std::fs::remove_dir_all(&dir);
@@ -348,6 +386,7 @@ fn durable_delivery(database_url: Option<&str>, name: &str) {
         Options {
             port,
             tls: None,
+            implicit: false,
             reject: Some("^bounce@"),
         },
     );

@@ -24,6 +24,8 @@ pub struct Options<'a> {
     pub port: u16,
     /// STARTTLS with this certificate and key, required before MAIL.
     pub tls: Option<(&'a Path, &'a Path)>,
+    /// With `tls`: TLS from the first byte (SMTPS) instead of STARTTLS.
+    pub implicit: bool,
     /// Recipients matching this regex get 550.
     pub reject: Option<&'a str>,
 }
@@ -35,6 +37,7 @@ impl Sink {
             Options {
                 port: free_port(),
                 tls: None,
+                implicit: false,
                 reject: None,
             },
         )
@@ -49,6 +52,9 @@ impl Sink {
             .arg(maildir);
         if let Some((cert, key)) = o.tls {
             cmd.arg("--tls-cert").arg(cert).arg("--tls-key").arg(key);
+            if o.implicit {
+                cmd.arg("--implicit-tls");
+            }
         }
         if let Some(reject) = o.reject {
             cmd.args(["--reject", reject]);
