@@ -4,6 +4,7 @@
 //! about diesel, actix or any transport.
 
 pub mod api_key;
+pub mod credit_note;
 pub mod currency;
 pub mod customer;
 pub mod decimal;
