@@ -29,6 +29,7 @@ pub mod product;
 pub mod profile;
 pub mod quotation;
 pub mod quotation_status;
+pub mod recurring;
 pub mod tenant;
 pub mod time;
 pub mod validation;
