@@ -4,10 +4,12 @@
 use crate::currency::Currency;
 use crate::money::{Money, MoneyError};
 
-/// `total − paid`, never negative: an invoice never owes the customer money, even if stored
-/// figures disagreed. Computed in i128, so no pair of inputs can overflow.
-pub fn amount_due_cents(total_cents: i64, paid_cents: i64) -> i64 {
-    let due = (i128::from(total_cents) - i128::from(paid_cents)).max(0);
+/// `total − paid − credited`, never negative: an invoice never owes the customer money, even if
+/// stored figures disagreed (money paid beyond that is a credit note's refund due). Computed in
+/// i128, so no inputs can overflow.
+pub fn amount_due_cents(total_cents: i64, paid_cents: i64, credited_cents: i64) -> i64 {
+    let due =
+        (i128::from(total_cents) - i128::from(paid_cents) - i128::from(credited_cents)).max(0);
     i64::try_from(due).unwrap_or(i64::MAX)
 }
 
@@ -21,11 +23,12 @@ pub enum PaymentAmountError {
     ExceedsDue { due: Money },
 }
 
-/// An invoice's total and the sum of its verified payments.
+/// An invoice's total, the sum of its verified payments and what its credit notes took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InvoiceBalance {
     total: Money,
     paid: Money,
+    credited: Money,
 }
 
 impl InvoiceBalance {
@@ -33,7 +36,29 @@ impl InvoiceBalance {
         Ok(InvoiceBalance {
             total: Money::new(total_cents)?,
             paid: Money::new(paid_cents)?,
+            credited: Money::ZERO,
         })
+    }
+
+    /// The same with `credited_cents` taken by credit notes (SPEC §19).
+    pub fn with_credited(self, credited_cents: i64) -> Result<InvoiceBalance, MoneyError> {
+        Ok(InvoiceBalance {
+            credited: Money::new(credited_cents)?,
+            ..self
+        })
+    }
+
+    pub fn credited(self) -> Money {
+        self.credited
+    }
+
+    /// What credit notes may still take: the total less what earlier ones took.
+    pub fn creditable(self) -> Money {
+        self.total
+            .checked_sub(self.credited)
+            .ok()
+            .filter(|m| !m.is_negative())
+            .unwrap_or(Money::ZERO)
     }
 
     pub fn total(self) -> Money {
@@ -46,12 +71,18 @@ impl InvoiceBalance {
 
     pub fn due(self) -> Money {
         // Both figures are within ±10^15, so the clamped difference is a valid amount.
-        Money::new(amount_due_cents(self.total.minor(), self.paid.minor())).unwrap_or(Money::ZERO)
+        Money::new(amount_due_cents(
+            self.total.minor(),
+            self.paid.minor(),
+            self.credited.minor(),
+        ))
+        .unwrap_or(Money::ZERO)
     }
 
-    /// Verified payments cover the total: the invoice is paid.
+    /// Verified payments and credit notes cover the total: the invoice is paid.
     pub fn is_settled(self) -> bool {
-        self.paid >= self.total
+        i128::from(self.paid.minor()) + i128::from(self.credited.minor())
+            >= i128::from(self.total.minor())
     }
 
     /// The balance after one more verified payment of `amount`, which must be positive and at
@@ -69,10 +100,7 @@ impl InvoiceBalance {
             .paid
             .checked_add(amount)
             .map_err(|_| PaymentAmountError::ExceedsDue { due })?;
-        Ok(InvoiceBalance {
-            total: self.total,
-            paid,
-        })
+        Ok(InvoiceBalance { paid, ..self })
     }
 }
 
@@ -186,11 +214,13 @@ mod tests {
 
     #[test]
     fn due_is_never_negative() {
-        assert_eq!(amount_due_cents(1000, 250), 750);
-        assert_eq!(amount_due_cents(1000, 1000), 0);
-        assert_eq!(amount_due_cents(1000, 5000), 0);
-        assert_eq!(amount_due_cents(i64::MAX, i64::MIN), i64::MAX);
-        assert_eq!(amount_due_cents(i64::MIN, i64::MAX), 0);
+        assert_eq!(amount_due_cents(1000, 250, 0), 750);
+        assert_eq!(amount_due_cents(1000, 250, 300), 450);
+        assert_eq!(amount_due_cents(1000, 1000, 0), 0);
+        assert_eq!(amount_due_cents(1000, 5000, 0), 0);
+        assert_eq!(amount_due_cents(1000, 600, 600), 0);
+        assert_eq!(amount_due_cents(i64::MAX, i64::MIN, 0), i64::MAX);
+        assert_eq!(amount_due_cents(i64::MIN, i64::MAX, i64::MAX), 0);
     }
 
     #[test]

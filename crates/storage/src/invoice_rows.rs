@@ -101,7 +101,7 @@ pub(crate) fn to_invoices(
                 tax_cents: row.tax_cents,
                 total_cents: row.total_cents,
                 amount_paid_cents: row.amount_paid_cents,
-                amount_due_cents: amount_due_cents(row.total_cents, row.amount_paid_cents),
+                amount_due_cents: amount_due_cents(row.total_cents, row.amount_paid_cents, 0),
                 notes: row.notes,
                 metadata: Metadata::from_json(&row.metadata),
                 livemode: row.livemode,

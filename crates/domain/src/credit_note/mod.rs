@@ -9,6 +9,7 @@ mod tests;
 pub use split::{split_gross, RateShare, SplitLine};
 
 use crate::invoice_status::InvoiceStatus;
+pub use crate::payment_amount::InvoiceBalance;
 use serde::{Deserialize, Serialize};
 
 /// Why a credit note was issued.
@@ -47,30 +48,11 @@ impl CreditReason {
     }
 }
 
-/// An invoice's figures as a credit sees them, in minor units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InvoiceBalance {
-    pub status: InvoiceStatus,
-    pub total: i64,
-    /// Verified payments.
-    pub paid: i64,
-    /// Credit notes issued before this one.
-    pub credited: i64,
-}
-
-impl InvoiceBalance {
-    /// What is left to credit: the total less what earlier credit notes took.
-    pub fn creditable(self) -> i64 {
-        (self.total - self.credited).max(0)
-    }
-
-    /// SPEC §13: total − paid − credited while open, never negative; zero once paid or
-    /// cancelled.
-    pub fn amount_due(self) -> i64 {
-        match self.status {
-            InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
-            _ => (self.total - self.paid - self.credited).max(0),
-        }
+/// SPEC §13: the balance's amount due while open; zero once paid or cancelled.
+pub fn amount_due(status: InvoiceStatus, balance: InvoiceBalance) -> i64 {
+    match status {
+        InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
+        _ => balance.due().minor(),
     }
 }
 
@@ -98,29 +80,33 @@ pub struct CreditEffect {
     pub new_status: Option<InvoiceStatus>,
 }
 
-/// Checks a credit of `amount` against the invoice and says what it does.
-pub fn apply_credit(balance: InvoiceBalance, amount: i64) -> Result<CreditEffect, CreditError> {
+/// Checks a credit of `amount` against an invoice in `status` with `balance`, and says what it
+/// does.
+pub fn apply_credit(
+    status: InvoiceStatus,
+    balance: InvoiceBalance,
+    amount: i64,
+) -> Result<CreditEffect, CreditError> {
     let creditable = matches!(
-        balance.status,
+        status,
         InvoiceStatus::Sent | InvoiceStatus::Viewed | InvoiceStatus::Overdue | InvoiceStatus::Paid
     );
     if !creditable {
-        return Err(CreditError::NotCreditable(balance.status));
+        return Err(CreditError::NotCreditable(status));
     }
     if amount <= 0 {
         return Err(CreditError::NotPositive);
     }
-    let left = balance.creditable();
+    let left = balance.creditable().minor();
     if amount > left {
         return Err(CreditError::Exceeds { left });
     }
-    let due_before = balance.amount_due();
-    let after = InvoiceBalance {
-        credited: balance.credited + amount,
-        ..balance
-    };
+    let due_before = amount_due(status, balance);
+    let after = balance
+        .with_credited(balance.credited().minor() + amount)
+        .map_err(|_| CreditError::Exceeds { left })?;
     let new_status =
-        (balance.status.is_open() && after.amount_due() == 0).then_some(if balance.paid > 0 {
+        (status.is_open() && after.due().minor() == 0).then_some(if balance.paid().minor() > 0 {
             InvoiceStatus::Paid
         } else {
             InvoiceStatus::Cancelled
