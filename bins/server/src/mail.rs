@@ -4,10 +4,11 @@
 use crate::jobs::JobRunner;
 use anyhow::{anyhow, Result};
 use chrono::{DateTime, Utc};
+use invoicing_domain::credit_note::CreditNoteId;
 use invoicing_domain::email::{EmailJob, EmailSubject, SendOutcome};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::ports::{
-    EmailQueue, InvoiceRepository, QuotationRepository, RepoError, RepoResult,
+    CreditNoteRepository, EmailQueue, InvoiceRepository, QuotationRepository, RepoError, RepoResult,
 };
 use invoicing_domain::quotation::QuotationId;
 use invoicing_domain::webhook_delivery::RetrySchedule;
@@ -74,6 +75,13 @@ impl MailRunner {
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
                     (render::quotation_document(shown), reply_to, None)
+                }),
+            EmailSubject::CreditNote(id) => self
+                .store
+                .credit_note_as_shown(job.scope, CreditNoteId(id))
+                .map(|shown| {
+                    let reply_to = shown.parties.issuer.email.clone();
+                    (render::credit_note_document(shown), reply_to, None)
                 }),
         };
         let (document, reply_to, paid_on) = match loaded {

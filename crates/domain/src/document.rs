@@ -61,6 +61,7 @@ impl fmt::Display for PaymentTerms {
 pub enum DocumentKind {
     Invoice,
     Quotation,
+    CreditNote,
 }
 
 impl DocumentKind {
@@ -68,6 +69,7 @@ impl DocumentKind {
         match self {
             DocumentKind::Invoice => "INV",
             DocumentKind::Quotation => "QUO",
+            DocumentKind::CreditNote => "CN",
         }
     }
 
@@ -75,6 +77,7 @@ impl DocumentKind {
         match self {
             DocumentKind::Invoice => "invoice",
             DocumentKind::Quotation => "quotation",
+            DocumentKind::CreditNote => "credit_note",
         }
     }
 }

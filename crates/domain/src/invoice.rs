@@ -317,6 +317,9 @@ pub struct Invoice {
     pub tax_cents: i64,
     pub total_cents: i64,
     pub amount_paid_cents: i64,
+    /// What credit notes took (SPEC §19).
+    pub amount_credited_cents: i64,
+    /// `total − paid − credited`, never negative; 0 once paid or cancelled.
     pub amount_due_cents: i64,
     pub payment_link: String,
     pub notes: Option<String>,

@@ -2,6 +2,9 @@
 //! Every tenant method takes a [`Scope`], so no query can forget its account and environment.
 
 use crate::api_key::{ApiKey, ApiKeyId, NewApiKey};
+use crate::credit_note::{
+    CreditNote, CreditNoteFilter, CreditNoteId, NewCreditNote, PublicCreditNote,
+};
 use crate::currency::Currency;
 use crate::customer::{Created, Customer, CustomerFilter, CustomerId, CustomerPatch, NewCustomer};
 use crate::email::{
@@ -269,6 +272,30 @@ pub trait DeliveryQueue {
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
 }
 
+/// Credit notes (SPEC §19): final once issued.
+pub trait CreditNoteRepository {
+    /// In one transaction: the credit note (never more than the invoice has left to credit,
+    /// however many are issued at once) with the next gap-free `CN-` number, the invoice's
+    /// credited amount, its move to paid or cancelled when its amount due reaches zero, the
+    /// events, and the email when `email` asks for one.
+    fn create_credit_note(
+        &self,
+        scope: Scope,
+        invoice: InvoiceId,
+        new: NewCreditNote,
+        email: Option<EmailRequest>,
+    ) -> RepoResult<CreditNote>;
+    fn get_credit_note(&self, scope: Scope, id: CreditNoteId) -> RepoResult<CreditNote>;
+    fn list_credit_notes(
+        &self,
+        scope: Scope,
+        filter: &CreditNoteFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<CreditNote>>;
+    /// The credit note as its PDF shows it.
+    fn credit_note_as_shown(&self, scope: Scope, id: CreditNoteId) -> RepoResult<PublicCreditNote>;
+}
+
 /// Email to customers (SPEC §18), per account and environment.
 pub trait EmailRepository {
     fn list_emails(
@@ -420,6 +447,7 @@ pub trait Repositories:
     + ProductRepository
     + ProfileRepository
     + EmailRepository
+    + CreditNoteRepository
     + IdempotencyRepository
     + HealthCheck
     + Send
@@ -439,6 +467,7 @@ impl<T> Repositories for T where
         + ProductRepository
         + ProfileRepository
         + EmailRepository
+        + CreditNoteRepository
         + IdempotencyRepository
         + HealthCheck
         + Send

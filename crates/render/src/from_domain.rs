@@ -2,6 +2,7 @@
 //! parties and logo), so the API, the public pages and email attach the same PDF.
 
 use crate::{Document, DocumentKind, Line, Mark, Party, Totals};
+use invoicing_domain::credit_note::PublicCreditNote;
 use invoicing_domain::customer::Address;
 use invoicing_domain::decimal::TaxRate;
 use invoicing_domain::document::LineItemView;
@@ -174,6 +175,45 @@ pub fn quotation_document(p: PublicQuotation) -> Document {
             QuotationStatus::Expired => Mark::Expired,
             QuotationStatus::Sent | QuotationStatus::Viewed => Mark::None,
         },
+        locale,
+    }
+}
+
+/// A credit note prints its invoice's parties, its reason's memo and a line naming the invoice;
+/// its "due" is the refund owed, when there is one.
+pub fn credit_note_document(p: PublicCreditNote) -> Document {
+    let c = p.credit_note;
+    let locale = p.parties.locale();
+    let reference = locale.fill("doc.credit_note_for", &[("number", &p.invoice_number)]);
+    let notes = match c.memo {
+        Some(memo) => format!("{reference}\n{memo}"),
+        None => reference,
+    };
+    Document {
+        kind: DocumentKind::CreditNote,
+        number: c.credit_note_number,
+        issue_date: c.created_at.date_naive(),
+        due_date: None,
+        valid_until: None,
+        currency: c.currency,
+        seller: seller(&p.parties.issuer),
+        logo: p.logo,
+        brand_color: brand(&p.parties.issuer),
+        buyer: buyer(&p.parties.recipient),
+        totals: Totals {
+            subtotal: money(c.subtotal_cents),
+            taxes: taxes(&c.line_items),
+            total: money(c.total_cents),
+            credited: None,
+            paid: None,
+            due: None,
+        },
+        lines: lines(&c.line_items),
+        payment_instructions: None,
+        payment_link: Some(p.invoice_link),
+        notes: Some(notes),
+        footer: p.parties.issuer.invoice_footer.clone(),
+        mark: Mark::None,
         locale,
     }
 }

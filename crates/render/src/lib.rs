@@ -15,7 +15,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 
-pub use from_domain::{invoice_document, quotation_document};
+pub use from_domain::{credit_note_document, invoice_document, quotation_document};
 /// The document's language: its fixed texts come from the domain's catalogues and its amounts and
 /// dates from the domain's formatters.
 pub use invoicing_domain::locale::Locale;

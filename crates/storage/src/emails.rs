@@ -84,6 +84,16 @@ pub(crate) fn queue_document(
             };
             queue(conn, scope, EmailKind::Quotation, doc, request)
         }
+        EmailSubject::CreditNote(id) => {
+            let note = crate::credit_notes::credit_note_row(conn, scope, id)?;
+            let doc = Document {
+                kind: DocumentKind::CreditNote,
+                id,
+                number: &note.0,
+                customer: CustomerId(note.1),
+            };
+            queue(conn, scope, EmailKind::CreditNote, doc, request)
+        }
     }
 }
 
@@ -139,10 +149,11 @@ impl EmailRepository for Store {
 
 fn job_for(row: EmailRow, claim: &str) -> Result<EmailJob, TxError> {
     let kind = row.kind()?;
-    let about = match (row.invoice_id, row.quotation_id) {
-        (Some(i), _) => EmailSubject::Invoice(i),
-        (None, Some(q)) => EmailSubject::Quotation(q),
-        (None, None) => {
+    let about = match (row.credit_note_id, row.invoice_id, row.quotation_id) {
+        (Some(c), _, _) => EmailSubject::CreditNote(c),
+        (None, Some(i), _) => EmailSubject::Invoice(i),
+        (None, None, Some(q)) => EmailSubject::Quotation(q),
+        (None, None, None) => {
             return Err(RepoError::Internal(format!("email {} names no document", row.id)).into())
         }
     };
@@ -191,7 +202,8 @@ const OPEN: [&str; 3] = ["sent", "viewed", "overdue"];
 fn remind(conn: &mut AnyConnection, c: &Candidate, offset: i32) -> Result<bool, TxError> {
     let scope = c.scope();
     let row = load_invoice_row(conn, scope, InvoiceId(c.id))?;
-    let open = OPEN.contains(&row.status.as_str()) && row.total_cents > row.amount_paid_cents;
+    let open = OPEN.contains(&row.status.as_str())
+        && row.total_cents > row.amount_paid_cents + row.amount_credited_cents;
     if !open {
         return Ok(false);
     }
@@ -331,7 +343,10 @@ impl EmailQueue for Store {
         let candidates: Vec<Candidate> = self.read(|conn| {
             Ok(invoices::table
                 .filter(invoices::status.eq_any(OPEN))
-                .filter(invoices::total_cents.gt(invoices::amount_paid_cents))
+                .filter(
+                    invoices::total_cents
+                        .gt(invoices::amount_paid_cents + invoices::amount_credited_cents),
+                )
                 .filter(invoices::due_date.between(from, until))
                 .select((
                     invoices::id,

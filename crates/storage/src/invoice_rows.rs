@@ -46,6 +46,7 @@ pub(crate) struct InvoiceRow {
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     pub reminders: Option<String>,
+    pub amount_credited_cents: i64,
 }
 
 impl InvoiceRow {
@@ -101,7 +102,15 @@ pub(crate) fn to_invoices(
                 tax_cents: row.tax_cents,
                 total_cents: row.total_cents,
                 amount_paid_cents: row.amount_paid_cents,
-                amount_due_cents: amount_due_cents(row.total_cents, row.amount_paid_cents, 0),
+                amount_credited_cents: row.amount_credited_cents,
+                amount_due_cents: match status {
+                    InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
+                    _ => amount_due_cents(
+                        row.total_cents,
+                        row.amount_paid_cents,
+                        row.amount_credited_cents,
+                    ),
+                },
                 notes: row.notes,
                 metadata: Metadata::from_json(&row.metadata),
                 livemode: row.livemode,

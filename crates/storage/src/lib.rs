@@ -5,6 +5,7 @@
 mod accounts;
 pub mod connection;
 mod counters;
+mod credit_notes;
 mod customers;
 mod documents;
 mod emails;

@@ -130,9 +130,17 @@ pub(crate) fn queue(
         Some(s) => format!("{s} ({})", doc.number),
         None => kind.default_subject(parties.locale(), doc.number, parties.issuer.display_name()),
     };
-    let (invoice_id, quotation_id) = match doc.kind {
-        DocumentKind::Invoice => (Some(doc.id), None),
-        DocumentKind::Quotation => (None, Some(doc.id)),
+    let (invoice_id, quotation_id, credit_note_id) = match doc.kind {
+        DocumentKind::Invoice => (Some(doc.id), None, None),
+        DocumentKind::Quotation => (None, Some(doc.id), None),
+        // Listed with its invoice's emails too.
+        DocumentKind::CreditNote => (
+            Some(crate::credit_notes::credit_note_invoice(
+                conn, scope, doc.id,
+            )?),
+            None,
+            Some(doc.id),
+        ),
     };
     let now = now_db();
     let row = diesel::insert_into(emails::table)
@@ -142,6 +150,7 @@ pub(crate) fn queue(
             emails::kind.eq(kind.as_str()),
             emails::invoice_id.eq(invoice_id),
             emails::quotation_id.eq(quotation_id),
+            emails::credit_note_id.eq(credit_note_id),
             emails::recipients.eq(json(&to)),
             emails::cc.eq(json(&cc)),
             emails::subject.eq(&subject),

@@ -74,6 +74,8 @@ pub(crate) fn keep_parties(
                 ))
                 .execute(conn)?
         }
+        // A credit note shows its invoice's parties, kept when the invoice was sent.
+        DocumentKind::CreditNote => 0,
         DocumentKind::Quotation => {
             diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(id)))
                 .set((
@@ -94,6 +96,10 @@ pub(crate) fn document_parties(
     id: i64,
     customer: CustomerId,
 ) -> Result<(Parties, Option<Logo>), TxError> {
+    if kind == DocumentKind::CreditNote {
+        let invoice = crate::credit_notes::credit_note_invoice(conn, scope, id)?;
+        return document_parties(conn, scope, DocumentKind::Invoice, invoice, customer);
+    }
     let kept: Option<(Option<String>, Option<String>)> = match kind {
         DocumentKind::Invoice => scoped!(invoices, scope)
             .filter(invoices::id.eq(id))
@@ -105,6 +111,7 @@ pub(crate) fn document_parties(
             .select((quotations::issuer, quotations::recipient))
             .first(conn)
             .optional()?,
+        DocumentKind::CreditNote => None,
     };
     let Some((Some(issuer), Some(recipient))) = kept else {
         return live(conn, scope, customer);

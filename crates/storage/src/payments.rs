@@ -44,6 +44,7 @@ fn currency_of(inv: &InvoiceRow) -> Result<Currency, TxError> {
 
 fn balance_of(inv: &InvoiceRow) -> Result<InvoiceBalance, TxError> {
     InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
+        .and_then(|b| b.with_credited(inv.amount_credited_cents))
         .map_err(|_| RepoError::Internal(format!("invoice {} amounts", inv.id)).into())
 }
 

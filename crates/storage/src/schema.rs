@@ -85,6 +85,7 @@ diesel::table! {
         issuer -> Nullable<Text>,
         recipient -> Nullable<Text>,
         reminders -> Nullable<Text>,
+        amount_credited_cents -> BigInt,
     }
 }
 
@@ -214,6 +215,25 @@ diesel::table! {
         response_excerpt -> Nullable<Text>,
         state -> Text,
         next_attempt_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    credit_notes (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        number -> Text,
+        invoice_id -> BigInt,
+        customer_id -> BigInt,
+        currency -> Text,
+        reason -> Text,
+        memo -> Nullable<Text>,
+        subtotal_cents -> BigInt,
+        tax_cents -> BigInt,
+        total_cents -> BigInt,
+        refund_due_cents -> BigInt,
         created_at -> Timestamp,
     }
 }

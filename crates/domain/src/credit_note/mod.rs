@@ -2,11 +2,15 @@
 //! over the invoice's tax rates, and what the invoice becomes once its amount due reaches zero.
 //! Invoices are never edited once sent (SPEC §9); a credit note is how one is corrected.
 
+mod input;
 mod split;
 #[cfg(test)]
 mod tests;
+mod view;
 
+pub use input::{CreditContent, CreditNoteInput, NewCreditNote, MEMO_MAX};
 pub use split::{split_gross, RateShare, SplitLine};
+pub use view::{CreditNote, CreditNoteFilter, CreditNoteId, PublicCreditNote};
 
 use crate::invoice_status::InvoiceStatus;
 pub use crate::payment_amount::InvoiceBalance;

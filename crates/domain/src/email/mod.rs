@@ -247,6 +247,7 @@ pub struct EmailFilter {
 pub enum EmailSubject {
     Invoice(i64),
     Quotation(i64),
+    CreditNote(i64),
 }
 
 /// A claimed email, with what the worker needs to compose it (the document is read fresh, so

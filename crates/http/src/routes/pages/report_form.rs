@@ -41,7 +41,8 @@ pub(crate) fn problems(
                 Err(AmountTextError::NotPositive) => found.push(Problem::NotPositive),
                 Err(AmountTextError::TooLarge) => found.push(Problem::TooLarge),
                 Ok(paid) => {
-                    let balance = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents);
+                    let balance = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
+                        .and_then(|b| b.with_credited(inv.amount_credited_cents));
                     match balance.map(|b| b.apply(paid)) {
                         Ok(Err(PaymentAmountError::ExceedsDue { due })) => {
                             found.push(Problem::ExceedsDue(due))

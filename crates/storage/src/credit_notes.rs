@@ -1,0 +1,349 @@
+//! Credit notes (SPEC §19): issued against an invoice in one transaction with the invoice's
+//! credited amount, its move to paid or cancelled when nothing is left due, the events and the
+//! optional email. The invoice's row lock serialises credits of one invoice, so together they
+//! never exceed its total; the number is taken last, so the counter row is held briefly.
+
+use crate::connection::AnyConnection;
+use crate::counters::next_number;
+use crate::documents::{read_lines, resolve_lines, write_lines};
+use crate::events::record;
+use crate::invoice_rows::{load_invoice, load_row as load_invoice_row, payment_link};
+use crate::invoices::set_status;
+use crate::outbox::{queue, Document};
+use crate::parties::document_parties;
+use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, returning, scoped};
+use crate::schema::{credit_notes, invoices};
+use crate::store::{Store, TxError};
+use chrono::{Datelike, NaiveDateTime};
+use diesel::prelude::*;
+use invoicing_domain::credit_note::{
+    apply_credit, split_gross, CreditContent, CreditError, CreditNote, CreditNoteFilter,
+    CreditNoteId, CreditReason, InvoiceBalance, NewCreditNote, PublicCreditNote, RateShare,
+};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::decimal::{Quantity, TaxRate};
+use invoicing_domain::document::{document_number, DocumentKind, LineItem, Lines};
+use invoicing_domain::email::{EmailKind, EmailRequest};
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::lines::{document_totals, LineAmounts};
+use invoicing_domain::money::Money;
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{CreditNoteRepository, RepoError, RepoResult};
+use invoicing_domain::tenant::Scope;
+use invoicing_domain::validation::Violations;
+use std::collections::BTreeMap;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = credit_notes)]
+struct CreditNoteRow {
+    id: i64,
+    livemode: bool,
+    number: String,
+    invoice_id: i64,
+    customer_id: i64,
+    currency: String,
+    reason: String,
+    memo: Option<String>,
+    subtotal_cents: i64,
+    tax_cents: i64,
+    total_cents: i64,
+    refund_due_cents: i64,
+    created_at: NaiveDateTime,
+}
+
+fn to_credit_notes(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    rows: Vec<CreditNoteRow>,
+) -> Result<Vec<CreditNote>, TxError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lines = read_lines(conn, scope, DocumentKind::CreditNote, &ids)?;
+    rows.into_iter()
+        .map(|row| {
+            let bad = |what: &str| RepoError::Internal(format!("credit note {}: {what}", row.id));
+            Ok(CreditNote {
+                id: CreditNoteId(row.id),
+                object: CreditNote::OBJECT,
+                credit_note_number: row.number,
+                invoice_id: InvoiceId(row.invoice_id),
+                customer_id: CustomerId(row.customer_id),
+                currency: Currency::parse(&row.currency).map_err(|_| bad("currency"))?,
+                reason: CreditReason::parse(&row.reason).ok_or_else(|| bad("reason"))?,
+                memo: row.memo,
+                line_items: lines.remove(&row.id).unwrap_or_default(),
+                subtotal_cents: row.subtotal_cents,
+                tax_cents: row.tax_cents,
+                total_cents: row.total_cents,
+                refund_due_cents: row.refund_due_cents,
+                livemode: row.livemode,
+                created_at: from_db(row.created_at),
+            })
+        })
+        .collect()
+}
+
+fn load(conn: &mut AnyConnection, scope: Scope, id: CreditNoteId) -> Result<CreditNote, TxError> {
+    let row = scoped!(credit_notes, scope)
+        .filter(credit_notes::id.eq(id.0))
+        .select(CreditNoteRow::as_select())
+        .first::<CreditNoteRow>(conn)
+        .optional()?;
+    match row {
+        Some(row) => to_credit_notes(conn, scope, vec![row])?
+            .pop()
+            .ok_or_else(|| RepoError::Internal("credit note vanished".into()).into()),
+        None => Err(missing_or_forbidden!(conn, credit_notes, id.0).into()),
+    }
+}
+
+/// The lines of a gross credit: one per tax rate of the invoice, in proportion to each rate's
+/// part of its total.
+fn split_lines(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    invoice_id: i64,
+    number: &str,
+    amount: Money,
+) -> Result<Vec<LineItem>, TxError> {
+    let lines = read_lines(conn, scope, DocumentKind::Invoice, &[invoice_id])?
+        .remove(&invoice_id)
+        .unwrap_or_default();
+    let mut by_rate: BTreeMap<i64, (TaxRate, i64)> = BTreeMap::new();
+    for l in &lines {
+        by_rate
+            .entry(l.tax_rate.thousandths())
+            .or_insert((l.tax_rate, 0))
+            .1 += l.total_cents;
+    }
+    let shares: Vec<RateShare> = by_rate
+        .into_values()
+        .map(|(rate, gross)| RateShare { rate, gross })
+        .collect();
+    let several = shares.iter().filter(|s| s.gross > 0).count() > 1;
+    split_gross(amount.minor(), &shares)
+        .into_iter()
+        .map(|part| {
+            let money = |m: i64| {
+                Money::new(m).map_err(|e| TxError::from(RepoError::Internal(e.to_string())))
+            };
+            let description = if several {
+                format!("Credit for {number} ({} %)", part.rate)
+            } else {
+                format!("Credit for {number}")
+            };
+            Ok(LineItem {
+                product_id: None,
+                description,
+                quantity: Quantity::from_thousandths(1000)
+                    .map_err(|e| RepoError::Internal(e.to_string()))?,
+                unit_price: money(part.subtotal)?,
+                tax_rate: part.rate,
+                amounts: LineAmounts {
+                    subtotal: money(part.subtotal)?,
+                    tax: money(part.tax)?,
+                    total: money(part.total())?,
+                },
+            })
+        })
+        .collect()
+}
+
+fn refused(param: &str, e: CreditError) -> TxError {
+    match e {
+        CreditError::NotCreditable(_) => RepoError::InvalidTransition(e.to_string()).into(),
+        CreditError::NotPositive | CreditError::Exceeds { .. } => {
+            RepoError::Invalid(Violations::single(param, e.to_string())).into()
+        }
+    }
+}
+
+fn create(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    invoice_id: InvoiceId,
+    new: &NewCreditNote,
+    email: Option<&EmailRequest>,
+    url: &str,
+) -> Result<CreditNote, TxError> {
+    lock_scoped!(conn, invoices, scope, invoice_id.0)?;
+    let inv = load_invoice_row(conn, scope, invoice_id)?;
+    let status = inv.status()?;
+    let money = |e: invoicing_domain::money::MoneyError| RepoError::Internal(e.to_string());
+    let balance = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
+        .and_then(|b| b.with_credited(inv.amount_credited_cents))
+        .map_err(money)?;
+    let currency = Currency::parse(&inv.currency)
+        .map_err(|_| RepoError::Internal(format!("invoice {} currency", inv.id)))?;
+    let (items, param) = match &new.content {
+        CreditContent::Lines(drafts) => (
+            resolve_lines(conn, scope, currency, drafts)?.items,
+            "line_items",
+        ),
+        CreditContent::Amount(m) => (
+            split_lines(conn, scope, inv.id, &inv.number, *m)?,
+            "amount_cents",
+        ),
+        CreditContent::Remaining => (
+            split_lines(conn, scope, inv.id, &inv.number, balance.creditable())?,
+            "amount_cents",
+        ),
+    };
+    let totals = document_totals(items.iter().map(|l| &l.amounts))
+        .map_err(|e| RepoError::Invalid(Violations::single(param, e.to_string())))?;
+    let effect =
+        apply_credit(status, balance, totals.total.minor()).map_err(|e| refused(param, e))?;
+    let now = now_db();
+    let year = now.year();
+    let seq = next_number(conn, scope, DocumentKind::CreditNote, year)?;
+    let number = document_number(DocumentKind::CreditNote, year, seq);
+    let row = diesel::insert_into(credit_notes::table)
+        .values((
+            credit_notes::account_id.eq(scope.account_id.0),
+            credit_notes::livemode.eq(scope.livemode()),
+            credit_notes::number.eq(&number),
+            credit_notes::invoice_id.eq(inv.id),
+            credit_notes::customer_id.eq(inv.customer_id),
+            credit_notes::currency.eq(&inv.currency),
+            credit_notes::reason.eq(new.reason.as_str()),
+            credit_notes::memo.eq(&new.memo),
+            credit_notes::subtotal_cents.eq(totals.subtotal.minor()),
+            credit_notes::tax_cents.eq(totals.tax.minor()),
+            credit_notes::total_cents.eq(totals.total.minor()),
+            credit_notes::refund_due_cents.eq(effect.refund_due),
+            credit_notes::created_at.eq(now),
+        ))
+        .returning(returning::<CreditNoteRow>())
+        .get_result::<CreditNoteRow>(conn)?;
+    let id = row.id;
+    write_lines(
+        conn,
+        scope,
+        DocumentKind::CreditNote,
+        id,
+        &Lines { items, totals },
+    )?;
+    diesel::update(scoped!(invoices, scope).filter(invoices::id.eq(inv.id)))
+        .set((
+            invoices::amount_credited_cents
+                .eq(invoices::amount_credited_cents + totals.total.minor()),
+            invoices::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    let credit_note = load(conn, scope, CreditNoteId(id))?;
+    record(conn, scope, "credit_note.created", &credit_note)?;
+    if let Some(to) = effect.new_status {
+        // Paid by payments and credit, or cancelled by credit alone: never a receipt.
+        set_status(conn, &inv, to)?;
+        let invoice = load_invoice(conn, scope, invoice_id, url)?;
+        record(conn, scope, to.event_type(), &invoice)?;
+    }
+    if let Some(request) = email {
+        let doc = Document {
+            kind: DocumentKind::CreditNote,
+            id,
+            number: &number,
+            customer: CustomerId(inv.customer_id),
+        };
+        queue(conn, scope, EmailKind::CreditNote, doc, request.clone())?;
+    }
+    Ok(credit_note)
+}
+
+/// A credit note's number and customer, for its emails (403/404 like every tenant read).
+pub(crate) fn credit_note_row(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+) -> Result<(String, i64), TxError> {
+    match scoped!(credit_notes, scope)
+        .filter(credit_notes::id.eq(id))
+        .select((credit_notes::number, credit_notes::customer_id))
+        .first::<(String, i64)>(conn)
+        .optional()?
+    {
+        Some(row) => Ok(row),
+        None => Err(missing_or_forbidden!(conn, credit_notes, id).into()),
+    }
+}
+
+/// The invoice a credit note belongs to, for its parties and email.
+pub(crate) fn credit_note_invoice(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+) -> Result<i64, TxError> {
+    scoped!(credit_notes, scope)
+        .filter(credit_notes::id.eq(id))
+        .select(credit_notes::invoice_id)
+        .first::<i64>(conn)
+        .optional()?
+        .ok_or_else(|| RepoError::NotFound.into())
+}
+
+impl CreditNoteRepository for Store {
+    fn create_credit_note(
+        &self,
+        scope: Scope,
+        invoice: InvoiceId,
+        new: NewCreditNote,
+        email: Option<EmailRequest>,
+    ) -> RepoResult<CreditNote> {
+        let url = self.public_url();
+        self.write(|conn| create(conn, scope, invoice, &new, email.as_ref(), &url))
+    }
+
+    fn get_credit_note(&self, scope: Scope, id: CreditNoteId) -> RepoResult<CreditNote> {
+        self.read(|conn| load(conn, scope, id))
+    }
+
+    fn list_credit_notes(
+        &self,
+        scope: Scope,
+        filter: &CreditNoteFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<CreditNote>> {
+        self.read(|conn| {
+            let query = || {
+                let mut q = scoped!(credit_notes, scope).into_boxed();
+                if let Some(i) = filter.invoice_id {
+                    q = q.filter(credit_notes::invoice_id.eq(i.0));
+                }
+                if let Some(c) = filter.customer_id {
+                    q = q.filter(credit_notes::customer_id.eq(c.0));
+                }
+                q
+            };
+            let total: i64 = query().count().get_result(conn)?;
+            let rows = query()
+                .order((credit_notes::created_at.desc(), credit_notes::id.desc()))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(CreditNoteRow::as_select())
+                .load::<CreditNoteRow>(conn)?;
+            Ok(Page::new(to_credit_notes(conn, scope, rows)?, page, total))
+        })
+    }
+
+    fn credit_note_as_shown(&self, scope: Scope, id: CreditNoteId) -> RepoResult<PublicCreditNote> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let credit_note = load(conn, scope, id)?;
+            let inv = load_invoice_row(conn, scope, credit_note.invoice_id)?;
+            let (parties, logo) = document_parties(
+                conn,
+                scope,
+                DocumentKind::Invoice,
+                inv.id,
+                CustomerId(inv.customer_id),
+            )?;
+            Ok(PublicCreditNote {
+                credit_note,
+                invoice_link: payment_link(&url, &inv.number, &inv.token),
+                invoice_number: inv.number,
+                parties,
+                logo,
+            })
+        })
+    }
+}

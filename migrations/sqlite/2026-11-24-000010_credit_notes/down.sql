@@ -1,0 +1,2 @@
+ALTER TABLE invoices DROP COLUMN amount_credited_cents;
+DROP TABLE credit_notes;
