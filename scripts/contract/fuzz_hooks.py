@@ -46,6 +46,9 @@ RULES = [
     (r"logo", r"must be at most 512 KiB"),
     # Recipients of an email: `to` and `cc` are two fields, the limit is on both together.
     (r"email\.to", r"to and cc together must have at most 10 addresses"),
+    # A credit against what its invoice has left to credit.
+    (r"amount_cents|line_items", r"exceeds what the invoice has left to credit \(-?\d+\)"),
+    (r"amount_cents|line_items", r"must be more than zero"),
     # A payment against what its invoice still owes.
     (r"amount_cents|amount", r"must not exceed the amount due, .+"),
     (r"amount_cents", r"must not exceed the invoice's amount due \(-?\d+\)"),

@@ -102,10 +102,11 @@ pub enum ApiResource {
     Account,
     /// The email log (SPEC §18); sending needs the document's `write`.
     Emails,
+    CreditNotes,
 }
 
 impl ApiResource {
-    pub const ALL: [ApiResource; 9] = [
+    pub const ALL: [ApiResource; 10] = [
         ApiResource::Customers,
         ApiResource::Invoices,
         ApiResource::Quotations,
@@ -115,6 +116,7 @@ impl ApiResource {
         ApiResource::Events,
         ApiResource::Account,
         ApiResource::Emails,
+        ApiResource::CreditNotes,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -128,6 +130,7 @@ impl ApiResource {
             ApiResource::Events => "events",
             ApiResource::Account => "account",
             ApiResource::Emails => "emails",
+            ApiResource::CreditNotes => "credit_notes",
         }
     }
 }

@@ -36,6 +36,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "product.created",
     "product.updated",
     "product.deleted",
+    "credit_note.created",
     "email.sent",
     "email.failed",
 ];

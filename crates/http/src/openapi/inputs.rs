@@ -372,6 +372,30 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         json!({"dependentSchemas": {"reason": {"properties": {"status": {"const": "rejected"}}}}}),
     );
     require("WebhookInput", &["url", "events"], json!(null));
+    // A credit note is by lines or by amount, not both; neither credits what is left.
+    require(
+        "CreditNoteInput",
+        &["reason"],
+        json!({"dependentSchemas": {"amount_cents": {"not": {"required": ["line_items"]}}}}),
+    );
+    set(
+        schemas,
+        "CreditNoteInput",
+        "amount_cents",
+        json!({"minimum": 1, "maximum": MAX_AMOUNT}),
+    );
+    set(
+        schemas,
+        "CreditNoteInput",
+        "line_items",
+        json!({"minItems": 1, "maxItems": invoicing_domain::document::MAX_LINES}),
+    );
+    set(
+        schemas,
+        "CreditNoteInput",
+        "memo",
+        text(0, invoicing_domain::credit_note::MEMO_MAX),
+    );
     email_input(schemas);
 }
 

@@ -8,11 +8,12 @@ mod outputs;
 
 use crate::error::{ErrorCode, ErrorType};
 use crate::routes::{
-    account, customers, emails, events, health, invoices, pages, payment_requests, payments,
-    products, quotations, webhooks,
+    account, credit_notes, customers, emails, events, health, invoices, pages, payment_requests,
+    payments, products, quotations, webhooks,
 };
 use crate::AppState;
 use actix_web::{web, HttpResponse};
+use invoicing_domain::credit_note::{CreditNote, CreditNoteInput, CreditReason};
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
 };
@@ -84,6 +85,7 @@ pub struct ErrorDetail {
         invoices::create, invoices::list, invoices::get, invoices::pdf, invoices::update, invoices::send, invoices::send_patch, emails::resend_invoice,
         quotations::create, quotations::list, quotations::get, quotations::pdf, quotations::update, quotations::delete,
         quotations::send, quotations::send_patch, emails::resend_quotation, quotations::accept, quotations::reject, quotations::convert,
+        credit_notes::create, credit_notes::list, credit_notes::get, credit_notes::pdf, credit_notes::email,
         emails::list, emails::get,
         events::list, events::get, events::redeliver,
         payments::create, payments::list, payments::get, payments::update, payments::verify, payments::reject,
@@ -98,7 +100,8 @@ pub struct ErrorDetail {
         Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList,
         Product, ProductInput, ProductPatchInput, products::ProductList,
         WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery,
-        OutgoingEmail, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList)),
+        OutgoingEmail, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,
+        CreditNote, CreditNoteInput, CreditReason, credit_notes::CreditNoteList)),
     modifiers(&CommonAnswers),
 )]
 struct ApiDoc;

@@ -1,6 +1,7 @@
 //! Response schemas as serde writes them: required fields, `object` constants, event objects.
 
 use crate::routes::events;
+use invoicing_domain::credit_note::CreditNote;
 use invoicing_domain::customer::Customer;
 use invoicing_domain::email::OutgoingEmail;
 use invoicing_domain::event::{Event, EVENT_TYPES};
@@ -14,7 +15,7 @@ use serde_json::{json, Value};
 
 /// Each resource's `object`, from the constants its answers are built with, under the name
 /// of its schema.
-fn objects() -> [(&'static str, &'static str); 12] {
+fn objects() -> [(&'static str, &'static str); 13] {
     [
         ("Customer", Customer::OBJECT),
         ("Invoice", Invoice::OBJECT),
@@ -28,6 +29,7 @@ fn objects() -> [(&'static str, &'static str); 12] {
         ("WebhookEndpoint", WebhookEndpoint::OBJECT),
         ("DeliveryAttempt", DeliveryAttempt::OBJECT),
         ("OutgoingEmail", OutgoingEmail::OBJECT),
+        ("CreditNote", CreditNote::OBJECT),
     ]
 }
 

@@ -3,6 +3,7 @@
 //! with the OpenAPI document.
 
 pub mod account;
+pub mod credit_notes;
 pub mod customers;
 pub mod emails;
 pub mod events;
@@ -121,6 +122,31 @@ pub fn endpoints() -> Vec<Endpoint> {
             M::POST,
             "/api/v1/invoices/{id}/email",
             web::post().to(emails::resend_invoice),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/invoices/{id}/credit_notes",
+            web::post().to(credit_notes::create),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/credit_notes",
+            web::get().to(credit_notes::list),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/credit_notes/{id}",
+            web::get().to(credit_notes::get),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/credit_notes/{id}/pdf",
+            web::get().to(credit_notes::pdf),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/credit_notes/{id}/email",
+            web::post().to(credit_notes::email),
         ),
         ep(M::GET, "/api/v1/emails", web::get().to(emails::list)),
         ep(M::GET, "/api/v1/emails/{id}", web::get().to(emails::get)),

@@ -264,3 +264,17 @@ pub fn assert_error(r: &Reply, status: u16, code: &str) {
     );
     assert_eq!(r.header("content-type"), "application/json");
 }
+
+/// The PDF's text as `pdftotext` reads it, no-break spaces as plain ones.
+pub fn pdf_words(pdf: &[u8]) -> String {
+    let mut child = std::process::Command::new("pdftotext")
+        .args(["-layout", "-", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("pdftotext (poppler-utils; scripts/test installs it)");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), pdf).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).replace(['\u{a0}', '\u{202f}'], " ")
+}

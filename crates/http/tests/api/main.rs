@@ -7,6 +7,7 @@ mod common;
 mod account;
 mod auth_and_limits;
 mod contract;
+mod credit_notes;
 mod customers;
 mod emails;
 mod hostile_input;

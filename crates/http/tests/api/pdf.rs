@@ -8,8 +8,6 @@ use actix_web::test::init_service;
 use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::json;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 macro_rules! call {
     ($app:expr, $req:expr) => {
@@ -43,20 +41,6 @@ where
         disposition: r.header("content-disposition").to_string(),
         bytes: r.bytes,
     }
-}
-
-/// The PDF's text as `pdftotext` reads it, no-break spaces as plain ones.
-fn text_of(pdf: &[u8]) -> String {
-    let mut child = Command::new("pdftotext")
-        .args(["-layout", "-", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("pdftotext (poppler-utils; scripts/test installs it)");
-    child.stdin.take().unwrap().write_all(pdf).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).replace(['\u{a0}', '\u{202f}'], " ")
 }
 
 fn public_path(link: &str, suffix: &str) -> String {
@@ -113,7 +97,7 @@ async fn invoice_pdfs_for_the_merchant_and_the_customer(h: Harness) {
         (pdf.status, pdf.content_type.as_str()),
         (200, "application/pdf")
     );
-    let text = text_of(&pdf.bytes);
+    let text = pdf_words(&pdf.bytes);
     for expected in [
         number.as_str(),
         "Musterfirma GmbH",
@@ -267,7 +251,7 @@ async fn quotation_pdfs_for_the_prospect(h: Harness) {
         pdf.disposition,
         format!("inline; filename=\"{number}.pdf\"")
     );
-    let text = text_of(&pdf.bytes);
+    let text = pdf_words(&pdf.bytes);
     for expected in [number, "Luc", "Conseil", "1 234,50 €", "30/06/2099"] {
         assert!(
             text.contains(expected),
