@@ -366,6 +366,8 @@ pub struct PublicInvoice {
     /// Payments of the invoice that were reported or recorded and not rejected, oldest first,
     /// so the customer sees what is still being checked.
     pub payments: Vec<crate::payment::Payment>,
+    /// Its credit notes, oldest first (SPEC §19).
+    pub credit_notes: Vec<crate::credit_note::CreditNote>,
 }
 
 #[cfg(test)]

@@ -106,6 +106,28 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
     let inv = p.invoice;
     let locale = p.parties.locale();
     let paid = (inv.amount_paid_cents > 0).then(|| money(inv.amount_paid_cents));
+    let credited = (inv.amount_credited_cents > 0).then(|| money(inv.amount_credited_cents));
+    // Its credit notes, listed above the notes: number, date and amount.
+    let credits: Vec<String> = p
+        .credit_notes
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {}, {}",
+                locale.fill(
+                    "doc.credit_note_title",
+                    &[("number", &c.credit_note_number)]
+                ),
+                locale.date(c.created_at.date_naive()),
+                locale.money(money(c.total_cents), c.currency)
+            )
+        })
+        .collect();
+    let notes = match (credits.is_empty(), inv.notes) {
+        (true, notes) => notes,
+        (false, None) => Some(credits.join("\n")),
+        (false, Some(n)) => Some(format!("{}\n{n}", credits.join("\n"))),
+    };
     Document {
         kind: DocumentKind::Invoice,
         number: inv.invoice_number,
@@ -121,7 +143,7 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
             subtotal: money(inv.subtotal_cents),
             taxes: taxes(&inv.line_items),
             total: money(inv.total_cents),
-            credited: None,
+            credited,
             paid,
             due: Some(money(inv.amount_due_cents)),
         },
@@ -129,7 +151,7 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
         payment_instructions: p.parties.issuer.payment_instructions.clone(),
         // A draft has no public page yet: its link would open nothing.
         payment_link: (inv.status != InvoiceStatus::Draft).then_some(inv.payment_link),
-        notes: inv.notes,
+        notes,
         footer: p.parties.issuer.invoice_footer.clone(),
         mark: match inv.status {
             InvoiceStatus::Draft => Mark::Draft,

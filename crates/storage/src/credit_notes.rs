@@ -250,6 +250,20 @@ fn create(
     Ok(credit_note)
 }
 
+/// An invoice's credit notes, oldest first, for its page and PDF.
+pub(crate) fn of_invoice(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    invoice: InvoiceId,
+) -> Result<Vec<CreditNote>, TxError> {
+    let rows = scoped!(credit_notes, scope)
+        .filter(credit_notes::invoice_id.eq(invoice.0))
+        .order(credit_notes::id.asc())
+        .select(CreditNoteRow::as_select())
+        .load::<CreditNoteRow>(conn)?;
+    to_credit_notes(conn, scope, rows)
+}
+
 /// A credit note's number and customer, for its emails (403/404 like every tenant read).
 pub(crate) fn credit_note_row(
     conn: &mut AnyConnection,

@@ -290,11 +290,13 @@ fn as_shown(
         invoice.customer_id,
     )?;
     let payments = open_and_verified(conn, scope, invoice.id)?;
+    let credit_notes = crate::credit_notes::of_invoice(conn, scope, invoice.id)?;
     Ok(PublicInvoice {
         invoice,
         parties,
         logo,
         payments,
+        credit_notes,
     })
 }
 

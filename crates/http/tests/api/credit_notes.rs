@@ -64,6 +64,26 @@ async fn credit_notes_through_the_api(h: Harness) {
     let inv = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
     assert_eq!(inv.body["amount_credited_cents"], 10000);
     assert_eq!(inv.body["amount_due_cents"], 12600);
+    // The invoice's page and PDF list it.
+    let cn = note["credit_note_number"].as_str().unwrap().to_string();
+    let link = inv.body["payment_link"].as_str().unwrap();
+    let page_path = link.strip_prefix(PUBLIC_URL).unwrap().to_string();
+    let page = send_raw(&app, h.anonymous(Method::GET, &page_path)).await;
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(
+        html.contains("id=\"credit-notes\"") && html.contains(&cn),
+        "{html}"
+    );
+    assert!(html.contains("id=\"amount-credited\""), "{html}");
+    let inv_pdf = send_raw(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/invoices/{id}/pdf")),
+    )
+    .await;
+    let words = pdf_words(&inv_pdf.bytes);
+    assert!(words.contains("Amount credited"), "{words}");
+    assert!(words.contains(&format!("Credit note {cn}")), "{words}");
 
     // Refusals: both forms at once, an unknown reason, more than is left, a missing invoice.
     let cases = [

@@ -57,6 +57,9 @@ struct InvoicePage {
     form_errors: Vec<String>,
     thanks: Option<String>,
     payments: Vec<PaymentLine>,
+    /// Credit notes: number, date, amount.
+    credit_notes: Vec<(String, String, String)>,
+    credited: Option<String>,
 }
 
 fn payment_state(t: Locale, status: PaymentStatus) -> &'static str {
@@ -102,6 +105,19 @@ impl InvoicePage {
                     amount: money(t, pay.amount_cents, cur),
                     reference: pay.reference.clone().unwrap_or_default(),
                     state: payment_state(t, pay.status),
+                })
+                .collect(),
+            credited: (inv.amount_credited_cents > 0)
+                .then(|| money(t, inv.amount_credited_cents, cur)),
+            credit_notes: p
+                .credit_notes
+                .iter()
+                .map(|c| {
+                    (
+                        c.credit_note_number.clone(),
+                        t.date(c.created_at.date_naive()),
+                        money(t, c.total_cents, cur),
+                    )
                 })
                 .collect(),
             doc: DocumentView::from(DocumentParts {
