@@ -1,5 +1,6 @@
 //! The scheduler: every `SCHEDULER_INTERVAL_SECS` it turns invoices past their due date into
-//! overdue and quotations past their validity into expired, queues the payment reminders whose
+//! overdue and quotations past their validity into expired, issues recurring invoices whose period
+//! has come, queues the payment reminders whose
 //! day has come (when mail is on), and forgets idempotency keys older than their retention. The database decides which process makes each change, so several
 //! servers may run it.
 
@@ -7,7 +8,7 @@ use actix_web::web;
 use chrono::Utc;
 use invoicing_domain::idempotency::RETENTION;
 use invoicing_domain::ports::{
-    EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository,
+    EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RecurringRepository,
 };
 use invoicing_storage::Store;
 use std::time::Duration;
@@ -25,6 +26,11 @@ pub async fn run(store: Store, every: Duration) {
         let s = store.clone();
         sweep("quotation(s) expired", move || {
             s.mark_expired_quotations(today)
+        })
+        .await;
+        let s = store.clone();
+        sweep("recurring invoice(s) issued", move || {
+            s.issue_recurring(today)
         })
         .await;
         let s = store.clone();

@@ -62,6 +62,8 @@ pub enum DocumentKind {
     Invoice,
     Quotation,
     CreditNote,
+    /// The lines a recurring schedule copies into each invoice; never numbered.
+    RecurringInvoice,
 }
 
 impl DocumentKind {
@@ -70,6 +72,7 @@ impl DocumentKind {
             DocumentKind::Invoice => "INV",
             DocumentKind::Quotation => "QUO",
             DocumentKind::CreditNote => "CN",
+            DocumentKind::RecurringInvoice => "REC",
         }
     }
 
@@ -78,6 +81,7 @@ impl DocumentKind {
             DocumentKind::Invoice => "invoice",
             DocumentKind::Quotation => "quotation",
             DocumentKind::CreditNote => "credit_note",
+            DocumentKind::RecurringInvoice => "recurring_invoice",
         }
     }
 }

@@ -37,6 +37,11 @@ pub const EVENT_TYPES: &[&str] = &[
     "product.updated",
     "product.deleted",
     "credit_note.created",
+    "recurring_invoice.created",
+    "recurring_invoice.paused",
+    "recurring_invoice.resumed",
+    "recurring_invoice.cancelled",
+    "recurring_invoice.completed",
     "email.sent",
     "email.failed",
 ];

@@ -334,6 +334,8 @@ pub struct Invoice {
     #[serde(serialize_with = "crate::time::serialize_opt")]
     pub cancelled_at: Option<DateTime<Utc>>,
     pub quotation_id: Option<i64>,
+    /// The recurring schedule that issued it (SPEC §20).
+    pub recurring_invoice_id: Option<i64>,
     /// Its own reminder offsets (days from the due date); `null` follows the account's.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<i32>>))]
     pub reminders: Option<Reminders>,

@@ -25,6 +25,9 @@ use crate::quotation::{
     Answer, ConversionResult, NewQuotation, PublicQuotation, Quotation, QuotationFilter,
     QuotationId, QuotationPatch,
 };
+use crate::recurring::{
+    NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringStatus,
+};
 use crate::tenant::{AccountId, Scope};
 use crate::validation::Violations;
 use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
@@ -272,6 +275,31 @@ pub trait DeliveryQueue {
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
 }
 
+/// Recurring invoices (SPEC §20).
+pub trait RecurringRepository {
+    /// An active schedule; its first invoice comes from the next sweep on its start date.
+    fn create_recurring(&self, scope: Scope, new: NewRecurring) -> RepoResult<RecurringInvoice>;
+    fn get_recurring(&self, scope: Scope, id: RecurringId) -> RepoResult<RecurringInvoice>;
+    fn list_recurring(
+        &self,
+        scope: Scope,
+        filter: &RecurringFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<RecurringInvoice>>;
+    /// Pause, resume (from the first period on or after `today`) or cancel, as the table
+    /// allows.
+    fn change_recurring(
+        &self,
+        scope: Scope,
+        id: RecurringId,
+        to: RecurringStatus,
+        today: NaiveDate,
+    ) -> RepoResult<RecurringInvoice>;
+    /// Issues every due period of every active schedule, across tenants, each exactly once
+    /// however many processes sweep; answers how many invoices were issued.
+    fn issue_recurring(&self, today: NaiveDate) -> RepoResult<usize>;
+}
+
 /// Credit notes (SPEC §19): final once issued.
 pub trait CreditNoteRepository {
     /// In one transaction: the credit note (never more than the invoice has left to credit,
@@ -448,6 +476,7 @@ pub trait Repositories:
     + ProfileRepository
     + EmailRepository
     + CreditNoteRepository
+    + RecurringRepository
     + IdempotencyRepository
     + HealthCheck
     + Send
@@ -468,6 +497,7 @@ impl<T> Repositories for T where
         + ProfileRepository
         + EmailRepository
         + CreditNoteRepository
+        + RecurringRepository
         + IdempotencyRepository
         + HealthCheck
         + Send

@@ -47,6 +47,7 @@ pub(crate) struct InvoiceRow {
     pub updated_at: NaiveDateTime,
     pub reminders: Option<String>,
     pub amount_credited_cents: i64,
+    pub recurring_invoice_id: Option<i64>,
 }
 
 impl InvoiceRow {
@@ -119,6 +120,7 @@ pub(crate) fn to_invoices(
                 paid_at: row.paid_at.map(from_db),
                 cancelled_at: row.cancelled_at.map(from_db),
                 quotation_id: row.quotation_id,
+                recurring_invoice_id: row.recurring_invoice_id,
                 reminders: row.reminders.as_deref().map(Reminders::from_json),
                 created_at: from_db(row.created_at),
                 updated_at: from_db(row.updated_at),

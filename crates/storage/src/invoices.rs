@@ -28,15 +28,33 @@ use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 
-/// Inserts a draft with the next number and writes `invoice.created`; `quotation_id` is set
-/// when the invoice comes from a converted quotation.
+/// Where an invoice comes from, when not from a create request.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) enum Origin {
+    #[default]
+    Direct,
+    /// A converted quotation.
+    Quotation(i64),
+    /// A recurring schedule's period: the pair is unique, so a period is issued once.
+    Recurring { schedule: i64, period: i32 },
+}
+
+/// Inserts a draft with the next number and writes `invoice.created`, recording its origin.
 pub(crate) fn insert_invoice(
     conn: &mut AnyConnection,
     scope: Scope,
     new: &NewInvoice,
-    quotation_id: Option<i64>,
+    origin: Origin,
     public_url: &str,
 ) -> Result<Invoice, TxError> {
+    let quotation_id = match origin {
+        Origin::Quotation(q) => Some(q),
+        _ => None,
+    };
+    let (recurring_invoice_id, recurring_period) = match origin {
+        Origin::Recurring { schedule, period } => (Some(schedule), Some(period)),
+        _ => (None, None),
+    };
     let customer_id = document_customer(conn, scope, &new.customer)?;
     let currency = match new.currency {
         Some(c) => c,
@@ -65,6 +83,8 @@ pub(crate) fn insert_invoice(
             invoices::metadata.eq(new.metadata.to_json()),
             invoices::token.eq(&new.token),
             invoices::quotation_id.eq(quotation_id),
+            invoices::recurring_invoice_id.eq(recurring_invoice_id),
+            invoices::recurring_period.eq(recurring_period),
             invoices::reminders.eq(new.reminders.as_ref().map(Reminders::to_json)),
             invoices::created_at.eq(now),
             invoices::updated_at.eq(now),
@@ -307,7 +327,7 @@ impl InvoiceRepository for Store {
         loop {
             attempts += 1;
             // An inline customer created concurrently by another request: retry to find it.
-            match self.try_write(|conn| insert_invoice(conn, scope, &new, None, &url)) {
+            match self.try_write(|conn| insert_invoice(conn, scope, &new, Origin::Direct, &url)) {
                 Err(e) if e.is_unique_violation() && attempts < 3 => continue,
                 result => return result.map_err(TxError::into_repo),
             }

@@ -25,6 +25,7 @@ mod profiles;
 mod quotation_flow;
 mod quotation_rows;
 mod quotations;
+mod recurring;
 mod request_tx;
 mod rows;
 mod schema;

@@ -134,6 +134,9 @@ pub(crate) fn queue(
         DocumentKind::Invoice => (Some(doc.id), None, None),
         DocumentKind::Quotation => (None, Some(doc.id), None),
         // Listed with its invoice's emails too.
+        DocumentKind::RecurringInvoice => {
+            return Err(RepoError::Internal("a schedule is not emailed".into()).into())
+        }
         DocumentKind::CreditNote => (
             Some(crate::credit_notes::credit_note_invoice(
                 conn, scope, doc.id,

@@ -74,8 +74,9 @@ pub(crate) fn keep_parties(
                 ))
                 .execute(conn)?
         }
-        // A credit note shows its invoice's parties, kept when the invoice was sent.
-        DocumentKind::CreditNote => 0,
+        // A credit note shows its invoice's parties, kept when the invoice was sent; a
+        // schedule is never sent itself.
+        DocumentKind::CreditNote | DocumentKind::RecurringInvoice => 0,
         DocumentKind::Quotation => {
             diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(id)))
                 .set((
@@ -111,7 +112,7 @@ pub(crate) fn document_parties(
             .select((quotations::issuer, quotations::recipient))
             .first(conn)
             .optional()?,
-        DocumentKind::CreditNote => None,
+        DocumentKind::CreditNote | DocumentKind::RecurringInvoice => None,
     };
     let Some((Some(issuer), Some(recipient))) = kept else {
         return live(conn, scope, customer);

@@ -5,7 +5,7 @@
 use crate::connection::AnyConnection;
 use crate::documents::read_lines_for_copy;
 use crate::events::record;
-use crate::invoices::insert_invoice;
+use crate::invoices::{insert_invoice, Origin};
 use crate::parties::{document_parties, keep_parties};
 use crate::quotation_rows::{load_quotation, load_row, QuotationRow};
 use crate::rows::{now_db, scoped};
@@ -197,7 +197,7 @@ pub(crate) fn convert(
         token: token.to_string(),
         reminders: None,
     };
-    let invoice = insert_invoice(conn, scope, &new_invoice, Some(row.id), url)?;
+    let invoice = insert_invoice(conn, scope, &new_invoice, Origin::Quotation(row.id), url)?;
     diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(row.id)))
         .set(quotations::invoice_id.eq(invoice.id.0))
         .execute(conn)?;

@@ -86,6 +86,8 @@ diesel::table! {
         recipient -> Nullable<Text>,
         reminders -> Nullable<Text>,
         amount_credited_cents -> BigInt,
+        recurring_invoice_id -> Nullable<BigInt>,
+        recurring_period -> Nullable<Integer>,
     }
 }
 
@@ -216,6 +218,35 @@ diesel::table! {
         state -> Text,
         next_attempt_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    recurring_invoices (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        customer_id -> BigInt,
+        currency -> Text,
+        subtotal_cents -> BigInt,
+        tax_cents -> BigInt,
+        total_cents -> BigInt,
+        interval_unit -> Text,
+        interval_count -> Integer,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        occurrences -> Nullable<Integer>,
+        payment_terms -> Text,
+        notes -> Nullable<Text>,
+        metadata -> Text,
+        auto_send -> Bool,
+        email -> Bool,
+        status -> Text,
+        next_period -> Integer,
+        next_issue_date -> Nullable<Date>,
+        invoices_created -> Integer,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
     }
 }
 

@@ -3,11 +3,15 @@
 //! so a month-end schedule keeps its day (Jan 31 → Feb 28 → Mar 31) and no period is skipped or
 //! repeated.
 
+mod input;
 mod status;
 #[cfg(test)]
 mod tests;
+mod view;
 
+pub use input::{NewRecurring, RecurringInput, MAX_OCCURRENCES};
 pub use status::{RecurringStatus, RecurringTransitionError};
+pub use view::{RecurringFilter, RecurringId, RecurringInvoice};
 
 use chrono::{Days, Months, NaiveDate};
 use serde::{Deserialize, Serialize};
@@ -58,6 +62,14 @@ pub enum End {
 }
 
 impl Cadence {
+    pub fn interval(&self) -> Interval {
+        self.interval
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
     /// `None` unless `1 ≤ count ≤ 52`.
     pub fn new(interval: Interval, count: u32, start: NaiveDate) -> Option<Cadence> {
         (1..=MAX_INTERVAL_COUNT)

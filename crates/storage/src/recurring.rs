@@ -1,0 +1,424 @@
+//! Recurring invoices (SPEC §20): schedules with template lines, and the sweep that issues each
+//! period's invoice exactly once. A period is issued in one transaction with the schedule row
+//! locked and `(schedule, period)` unique on invoices, so two sweeping processes, a restart or a
+//! retry never make a second invoice for it; after downtime every missed period is issued with
+//! its own date, one transaction each.
+
+use crate::accounts::account_currency;
+use crate::connection::AnyConnection;
+use crate::documents::{
+    document_customer, read_lines, read_lines_for_copy, resolve_lines, write_lines,
+};
+use crate::events::record;
+use crate::invoice_rows::load_invoice;
+use crate::invoices::{insert_invoice, set_status, Origin};
+use crate::outbox::queue;
+use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, returning, scoped};
+use crate::schema::recurring_invoices as ri;
+use crate::store::{Store, TxError};
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::{CustomerRef, DocumentKind, PaymentTerms};
+use invoicing_domain::email::{EmailKind, EmailRequest};
+use invoicing_domain::invoice::NewInvoice;
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{RecurringRepository, RepoError, RepoResult};
+use invoicing_domain::recurring::{
+    Cadence, End, Interval, NewRecurring, RecurringFilter, RecurringId, RecurringInvoice,
+    RecurringStatus,
+};
+use invoicing_domain::tenant::{AccountId, Environment, Scope};
+use invoicing_domain::validation::Metadata;
+use rand::RngCore;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = ri)]
+struct Row {
+    id: i64,
+    livemode: bool,
+    customer_id: i64,
+    currency: String,
+    subtotal_cents: i64,
+    tax_cents: i64,
+    total_cents: i64,
+    interval_unit: String,
+    interval_count: i32,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+    occurrences: Option<i32>,
+    payment_terms: String,
+    notes: Option<String>,
+    metadata: String,
+    auto_send: bool,
+    email: bool,
+    status: String,
+    next_period: i32,
+    next_issue_date: Option<NaiveDate>,
+    invoices_created: i32,
+    created_at: NaiveDateTime,
+    updated_at: NaiveDateTime,
+}
+
+fn bad(id: i64, what: &str) -> TxError {
+    RepoError::Internal(format!("recurring invoice {id}: bad {what}")).into()
+}
+
+impl Row {
+    fn status(&self) -> Result<RecurringStatus, TxError> {
+        RecurringStatus::parse(&self.status).ok_or_else(|| bad(self.id, "status"))
+    }
+
+    fn cadence(&self) -> Result<Cadence, TxError> {
+        let interval =
+            Interval::parse(&self.interval_unit).ok_or_else(|| bad(self.id, "interval"))?;
+        let count = u32::try_from(self.interval_count).map_err(|_| bad(self.id, "count"))?;
+        Cadence::new(interval, count, self.start_date).ok_or_else(|| bad(self.id, "cadence"))
+    }
+
+    fn end(&self) -> End {
+        match (self.end_date, self.occurrences) {
+            (Some(d), _) => End::Date(d),
+            (None, Some(n)) => End::Occurrences(u32::try_from(n).unwrap_or(0)),
+            (None, None) => End::Never,
+        }
+    }
+
+    fn next_period(&self) -> u32 {
+        u32::try_from(self.next_period).unwrap_or(0)
+    }
+}
+
+fn to_views(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    rows: Vec<Row>,
+) -> Result<Vec<RecurringInvoice>, TxError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lines = read_lines(conn, scope, DocumentKind::RecurringInvoice, &ids)?;
+    rows.into_iter()
+        .map(|row| {
+            let status = row.status()?;
+            let cadence = row.cadence()?;
+            Ok(RecurringInvoice {
+                id: RecurringId(row.id),
+                object: RecurringInvoice::OBJECT,
+                customer_id: CustomerId(row.customer_id),
+                currency: Currency::parse(&row.currency).map_err(|_| bad(row.id, "currency"))?,
+                line_items: lines.remove(&row.id).unwrap_or_default(),
+                subtotal_cents: row.subtotal_cents,
+                tax_cents: row.tax_cents,
+                total_cents: row.total_cents,
+                interval: cadence.interval(),
+                interval_count: cadence.count(),
+                start_date: row.start_date,
+                end_date: row.end_date,
+                occurrences: row.occurrences.and_then(|n| u32::try_from(n).ok()),
+                payment_terms: row.payment_terms,
+                notes: row.notes,
+                metadata: Metadata::from_json(&row.metadata),
+                auto_send: row.auto_send,
+                email: row.email,
+                status,
+                next_issue_date: row.next_issue_date,
+                invoices_created: u32::try_from(row.invoices_created).unwrap_or(0),
+                livemode: row.livemode,
+                created_at: from_db(row.created_at),
+                updated_at: from_db(row.updated_at),
+            })
+        })
+        .collect()
+}
+
+fn load_row(conn: &mut AnyConnection, scope: Scope, id: i64) -> Result<Row, TxError> {
+    match scoped!(ri, scope)
+        .filter(ri::id.eq(id))
+        .select(Row::as_select())
+        .first::<Row>(conn)
+        .optional()?
+    {
+        Some(row) => Ok(row),
+        None => Err(missing_or_forbidden!(conn, ri, id).into()),
+    }
+}
+
+fn load(conn: &mut AnyConnection, scope: Scope, id: i64) -> Result<RecurringInvoice, TxError> {
+    let row = load_row(conn, scope, id)?;
+    to_views(conn, scope, vec![row])?
+        .pop()
+        .ok_or_else(|| RepoError::Internal("recurring invoice vanished".into()).into())
+}
+
+/// A payment-link capability for an issued invoice: 192 random bits, hex.
+fn new_token() -> String {
+    let mut bytes = [0u8; 24];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where the schedule stands after period `n` was issued: its next date, or completed.
+fn after_period(row: &Row, n: u32) -> Result<Option<NaiveDate>, TxError> {
+    let cadence = row.cadence()?;
+    let next = n.saturating_add(1);
+    Ok(cadence
+        .period(next)
+        .filter(|d| Cadence::within(row.end(), next, *d)))
+}
+
+/// Issues the oldest due period of schedule `id`, if any; `true` when it did.
+fn issue_one(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+    today: NaiveDate,
+    url: &str,
+    mail: bool,
+) -> Result<bool, TxError> {
+    lock_scoped!(conn, ri, scope, id)?;
+    let row = load_row(conn, scope, id)?;
+    if row.status()? != RecurringStatus::Active {
+        return Ok(false);
+    }
+    let Some((n, date)) = row
+        .cadence()?
+        .due(row.end(), row.next_period(), today)
+        .into_iter()
+        .next()
+    else {
+        return Ok(false);
+    };
+    let terms = PaymentTerms::parse(&row.payment_terms).unwrap_or(PaymentTerms::DEFAULT);
+    let lines = read_lines_for_copy(conn, scope, DocumentKind::RecurringInvoice, id)?;
+    let new = NewInvoice {
+        customer: CustomerRef::Existing(CustomerId(row.customer_id)),
+        currency: Some(Currency::parse(&row.currency).map_err(|_| bad(id, "currency"))?),
+        issue_date: date,
+        due_date: terms.due_date(date),
+        payment_terms: Some(terms),
+        lines: lines.into(),
+        notes: row.notes.clone(),
+        metadata: Metadata::from_json(&row.metadata),
+        token: new_token(),
+        reminders: None,
+    };
+    let period = i32::try_from(n).map_err(|_| bad(id, "period"))?;
+    let invoice = insert_invoice(
+        conn,
+        scope,
+        &new,
+        Origin::Recurring {
+            schedule: id,
+            period,
+        },
+        url,
+    )?;
+    if row.auto_send {
+        let draft = crate::invoice_rows::load_row(conn, scope, invoice.id)?;
+        set_status(conn, &draft, InvoiceStatus::Sent)?;
+        let sent = load_invoice(conn, scope, invoice.id, url)?;
+        record(conn, scope, InvoiceStatus::Sent.event_type(), &sent)?;
+        if row.email && mail {
+            queue(
+                conn,
+                scope,
+                EmailKind::Invoice,
+                (&sent).into(),
+                EmailRequest::default(),
+            )?;
+        }
+    }
+    let next = after_period(&row, n)?;
+    let status = match next {
+        Some(_) => RecurringStatus::Active,
+        None => RecurringStatus::Completed,
+    };
+    diesel::update(scoped!(ri, scope).filter(ri::id.eq(id)))
+        .set((
+            ri::next_period.eq(period + 1),
+            ri::invoices_created.eq(ri::invoices_created + 1),
+            ri::next_issue_date.eq(next),
+            ri::status.eq(status.as_str()),
+            ri::updated_at.eq(now_db()),
+        ))
+        .execute(conn)?;
+    if status == RecurringStatus::Completed {
+        let done = load(conn, scope, id)?;
+        record(
+            conn,
+            scope,
+            status.event_type(Some(RecurringStatus::Active)),
+            &done,
+        )?;
+    }
+    Ok(true)
+}
+
+fn create(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    new: &NewRecurring,
+) -> Result<RecurringInvoice, TxError> {
+    let customer_id = document_customer(conn, scope, &new.customer)?;
+    let currency = match new.currency {
+        Some(c) => c,
+        None => account_currency(conn, scope.account_id)?,
+    };
+    let lines = resolve_lines(conn, scope, currency, &new.lines)?;
+    let (end_date, occurrences) = match new.end {
+        End::Never => (None, None),
+        End::Date(d) => (Some(d), None),
+        End::Occurrences(n) => (None, Some(i32::try_from(n).unwrap_or(i32::MAX))),
+    };
+    let now = now_db();
+    let row = diesel::insert_into(ri::table)
+        .values((
+            ri::account_id.eq(scope.account_id.0),
+            ri::livemode.eq(scope.livemode()),
+            ri::customer_id.eq(customer_id),
+            ri::currency.eq(currency.code()),
+            ri::subtotal_cents.eq(lines.totals.subtotal.minor()),
+            ri::tax_cents.eq(lines.totals.tax.minor()),
+            ri::total_cents.eq(lines.totals.total.minor()),
+            ri::interval_unit.eq(new.cadence.interval().as_str()),
+            ri::interval_count.eq(i32::try_from(new.cadence.count()).unwrap_or(1)),
+            ri::start_date.eq(new.cadence.start()),
+            ri::end_date.eq(end_date),
+            ri::occurrences.eq(occurrences),
+            ri::payment_terms.eq(new.payment_terms.to_string()),
+            ri::notes.eq(&new.notes),
+            ri::metadata.eq(new.metadata.to_json()),
+            ri::auto_send.eq(new.auto_send),
+            ri::email.eq(new.email),
+            ri::status.eq(RecurringStatus::Active.as_str()),
+            ri::next_period.eq(0),
+            ri::next_issue_date.eq(Some(new.cadence.start())),
+            ri::invoices_created.eq(0),
+            ri::created_at.eq(now),
+            ri::updated_at.eq(now),
+        ))
+        .returning(returning::<Row>())
+        .get_result::<Row>(conn)?;
+    write_lines(conn, scope, DocumentKind::RecurringInvoice, row.id, &lines)?;
+    let view = load(conn, scope, row.id)?;
+    record(conn, scope, RecurringStatus::Active.event_type(None), &view)?;
+    Ok(view)
+}
+
+fn change(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+    to: RecurringStatus,
+    today: NaiveDate,
+) -> Result<RecurringInvoice, TxError> {
+    lock_scoped!(conn, ri, scope, id)?;
+    let row = load_row(conn, scope, id)?;
+    let from = row.status()?;
+    from.transition(to)
+        .map_err(|e| RepoError::InvalidTransition(e.to_string()))?;
+    // Resuming skips the periods that fell while paused; it may find none left.
+    let (status, next) = match to {
+        RecurringStatus::Active => {
+            let cadence = row.cadence()?;
+            let found = cadence
+                .first_on_or_after(today)
+                .filter(|(n, _)| *n >= row.next_period())
+                .or_else(|| {
+                    cadence
+                        .period(row.next_period())
+                        .map(|d| (row.next_period(), d))
+                });
+            match found.filter(|(n, d)| Cadence::within(row.end(), *n, *d)) {
+                Some((n, d)) => {
+                    diesel::update(scoped!(ri, scope).filter(ri::id.eq(id)))
+                        .set(ri::next_period.eq(i32::try_from(n).unwrap_or(i32::MAX)))
+                        .execute(conn)?;
+                    (RecurringStatus::Active, Some(d))
+                }
+                None => (RecurringStatus::Completed, None),
+            }
+        }
+        RecurringStatus::Paused => (RecurringStatus::Paused, row.next_issue_date),
+        RecurringStatus::Cancelled | RecurringStatus::Completed => (to, None),
+    };
+    diesel::update(scoped!(ri, scope).filter(ri::id.eq(id)))
+        .set((
+            ri::status.eq(status.as_str()),
+            ri::next_issue_date.eq(next),
+            ri::updated_at.eq(now_db()),
+        ))
+        .execute(conn)?;
+    let view = load(conn, scope, id)?;
+    record(conn, scope, status.event_type(Some(from)), &view)?;
+    Ok(view)
+}
+
+impl RecurringRepository for Store {
+    fn create_recurring(&self, scope: Scope, new: NewRecurring) -> RepoResult<RecurringInvoice> {
+        self.write(|conn| create(conn, scope, &new))
+    }
+
+    fn get_recurring(&self, scope: Scope, id: RecurringId) -> RepoResult<RecurringInvoice> {
+        self.read(|conn| load(conn, scope, id.0))
+    }
+
+    fn list_recurring(
+        &self,
+        scope: Scope,
+        filter: &RecurringFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<RecurringInvoice>> {
+        self.read(|conn| {
+            let query = || {
+                let mut q = scoped!(ri, scope).into_boxed();
+                if let Some(s) = filter.status {
+                    q = q.filter(ri::status.eq(s.as_str()));
+                }
+                if let Some(c) = filter.customer_id {
+                    q = q.filter(ri::customer_id.eq(c.0));
+                }
+                q
+            };
+            let total: i64 = query().count().get_result(conn)?;
+            let rows = query()
+                .order((ri::created_at.desc(), ri::id.desc()))
+                .limit(page.limit())
+                .offset(page.offset())
+                .select(Row::as_select())
+                .load::<Row>(conn)?;
+            Ok(Page::new(to_views(conn, scope, rows)?, page, total))
+        })
+    }
+
+    fn change_recurring(
+        &self,
+        scope: Scope,
+        id: RecurringId,
+        to: RecurringStatus,
+        today: NaiveDate,
+    ) -> RepoResult<RecurringInvoice> {
+        self.write(|conn| change(conn, scope, id.0, to, today))
+    }
+
+    fn issue_recurring(&self, today: NaiveDate) -> RepoResult<usize> {
+        let due: Vec<(i64, i64, bool)> = self.read(|conn| {
+            Ok(ri::table
+                .filter(ri::status.eq(RecurringStatus::Active.as_str()))
+                .filter(ri::next_issue_date.le(today))
+                .select((ri::id, ri::account_id, ri::livemode))
+                .load(conn)?)
+        })?;
+        let url = self.public_url();
+        let mail = self.mail_enabled();
+        let mut issued = 0;
+        for (id, account, livemode) in due {
+            let scope = Scope::new(AccountId(account), Environment::from_livemode(livemode));
+            while self.write(|conn| issue_one(conn, scope, id, today, &url, mail))? {
+                issued += 1;
+            }
+        }
+        Ok(issued)
+    }
+}
