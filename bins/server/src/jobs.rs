@@ -16,15 +16,19 @@ const IDLE_POLL: Duration = Duration::from_millis(500);
 
 /// One kind of durable job.
 pub trait JobRunner: Send + Sync + 'static {
-    type Job: Send;
+    type Job: Send + Sync;
     /// Names the threads and the log lines.
     const NAME: &'static str;
-    /// Longer than one job can take, so a live worker never loses its claim.
+    /// How long a claim lasts without renewal: how soon a job a dead process held is tried
+    /// again. A live worker renews it every third of that while the job runs, however long the
+    /// job takes, so it is never claimed twice while it runs.
     const LEASE: Duration;
 
     fn claim(&self, now: DateTime<Utc>, lease: Duration) -> RepoResult<Vec<Self::Job>>;
+    /// Renews the lease of a job that is still running; `false` when its claim is gone.
+    fn extend(&self, job: &Self::Job, now: DateTime<Utc>, lease: Duration) -> RepoResult<bool>;
     /// Does the job and records its outcome (conditional on the claim).
-    fn run(&self, job: Self::Job);
+    fn run_ref(&self, job: &Self::Job);
     /// Gives a claimed job back undone.
     fn release(&self, job: &Self::Job) -> RepoResult<()>;
 }
@@ -87,7 +91,9 @@ fn work<R: JobRunner>(runner: &R, stop: &AtomicBool) {
             }
             // A job that panics must not take its thread (and with it a share of the
             // queue) down: the claim runs out and the job is tried again.
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run(job)));
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_renewing(runner, job)
+            }));
             if ran.is_err() {
                 log::error!(
                     "{}: a job panicked; it will be tried again when its lease ends",
@@ -96,6 +102,32 @@ fn work<R: JobRunner>(runner: &R, stop: &AtomicBool) {
             }
         }
     }
+}
+
+/// Runs the job while a helper thread renews its lease, until the job is done.
+fn run_renewing<R: JobRunner>(runner: &R, job: R::Job) {
+    let done = AtomicBool::new(false);
+    let job = &job;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                pause(&done, R::LEASE / 3);
+                if done.load(Ordering::SeqCst) {
+                    break;
+                }
+                match runner.extend(job, Utc::now(), R::LEASE) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        log::warn!("{}: a running job lost its claim", R::NAME);
+                        break;
+                    }
+                    Err(e) => log::warn!("{}: renewing a lease: {e}", R::NAME),
+                }
+            }
+        });
+        runner.run_ref(job);
+        done.store(true, Ordering::SeqCst);
+    });
 }
 
 fn pause(stop: &AtomicBool, total: Duration) {

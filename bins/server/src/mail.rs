@@ -5,7 +5,7 @@ use crate::jobs::JobRunner;
 use anyhow::{anyhow, Result};
 use chrono::{DateTime, Utc};
 use invoicing_domain::credit_note::CreditNoteId;
-use invoicing_domain::email::{EmailJob, EmailSubject, SendOutcome};
+use invoicing_domain::email::{EmailJob, EmailKind, EmailSubject, SendOutcome};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::ports::{
     CreditNoteRepository, EmailQueue, InvoiceRepository, QuotationRepository, RepoError, RepoResult,
@@ -61,13 +61,23 @@ impl MailRunner {
     fn deliver(&self, job: &EmailJob) -> SendOutcome {
         let loaded = match job.about {
             EmailSubject::Invoice(id) => {
-                self.store
-                    .invoice_as_shown(job.scope, InvoiceId(id))
-                    .map(|shown| {
-                        let reply_to = shown.parties.issuer.email.clone();
-                        let paid_on = shown.invoice.paid_at.map(|t| t.date_naive());
-                        (render::invoice_document(shown), reply_to, paid_on)
-                    })
+                let shown = self.store.invoice_as_shown(job.scope, InvoiceId(id));
+                // A reminder queued before a payment or a cancellation is not sent after it.
+                if let Ok(s) = &shown {
+                    let inv = &s.invoice;
+                    let owed = inv.status.is_open() && inv.amount_due_cents > 0;
+                    if job.kind == EmailKind::Reminder && !owed {
+                        return SendOutcome::Permanent(format!(
+                            "not sent: invoice {} is {} with {} due",
+                            inv.invoice_number, inv.status, inv.amount_due_cents
+                        ));
+                    }
+                }
+                shown.map(|shown| {
+                    let reply_to = shown.parties.issuer.email.clone();
+                    let paid_on = shown.invoice.paid_at.map(|t| t.date_naive());
+                    (render::invoice_document(shown), reply_to, paid_on)
+                })
             }
             EmailSubject::Quotation(id) => self
                 .store
@@ -106,8 +116,21 @@ impl MailRunner {
             reply_to: reply_to.as_deref(),
             paid_on,
         };
-        match compose(&self.config.sender, letter) {
-            Ok((message, id)) => self.config.mailer.send(&message, &id),
+        let message_id = match &job.message_id {
+            Some(id) => id.clone(),
+            None => {
+                let id = self.config.sender.new_message_id();
+                match self.store.assign_message_id(job, &id) {
+                    Ok(true) => id,
+                    Ok(false) => return SendOutcome::Transient("the claim was lost".into()),
+                    Err(e) => {
+                        return SendOutcome::Transient(format!("keeping the Message-ID: {e}"))
+                    }
+                }
+            }
+        };
+        match compose(&self.config.sender, letter, &message_id) {
+            Ok(message) => self.config.mailer.send(&message, &message_id),
             Err(e) => SendOutcome::Permanent(e),
         }
     }
@@ -116,31 +139,39 @@ impl MailRunner {
 impl JobRunner for MailRunner {
     type Job = EmailJob;
     const NAME: &'static str = "mail";
-    /// An SMTP conversation times out after 30 s per step; a few steps fit well within this.
-    const LEASE: Duration = Duration::from_secs(300);
+    /// Renewed while a message is being sent, however slow the server; a message a dead
+    /// process held is sent again a minute later.
+    const LEASE: Duration = Duration::from_secs(60);
 
     fn claim(&self, now: DateTime<Utc>, lease: Duration) -> RepoResult<Vec<EmailJob>> {
         self.store.claim_emails(now, lease, 1)
     }
 
-    fn run(&self, job: EmailJob) {
-        let outcome = self.deliver(&job);
+    fn extend(&self, job: &EmailJob, now: DateTime<Utc>, lease: Duration) -> RepoResult<bool> {
+        self.store.extend_email(job, now, lease)
+    }
+
+    fn run_ref(&self, job: &EmailJob) {
+        let outcome = self.deliver(job);
         let result = self
             .store
-            .record_email(&job, &outcome, &self.config.schedule, Utc::now());
+            .record_email(job, &outcome, &self.config.schedule, Utc::now());
         let id = job.id.0;
+        let retries = self.config.schedule.retry_delay(job.attempt).is_some();
         match (result, &outcome) {
             (Ok(true), SendOutcome::Sent { message_id }) => log::info!(
                 "mail: email {id} ({}) sent to {} as {message_id}",
                 job.kind.as_str(),
                 job.to.len() + job.cc.len()
             ),
-            (Ok(true), SendOutcome::Transient(e)) => {
-                log::warn!(
-                    "mail: email {id} attempt {} failed, will retry: {e}",
-                    job.attempt
-                )
-            }
+            (Ok(true), SendOutcome::Transient(e)) if retries => log::warn!(
+                "mail: email {id} attempt {} failed, will retry: {e}",
+                job.attempt
+            ),
+            (Ok(true), SendOutcome::Transient(e)) => log::warn!(
+                "mail: email {id} attempt {} failed, the last one: {e}",
+                job.attempt
+            ),
             (Ok(true), SendOutcome::Permanent(e)) => {
                 log::warn!("mail: email {id} failed for good: {e}")
             }

@@ -44,11 +44,15 @@ impl JobRunner for WebhookRunner {
         self.store.claim_deliveries(now, lease, 1)
     }
 
-    fn run(&self, job: DeliveryJob) {
-        let outcome = attempt(&self.agent, &job);
+    fn extend(&self, job: &DeliveryJob, now: DateTime<Utc>, lease: Duration) -> RepoResult<bool> {
+        self.store.extend_delivery(job, now, lease)
+    }
+
+    fn run_ref(&self, job: &DeliveryJob) {
+        let outcome = attempt(&self.agent, job);
         match self
             .store
-            .record_attempt(&job, &outcome, &self.schedule, Utc::now())
+            .record_attempt(job, &outcome, &self.schedule, Utc::now())
         {
             Ok(true) => log::info!(
                 "webhooks: {} {} attempt {} -> {}",

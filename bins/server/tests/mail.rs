@@ -487,6 +487,74 @@ fn two_processes_on_one_postgres_send_each_message_once() {
     let _ = std::fs::remove_dir_all(&dir_b);
 }
 
+/// A reminder queued while the mail server was down is not sent once the invoice is paid.
+#[test]
+fn a_queued_reminder_is_dropped_once_the_invoice_is_paid() {
+    let dir = data_dir("mail-reminder-paid");
+    let port = free_port();
+    let url = format!("smtp://127.0.0.1:{port}");
+    let server = start_with(&dir, &env(&url, &[("SCHEDULER_INTERVAL_SECS", "1")]));
+    let api = Api::new(&server, &dir, &server.printed_key().unwrap());
+    let today = chrono::Utc::now()
+        .date_naive()
+        .format("%Y-%m-%d")
+        .to_string();
+    let inv = api.ok(
+        "POST",
+        "/invoices",
+        Some(json!({
+            "customer": {"name": "Late", "email": "late@example.com"},
+            "due_date": today, "reminders": [0],
+            "line_items": [{"description": "Work", "quantity": "1", "unit_price_cents": 5000}]
+        })),
+    );
+    let id = inv["id"].as_i64().unwrap();
+    api.ok("POST", &format!("/invoices/{id}/send"), None);
+    let reminder = {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let e = api.ok("GET", &format!("/emails?invoice_id={id}"), None);
+            if let Some(r) = e["data"].as_array().and_then(|d| d.first()).cloned() {
+                if r["attempts"].as_i64() >= Some(1) {
+                    break r;
+                }
+            }
+            assert!(Instant::now() < until, "no reminder attempt: {e}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    assert_eq!(reminder["kind"], "reminder");
+    api.ok(
+        "PATCH",
+        &format!("/invoices/{id}"),
+        Some(json!({"status": "paid"})),
+    );
+    let sink = Sink::start_with(
+        &dir.join("mail"),
+        Options {
+            port,
+            tls: None,
+            implicit: false,
+            reject: None,
+        },
+    );
+    let rid = reminder["id"].as_i64().unwrap();
+    let e = wait_email(&api, rid, 30, |e| e["status"] != "queued");
+    assert_eq!(e["status"], "failed", "{e}");
+    assert!(
+        e["last_error"].as_str().unwrap().starts_with("not sent"),
+        "{e}"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        smtp::received(&sink.maildir).is_empty(),
+        "nothing reached the customer"
+    );
+    assert!(server.stop().success());
+    sink.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn reminders_once_and_receipts() {
     let dir = data_dir("mail-reminders");

@@ -49,7 +49,10 @@ impl Email {
         let dotted_domain = s
             .rsplit_once('@')
             .is_some_and(|(_, d)| d.contains('.') && !d.starts_with('.') && !d.ends_with('.'));
-        if valid && dotted_domain && !s.contains(char::is_whitespace) {
+        // Quoted local parts and address literals are valid RFC 5322 but not sendable through
+        // common relays (nor parsed by every mail library): refused up front, not at send time.
+        let plain = !s.starts_with('"') && !s.contains("@[");
+        if valid && dotted_domain && plain && !s.contains(char::is_whitespace) {
             Ok(Email(s.to_string()))
         } else {
             Err("must be a valid email address")

@@ -273,6 +273,13 @@ pub trait DeliveryQueue {
     ) -> RepoResult<bool>;
     /// Gives a claimed delivery back unattempted (shutting down), due again at once.
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
+    /// Renews the lease of a delivery in flight; `false` if the claim was lost.
+    fn extend_delivery(
+        &self,
+        job: &DeliveryJob,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> RepoResult<bool>;
 }
 
 /// Recurring invoices (SPEC §20).
@@ -361,6 +368,15 @@ pub trait EmailQueue {
         now: DateTime<Utc>,
     ) -> RepoResult<bool>;
     fn release_email(&self, job: &EmailJob) -> RepoResult<()>;
+    /// Keeps the `Message-ID` an email is about to be sent with (conditional on the claim).
+    fn assign_message_id(&self, job: &EmailJob, message_id: &str) -> RepoResult<bool>;
+    /// Renews the lease of an email being sent; `false` if the claim was lost.
+    fn extend_email(
+        &self,
+        job: &EmailJob,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> RepoResult<bool>;
     /// Queues the reminders due on `today` (SPEC §18), each invoice and offset once; how many.
     fn queue_reminders(&self, today: NaiveDate) -> RepoResult<usize>;
 }

@@ -33,7 +33,7 @@ impl Sender {
     }
 
     /// A fresh `Message-ID` on the sender's domain.
-    fn message_id(&self) -> String {
+    pub fn new_message_id(&self) -> String {
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -61,16 +61,27 @@ pub struct Letter<'a> {
 /// Text for a header: control characters (a line break would end the header, and lettre
 /// refuses to write one) become spaces. Names come from profiles and customers as typed.
 fn header_text(s: &str) -> String {
-    s.chars()
+    let text: String = s
+        .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+        .collect();
+    // Text that looks like an encoded word ("=?utf-8?q?…?=") would be decoded by mail programs
+    // into whatever it hides (line breaks included): a word joiner keeps it literal.
+    text.replace("=?", "=\u{2060}?")
 }
 
+/// A recipient; an international domain goes on the envelope in its ASCII (`xn--`) form, which
+/// every relay accepts.
 fn mailbox(address: &str) -> Result<Mailbox, String> {
-    address
+    let invalid = |e: String| format!("{address:?} is not an address: {e}");
+    let (local, domain) = address
+        .rsplit_once('@')
+        .ok_or_else(|| invalid("no @".into()))?;
+    let domain = idna::domain_to_ascii(domain).map_err(|e| invalid(e.to_string()))?;
+    format!("{local}@{domain}")
         .parse::<Address>()
         .map(|a| Mailbox::new(None, a))
-        .map_err(|e| format!("{address:?} is not an address: {e}"))
+        .map_err(|e| invalid(e.to_string()))
 }
 
 /// The plain text in the customer's language, with the document's figures filled in.
@@ -129,9 +140,9 @@ fn summary(l: &Letter<'_>) -> Vec<(&'static str, String)> {
     rows
 }
 
-/// Builds the message; `Err` names what cannot be sent (an address that does not parse).
-/// Answers the message and its `Message-ID`.
-pub fn compose(sender: &Sender, l: Letter<'_>) -> Result<(Message, String), String> {
+/// Builds the message with `message_id`; `Err` names what cannot be sent (an address that
+/// does not parse).
+pub fn compose(sender: &Sender, l: Letter<'_>, message_id: &str) -> Result<Message, String> {
     let d = l.document;
     let t = d.locale;
     let merchant = d.seller.name.clone();
@@ -181,14 +192,13 @@ pub fn compose(sender: &Sender, l: Letter<'_>) -> Result<(Message, String), Stri
             ContentType::parse("application/pdf").map_err(|e| e.to_string())?,
         ));
 
-    let message_id = sender.message_id();
     let mut builder = Message::builder()
         .from(Mailbox::new(
             Some(header_text(&merchant)),
             sender.address.clone(),
         ))
         .subject(header_text(l.subject))
-        .message_id(Some(message_id.clone()))
+        .message_id(Some(message_id.to_string()))
         .date_now();
     if let Some(reply_to) = l.reply_to {
         builder = builder.reply_to(mailbox(reply_to)?);
@@ -199,8 +209,7 @@ pub fn compose(sender: &Sender, l: Letter<'_>) -> Result<(Message, String), Stri
     for cc in l.cc {
         builder = builder.cc(mailbox(cc)?);
     }
-    let message = builder.multipart(body).map_err(|e| e.to_string())?;
-    Ok((message, message_id))
+    builder.multipart(body).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -265,7 +274,8 @@ mod tests {
         let sender = Sender::parse("Billing <billing@example.com>").unwrap();
         let doc = quotation();
         let to = ["pat@example.com".to_string()];
-        let (message, id) = compose(&sender, letter(&doc, &to)).unwrap();
+        let id = sender.new_message_id();
+        let message = compose(&sender, letter(&doc, &to), &id).unwrap();
         assert!(id.starts_with('<') && id.ends_with("@example.com>"), "{id}");
         let raw = String::from_utf8(message.formatted()).unwrap();
         assert!(raw.contains(&format!("Message-ID: {id}")), "{raw}");
@@ -318,7 +328,7 @@ mod tests {
         let to = ["pat@example.com".to_string()];
         let mut l = letter(&doc, &to);
         l.subject = "Quotation from Evil\r\nBcc: victim@example.com";
-        let (message, _) = compose(&sender, l).unwrap();
+        let message = compose(&sender, l, "<t@example.com>").unwrap();
         let raw = String::from_utf8(message.formatted()).unwrap();
         let headers = raw.split("\r\n\r\n").next().unwrap();
         assert!(!headers.lines().any(|l| l.starts_with("Bcc:")), "{headers}");
@@ -326,11 +336,18 @@ mod tests {
     }
 
     #[test]
+    fn encoded_words_stay_literal_and_domains_go_ascii() {
+        assert!(!header_text("=?utf-8?q?hi=0D=0ABcc:_x@y.com?=").contains("=?"));
+        let m = mailbox("jürgen@bücher.de").unwrap();
+        assert_eq!(m.email.to_string(), "jürgen@xn--bcher-kva.de");
+    }
+
+    #[test]
     fn an_unparseable_recipient_is_reported_not_sent() {
         let sender = Sender::parse("billing@example.com").unwrap();
         let doc = quotation();
         let to = ["not an address".to_string()];
-        assert!(compose(&sender, letter(&doc, &to)).is_err());
+        assert!(compose(&sender, letter(&doc, &to), "<t@example.com>").is_err());
         assert!(Sender::parse("Billing <nobody>").is_err());
     }
 

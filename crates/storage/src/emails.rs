@@ -170,6 +170,7 @@ fn job_for(row: EmailRow, claim: &str) -> Result<EmailJob, TxError> {
         cc: row.cc(),
         subject: row.subject.clone(),
         message: row.message.clone(),
+        message_id: row.message_id.clone(),
         attempt: u32::try_from(row.attempts).unwrap_or(0).saturating_add(1),
     })
 }
@@ -324,6 +325,36 @@ impl EmailQueue for Store {
                 record(conn, job.scope, event, &email)?;
             }
             Ok(true)
+        })
+    }
+
+    fn assign_message_id(&self, job: &EmailJob, message_id: &str) -> RepoResult<bool> {
+        self.write(|conn| {
+            let n = diesel::update(
+                emails::table
+                    .filter(emails::id.eq(job.id.0))
+                    .filter(emails::claim.eq(&job.claim)),
+            )
+            .set(emails::message_id.eq(message_id))
+            .execute(conn)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn extend_email(
+        &self,
+        job: &EmailJob,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> RepoResult<bool> {
+        self.write(|conn| {
+            jobs::extend(
+                conn,
+                &EMAILS,
+                job.id.0,
+                &job.claim,
+                jobs::lease_end(now, lease),
+            )
         })
     }
 

@@ -112,6 +112,27 @@ pub(crate) fn claim(
     Ok((ids, claim))
 }
 
+/// Extends the lease of a row `claim` still holds, so a job that takes longer than one lease
+/// (a slow SMTP server) is not claimed a second time while it runs; `false` if the claim is
+/// gone.
+pub(crate) fn extend(
+    conn: &mut AnyConnection,
+    queue: &Queue,
+    id: i64,
+    claim: &str,
+    until: NaiveDateTime,
+) -> Result<bool, TxError> {
+    let n = diesel::sql_query(format!(
+        "UPDATE {} SET locked_until = $1 WHERE id = $2 AND claim = $3",
+        queue.table
+    ))
+    .bind::<Timestamp, _>(until)
+    .bind::<BigInt, _>(id)
+    .bind::<Text, _>(claim)
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
 /// Takes the claim off the row if `claim` still holds it; `false` when it does not (the lease
 /// ran out and another worker claimed the row). On PostgreSQL the update also locks the row, so
 /// what the caller writes next in the transaction belongs to this claim alone.

@@ -139,6 +139,23 @@ impl DeliveryQueue for Store {
         })
     }
 
+    fn extend_delivery(
+        &self,
+        job: &DeliveryJob,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> RepoResult<bool> {
+        self.write(|conn| {
+            jobs::extend(
+                conn,
+                &WEBHOOK_DELIVERIES,
+                job.delivery_id,
+                &job.claim,
+                jobs::lease_end(now, lease),
+            )
+        })
+    }
+
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()> {
         self.write(|conn| {
             jobs::settle(conn, &WEBHOOK_DELIVERIES, job.delivery_id, &job.claim)?;

@@ -323,6 +323,48 @@ fn a_stale_claim_records_nothing(db: TestDb) {
     assert!(claim_one(&db.store, t0).is_some(), "released: due at once");
 }
 
+/// A renewed lease keeps a slow send's email from being claimed again; the Message-ID given
+/// at the first attempt comes back with every retry.
+fn renewed_leases_and_a_stable_message_id(db: TestDb) {
+    let s = scope(&db, "Acme");
+    let schedule = RetrySchedule::parse("1m").unwrap();
+    let inv = invoice(&db.store, s, json!({}));
+    send(&db.store, s, &inv, Some(EmailRequest::default()));
+    let t0 = now();
+    let job = claim_one(&db.store, t0).unwrap();
+    assert_eq!(job.message_id, None);
+    assert!(db
+        .store
+        .assign_message_id(&job, "<m1@example.com>")
+        .unwrap());
+    assert!(db
+        .store
+        .extend_email(&job, t0 + Duration::seconds(250), LEASE)
+        .unwrap());
+    assert!(
+        claim_one(&db.store, t0 + Duration::seconds(400)).is_none(),
+        "renewed until t0 + 550 s"
+    );
+    let failed = SendOutcome::Transient("451 later".into());
+    db.store.record_email(&job, &failed, &schedule, t0).unwrap();
+    let retry = claim_one(&db.store, t0 + Duration::minutes(2)).unwrap();
+    assert_eq!(retry.message_id.as_deref(), Some("<m1@example.com>"));
+    // A lost claim renews nothing and names nothing.
+    assert!(!db.store.extend_email(&job, t0, LEASE).unwrap());
+    assert!(!db
+        .store
+        .assign_message_id(&job, "<m2@example.com>")
+        .unwrap());
+    assert_eq!(
+        db.store
+            .get_email(s, retry.id)
+            .unwrap()
+            .message_id
+            .as_deref(),
+        Some("<m1@example.com>")
+    );
+}
+
 fn receipts_only_with_mail_on_and_asked_for(db: TestDb) {
     let s = scope(&db, "Acme");
     let mailing = db.store.clone().with_mail(true);
@@ -523,6 +565,7 @@ backend_tests!(
     resend_needs_a_document_that_left_draft,
     attempts_retry_on_the_schedule_then_fail_or_succeed,
     a_stale_claim_records_nothing,
+    renewed_leases_and_a_stable_message_id,
     receipts_only_with_mail_on_and_asked_for,
     reminders_go_out_once_per_offset_and_only_the_latest,
     concurrent_sweeps_queue_each_reminder_once,

@@ -135,11 +135,21 @@ pub struct EmailRequest {
     pub message: Option<String>,
 }
 
-fn addresses(v: &mut Violations, param: &str, raw: Option<Vec<String>>) -> Vec<Email> {
+/// Valid addresses, each once (case-insensitively) across `seen`, which collects them.
+fn addresses(
+    v: &mut Violations,
+    param: &str,
+    raw: Option<Vec<String>>,
+    seen: &mut Vec<String>,
+) -> Vec<Email> {
     let mut out = Vec::new();
     for (i, a) in raw.unwrap_or_default().into_iter().enumerate() {
         match Email::parse(&a) {
-            Ok(e) => out.push(e),
+            Ok(e) if seen.contains(&e.normalized()) => {}
+            Ok(e) => {
+                seen.push(e.normalized());
+                out.push(e);
+            }
             Err(msg) => v.push(format!("{param}[{i}]"), msg),
         }
     }
@@ -181,8 +191,9 @@ impl EmailInput {
         if self.to.as_ref().is_some_and(Vec::is_empty) {
             v.push(p("to"), "must name at least one address, or be left out");
         }
-        let to = addresses(&mut v, &p("to"), self.to);
-        let cc = addresses(&mut v, &p("cc"), self.cc);
+        let mut seen = Vec::new();
+        let to = addresses(&mut v, &p("to"), self.to, &mut seen);
+        let cc = addresses(&mut v, &p("cc"), self.cc, &mut seen);
         // A line break in a subject would end the header: never allowed there.
         let subject = text(&mut v, &p("subject"), self.subject, SUBJECT_MAX, &[]);
         let message = text(
@@ -264,6 +275,9 @@ pub struct EmailJob {
     pub cc: Vec<String>,
     pub subject: String,
     pub message: Option<String>,
+    /// The `Message-ID` given at the first attempt, kept for every retry so that a message a
+    /// slow server received twice is still one message to the customer's mail program.
+    pub message_id: Option<String>,
     /// The number of this attempt, from 1.
     pub attempt: u32,
 }

@@ -43,6 +43,25 @@ fn recipients_are_checked_and_counted_together() {
 }
 
 #[test]
+fn repeated_recipients_are_sent_once() {
+    let r = input(
+        &["a@example.com", "A@Example.com"],
+        &["a@example.com", "b@example.com"],
+    )
+    .parse("email")
+    .unwrap();
+    assert_eq!(r.to.len(), 1);
+    assert_eq!(r.cc.len(), 1);
+    assert_eq!(r.cc[0].as_str(), "b@example.com");
+    for unsendable in ["\"x@y.com\"@example.com", "a@[127.0.0.1]"] {
+        assert!(
+            input(&[unsendable], &[]).parse("email").is_err(),
+            "{unsendable}"
+        );
+    }
+}
+
+#[test]
 fn subjects_take_no_control_characters_and_messages_only_line_breaks() {
     let with = |subject: &str, message: &str| EmailInput {
         subject: Some(subject.into()),
