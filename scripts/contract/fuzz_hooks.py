@@ -30,6 +30,9 @@ CUR = r"[A-Z]{3}"
 RULES = [
     # Dates compared with each other.
     (r"due_date|valid_until", r"must not be before issue_date"),
+    (r"end_date", r"must not be before start_date"),
+    # Compared with today.
+    (r"start_date", r"must not be in the past"),
     # References to stored records and what they hold.
     (r"customer_id", r"no such customer"),
     (r"line_items\[N\]\.product_id", r"no such product"),

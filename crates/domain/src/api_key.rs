@@ -103,10 +103,11 @@ pub enum ApiResource {
     /// The email log (SPEC §18); sending needs the document's `write`.
     Emails,
     CreditNotes,
+    RecurringInvoices,
 }
 
 impl ApiResource {
-    pub const ALL: [ApiResource; 10] = [
+    pub const ALL: [ApiResource; 11] = [
         ApiResource::Customers,
         ApiResource::Invoices,
         ApiResource::Quotations,
@@ -117,6 +118,7 @@ impl ApiResource {
         ApiResource::Account,
         ApiResource::Emails,
         ApiResource::CreditNotes,
+        ApiResource::RecurringInvoices,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -131,6 +133,7 @@ impl ApiResource {
             ApiResource::Account => "account",
             ApiResource::Emails => "emails",
             ApiResource::CreditNotes => "credit_notes",
+            ApiResource::RecurringInvoices => "recurring_invoices",
         }
     }
 }

@@ -176,6 +176,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         "InvoicePatchInput",
         "QuotationInput",
         "QuotationPatchInput",
+        "RecurringInput",
     ] {
         set(schemas, schema, "customer_id", id.clone());
         set(
@@ -185,7 +186,13 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
             json!({"minItems": 1, "maxItems": d::MAX_LINES}),
         );
         set(schemas, schema, "notes", text(0, d::NOTES_MAX));
-        for field in ["issue_date", "due_date", "valid_until"] {
+        for field in [
+            "issue_date",
+            "due_date",
+            "valid_until",
+            "start_date",
+            "end_date",
+        ] {
             set(schemas, schema, field, date.clone());
         }
     }
@@ -193,9 +200,26 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     // As `PaymentTerms::parse` reads them: N from 0 to 365, at most three digits.
     let terms =
         json!({"pattern": "^(due_on_receipt|net_([0-9]{1,2}|[0-2][0-9]{2}|3[0-5][0-9]|36[0-5]))$"});
-    for schema in ["InvoiceInput", "InvoicePatchInput", "ConvertInput"] {
+    for schema in [
+        "InvoiceInput",
+        "InvoicePatchInput",
+        "ConvertInput",
+        "RecurringInput",
+    ] {
         set(schemas, schema, "payment_terms", terms.clone());
     }
+    set(
+        schemas,
+        "RecurringInput",
+        "interval_count",
+        json!({"minimum": 1, "maximum": invoicing_domain::recurring::MAX_INTERVAL_COUNT}),
+    );
+    set(
+        schemas,
+        "RecurringInput",
+        "occurrences",
+        json!({"minimum": 1, "maximum": invoicing_domain::recurring::MAX_OCCURRENCES}),
+    );
     set(
         schemas,
         "LineItemInput",
@@ -346,7 +370,20 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     invoice["dependentSchemas"]["payment_terms"] = due_or_terms.clone();
     let convert = json!({"dependentSchemas": {"payment_terms": due_or_terms}});
     require("InvoiceInput", &["line_items"], invoice);
-    require("QuotationInput", &["line_items"], customer);
+    require("QuotationInput", &["line_items"], customer.clone());
+    // A schedule: its customer as for documents; an end date or a count, not both; email only
+    // with auto_send.
+    let mut recurring = customer;
+    recurring["dependentSchemas"]["occurrences"] = json!({"not": {"required": ["end_date"]}});
+    recurring["allOf"] = json!([{
+        "if": {"properties": {"email": {"const": true}}, "required": ["email"]},
+        "then": {"properties": {"auto_send": {"const": true}}, "required": ["auto_send"]},
+    }]);
+    require(
+        "RecurringInput",
+        &["line_items", "interval", "start_date"],
+        recurring,
+    );
     require("ConvertInput", &[], convert);
     require(
         "LineItemInput",

@@ -9,13 +9,14 @@ use invoicing_domain::invoice::Invoice;
 use invoicing_domain::payment::{Payment, PaymentRequest};
 use invoicing_domain::product::Product;
 use invoicing_domain::quotation::{ConversionResult, Quotation};
+use invoicing_domain::recurring::RecurringInvoice;
 use invoicing_domain::webhook::WebhookEndpoint;
 use invoicing_domain::webhook_delivery::DeliveryAttempt;
 use serde_json::{json, Value};
 
 /// Each resource's `object`, from the constants its answers are built with, under the name
 /// of its schema.
-fn objects() -> [(&'static str, &'static str); 13] {
+fn objects() -> [(&'static str, &'static str); 14] {
     [
         ("Customer", Customer::OBJECT),
         ("Invoice", Invoice::OBJECT),
@@ -30,6 +31,7 @@ fn objects() -> [(&'static str, &'static str); 13] {
         ("DeliveryAttempt", DeliveryAttempt::OBJECT),
         ("OutgoingEmail", OutgoingEmail::OBJECT),
         ("CreditNote", CreditNote::OBJECT),
+        ("RecurringInvoice", RecurringInvoice::OBJECT),
     ]
 }
 

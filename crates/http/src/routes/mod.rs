@@ -14,6 +14,7 @@ pub mod payment_requests;
 pub mod payments;
 pub mod products;
 pub mod quotations;
+pub mod recurring;
 pub mod webhooks;
 
 use crate::error::ApiError;
@@ -147,6 +148,36 @@ pub fn endpoints() -> Vec<Endpoint> {
             M::POST,
             "/api/v1/credit_notes/{id}/email",
             web::post().to(credit_notes::email),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/recurring_invoices",
+            web::post().to(recurring::create),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/recurring_invoices",
+            web::get().to(recurring::list),
+        ),
+        ep(
+            M::GET,
+            "/api/v1/recurring_invoices/{id}",
+            web::get().to(recurring::get),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/recurring_invoices/{id}/pause",
+            web::post().to(recurring::pause),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/recurring_invoices/{id}/resume",
+            web::post().to(recurring::resume),
+        ),
+        ep(
+            M::POST,
+            "/api/v1/recurring_invoices/{id}/cancel",
+            web::post().to(recurring::cancel),
         ),
         ep(M::GET, "/api/v1/emails", web::get().to(emails::list)),
         ep(M::GET, "/api/v1/emails/{id}", web::get().to(emails::get)),

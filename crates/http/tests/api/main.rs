@@ -17,5 +17,6 @@ mod payments;
 mod pdf;
 mod products;
 mod quotations;
+mod recurring;
 mod strictness;
 mod webhooks;
