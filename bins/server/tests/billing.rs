@@ -1,0 +1,123 @@
+//! Credit notes and recurring invoices end to end (SPEC §19, §20): two servers on one
+//! PostgreSQL issue a schedule's first invoice exactly once, sent on its own; a credit note is
+//! emailed with its PDF.
+
+mod common;
+
+use common::api::Api;
+use common::smtp::{self, Sink};
+use common::*;
+use mail_parser::{MessageParser, MimeHeaders};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+#[test]
+fn two_servers_issue_a_schedules_first_invoice_once() {
+    let Some(db) = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)
+    else {
+        return;
+    };
+    let (dir_a, dir_b) = (data_dir("recurring-a"), data_dir("recurring-b"));
+    let env = [
+        ("DATABASE_URL", db.url.as_str()),
+        ("SCHEDULER_INTERVAL_SECS", "1"),
+        ("RATE_LIMIT_PER_MINUTE", "60000"),
+        ("RATE_LIMIT_BURST", "1000"),
+    ];
+    let a = start_with(&dir_a, &env);
+    let key = a.printed_key().unwrap();
+    let b = start_with(&dir_b, &env);
+    let api = Api::new(&a, &dir_a, &key);
+    let today = chrono::Utc::now()
+        .date_naive()
+        .format("%Y-%m-%d")
+        .to_string();
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let r = api.ok(
+            "POST",
+            "/recurring_invoices",
+            Some(json!({
+                "customer": {"name": format!("C{n}"), "email": format!("c{n}@example.com")},
+                "line_items": [{"description": "Plan", "quantity": "1", "unit_price_cents": 900}],
+                "interval": "month", "start_date": today, "auto_send": true
+            })),
+        );
+        assert_eq!(r["invoices_created"], 0);
+        ids.push(r["id"].as_i64().unwrap());
+    }
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let issued: Vec<i64> = ids
+            .iter()
+            .map(|id| {
+                api.ok("GET", &format!("/recurring_invoices/{id}"), None)["invoices_created"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        if issued.iter().all(|n| *n >= 1) {
+            break;
+        }
+        assert!(Instant::now() < until, "not issued: {issued:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let invoices = api.ok("GET", "/invoices?per_page=100", None);
+    assert_eq!(invoices["total"], 5, "one invoice per schedule: {invoices}");
+    for inv in invoices["data"].as_array().unwrap() {
+        assert_eq!(inv["status"], "sent");
+        assert_eq!(inv["issue_date"], today);
+    }
+    for id in &ids {
+        assert_eq!(
+            api.ok("GET", &format!("/recurring_invoices/{id}"), None)["invoices_created"],
+            1
+        );
+    }
+    assert!(a.stop().success());
+    assert!(b.stop().success());
+    drop(db);
+    let _ = std::fs::remove_dir_all(&dir_a);
+    let _ = std::fs::remove_dir_all(&dir_b);
+}
+
+#[test]
+fn a_credit_note_is_emailed_with_its_pdf() {
+    let dir = data_dir("credit-mail");
+    let sink = Sink::start(&dir.join("mail"));
+    let url = sink.plain_url();
+    let server = start_with(
+        &dir,
+        &[
+            ("SMTP_URL", url.as_str()),
+            ("SMTP_ALLOW_PLAINTEXT", "true"),
+            ("MAIL_FROM", "Billing <billing@example.com>"),
+        ],
+    );
+    let api = Api::new(&server, &dir, &server.printed_key().unwrap());
+    let id = api.invoice("ada@example.com");
+    api.ok("POST", &format!("/invoices/{id}/send"), None);
+    let note = api.ok(
+        "POST",
+        &format!("/invoices/{id}/credit_notes"),
+        Some(json!({"reason": "duplicate", "email": {}})),
+    );
+    let number = note["credit_note_number"].as_str().unwrap().to_string();
+    let raw = smtp::wait_for(&sink.maildir, 1, 30).remove(0);
+    let m = MessageParser::default().parse(&raw).unwrap();
+    assert!(m.subject().unwrap().contains(&number), "{:?}", m.subject());
+    let pdf = m
+        .attachments()
+        .find(|p| p.attachment_name() == Some(&format!("{number}.pdf")))
+        .expect("the credit note's PDF");
+    assert!(pdf.contents().starts_with(b"%PDF"));
+    let inv = api.ok("GET", &format!("/invoices/{id}"), None);
+    assert_eq!(
+        inv["status"], "cancelled",
+        "fully credited with nothing paid"
+    );
+    assert!(server.stop().success());
+    sink.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
