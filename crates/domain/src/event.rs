@@ -38,6 +38,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "product.deleted",
     "credit_note.created",
     "recurring_invoice.created",
+    "recurring_invoice.updated",
     "recurring_invoice.paused",
     "recurring_invoice.resumed",
     "recurring_invoice.cancelled",

@@ -26,7 +26,7 @@ use crate::quotation::{
     QuotationId, QuotationPatch,
 };
 use crate::recurring::{
-    NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringStatus,
+    NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringPatch, RecurringStatus,
 };
 use crate::tenant::{AccountId, Scope};
 use crate::validation::Violations;
@@ -293,6 +293,13 @@ pub trait RecurringRepository {
         filter: &RecurringFilter,
         page: PageRequest,
     ) -> RepoResult<Page<RecurringInvoice>>;
+    /// Changes what the invoices not yet issued will be; an active or paused schedule only.
+    fn update_recurring(
+        &self,
+        scope: Scope,
+        id: RecurringId,
+        patch: RecurringPatch,
+    ) -> RepoResult<RecurringInvoice>;
     /// Pause, resume (from the first period on or after `today`) or cancel, as the table
     /// allows.
     fn change_recurring(

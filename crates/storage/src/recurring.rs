@@ -28,10 +28,11 @@ use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RecurringRepository, RepoError, RepoResult};
 use invoicing_domain::recurring::{
     Cadence, End, Interval, NewRecurring, RecurringFilter, RecurringId, RecurringInvoice,
-    RecurringStatus,
+    RecurringPatch, RecurringStatus,
 };
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
+use invoicing_domain::validation::Violations;
 use rand::RngCore;
 
 #[derive(Queryable, Selectable)]
@@ -306,6 +307,106 @@ fn create(
     Ok(view)
 }
 
+fn update(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+    patch: &RecurringPatch,
+) -> Result<RecurringInvoice, TxError> {
+    lock_scoped!(conn, ri, scope, id)?;
+    let row = load_row(conn, scope, id)?;
+    let status = row.status()?;
+    if !matches!(status, RecurringStatus::Active | RecurringStatus::Paused) {
+        return Err(RepoError::InvalidTransition(format!(
+            "a {status} recurring invoice cannot be changed"
+        ))
+        .into());
+    }
+    let auto_send = patch.auto_send.unwrap_or(row.auto_send);
+    if patch.email.unwrap_or(row.email) && !auto_send {
+        return Err(RepoError::Invalid(Violations::single(
+            "email",
+            "emails the invoices auto_send sends: set auto_send too",
+        ))
+        .into());
+    }
+    let target = scoped!(ri, scope).filter(ri::id.eq(id));
+    if let Some(drafts) = &patch.lines {
+        let currency = Currency::parse(&row.currency).map_err(|_| bad(id, "currency"))?;
+        let lines = resolve_lines(conn, scope, currency, drafts)?;
+        write_lines(conn, scope, DocumentKind::RecurringInvoice, id, &lines)?;
+        diesel::update(target)
+            .set((
+                ri::subtotal_cents.eq(lines.totals.subtotal.minor()),
+                ri::tax_cents.eq(lines.totals.tax.minor()),
+                ri::total_cents.eq(lines.totals.total.minor()),
+            ))
+            .execute(conn)?;
+    }
+    if let Some(terms) = patch.payment_terms {
+        diesel::update(target)
+            .set(ri::payment_terms.eq(terms.to_string()))
+            .execute(conn)?;
+    }
+    if let Some(notes) = &patch.notes {
+        diesel::update(target)
+            .set(ri::notes.eq(notes))
+            .execute(conn)?;
+    }
+    if let Some(metadata) = &patch.metadata {
+        diesel::update(target)
+            .set(ri::metadata.eq(metadata.to_json()))
+            .execute(conn)?;
+    }
+    diesel::update(target)
+        .set((
+            ri::auto_send.eq(auto_send),
+            ri::email.eq(patch.email.unwrap_or(row.email)),
+            ri::updated_at.eq(now_db()),
+        ))
+        .execute(conn)?;
+    let mut completed = false;
+    if let Some(end) = patch.end {
+        let (end_date, occurrences) = match end {
+            End::Never => (None, None),
+            End::Date(d) => (Some(d), None),
+            End::Occurrences(n) => (None, Some(i32::try_from(n).unwrap_or(i32::MAX))),
+        };
+        if end_date.is_some_and(|d| d < row.start_date) {
+            return Err(RepoError::Invalid(Violations::single(
+                "end_date",
+                "must not be before start_date",
+            ))
+            .into());
+        }
+        diesel::update(target)
+            .set((ri::end_date.eq(end_date), ri::occurrences.eq(occurrences)))
+            .execute(conn)?;
+        // An end that the schedule has already reached completes it.
+        let next = row.cadence()?.period(row.next_period());
+        if !next.is_some_and(|d| Cadence::within(end, row.next_period(), d)) {
+            diesel::update(target)
+                .set((
+                    ri::status.eq(RecurringStatus::Completed.as_str()),
+                    ri::next_issue_date.eq(None::<NaiveDate>),
+                ))
+                .execute(conn)?;
+            completed = true;
+        }
+    }
+    let view = load(conn, scope, id)?;
+    record(conn, scope, "recurring_invoice.updated", &view)?;
+    if completed {
+        record(
+            conn,
+            scope,
+            RecurringStatus::Completed.event_type(Some(status)),
+            &view,
+        )?;
+    }
+    Ok(view)
+}
+
 fn change(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -390,6 +491,15 @@ impl RecurringRepository for Store {
                 .load::<Row>(conn)?;
             Ok(Page::new(to_views(conn, scope, rows)?, page, total))
         })
+    }
+
+    fn update_recurring(
+        &self,
+        scope: Scope,
+        id: RecurringId,
+        patch: RecurringPatch,
+    ) -> RepoResult<RecurringInvoice> {
+        self.write(|conn| update(conn, scope, id.0, &patch))
     }
 
     fn change_recurring(

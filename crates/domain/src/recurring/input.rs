@@ -160,3 +160,100 @@ impl RecurringInput {
         }
     }
 }
+
+/// The body of `PATCH /api/v1/recurring_invoices/{id}`: absent fields stay; changes apply to
+/// the invoices not yet issued. `null` clears `notes`, `end_date` and `occurrences`, resets
+/// `metadata`, and is refused elsewhere.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RecurringPatchInput {
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<LineItemInput>))]
+    pub line_items: Option<Option<Vec<LineItemInput>>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub payment_terms: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub notes: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, String>>))]
+    pub metadata: Option<Option<BTreeMap<String, String>>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub end_date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
+    pub occurrences: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
+    pub auto_send: Option<Option<bool>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
+    pub email: Option<Option<bool>>,
+}
+
+/// A checked patch: `Some(None)` clears.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecurringPatch {
+    pub lines: Option<LineDrafts>,
+    pub payment_terms: Option<PaymentTerms>,
+    pub notes: Option<Option<String>>,
+    pub metadata: Option<Metadata>,
+    /// `Some(End::Never)` clears the end.
+    pub end: Option<End>,
+    pub auto_send: Option<bool>,
+    pub email: Option<bool>,
+}
+
+impl RecurringPatchInput {
+    pub fn parse(self) -> Result<RecurringPatch, Violations> {
+        use crate::validation::not_null;
+        let mut v = Violations::new();
+        let lines = not_null(&mut v, "line_items", self.line_items)
+            .and_then(|items| LineDrafts::parse(&mut v, Some(items)));
+        let payment_terms = not_null(&mut v, "payment_terms", self.payment_terms).and_then(|t| {
+            PaymentTerms::parse(&t).or_else(|| {
+                v.push(
+                    "payment_terms",
+                    "must be due_on_receipt or net_N with N from 0 to 365",
+                );
+                None
+            })
+        });
+        let notes = self
+            .notes
+            .map(|n| optional_text(&mut v, "notes", n, NOTES_MAX));
+        let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, m));
+        let end = match (self.end_date, self.occurrences) {
+            (Some(Some(_)), Some(Some(_))) => {
+                v.push("occurrences", "give end_date or occurrences, not both");
+                None
+            }
+            (Some(Some(d)), _) => parse_date(&mut v, "end_date", Some(d)).map(End::Date),
+            (_, Some(Some(n))) if (1..=MAX_OCCURRENCES).contains(&n) => {
+                Some(End::Occurrences(u32::try_from(n).unwrap_or(1)))
+            }
+            (_, Some(Some(_))) => {
+                v.push(
+                    "occurrences",
+                    format!("must be from 1 to {MAX_OCCURRENCES}"),
+                );
+                None
+            }
+            (Some(None), _) | (_, Some(None)) => Some(End::Never),
+            (None, None) => None,
+        };
+        let auto_send = not_null(&mut v, "auto_send", self.auto_send);
+        let email = not_null(&mut v, "email", self.email);
+        v.finish(|| RecurringPatch {
+            lines,
+            payment_terms,
+            notes,
+            metadata,
+            end,
+            auto_send,
+            email,
+        })
+    }
+}

@@ -9,7 +9,9 @@ mod status;
 mod tests;
 mod view;
 
-pub use input::{NewRecurring, RecurringInput, MAX_OCCURRENCES};
+pub use input::{
+    NewRecurring, RecurringInput, RecurringPatch, RecurringPatchInput, MAX_OCCURRENCES,
+};
 pub use status::{RecurringStatus, RecurringTransitionError};
 pub use view::{RecurringFilter, RecurringId, RecurringInvoice};
 

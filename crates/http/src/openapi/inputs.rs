@@ -177,6 +177,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         "QuotationInput",
         "QuotationPatchInput",
         "RecurringInput",
+        "RecurringPatchInput",
     ] {
         set(schemas, schema, "customer_id", id.clone());
         set(
@@ -205,6 +206,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         "InvoicePatchInput",
         "ConvertInput",
         "RecurringInput",
+        "RecurringPatchInput",
     ] {
         set(schemas, schema, "payment_terms", terms.clone());
     }
@@ -214,12 +216,14 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         "interval_count",
         json!({"minimum": 1, "maximum": invoicing_domain::recurring::MAX_INTERVAL_COUNT}),
     );
-    set(
-        schemas,
-        "RecurringInput",
-        "occurrences",
-        json!({"minimum": 1, "maximum": invoicing_domain::recurring::MAX_OCCURRENCES}),
-    );
+    for schema in ["RecurringInput", "RecurringPatchInput"] {
+        set(
+            schemas,
+            schema,
+            "occurrences",
+            json!({"minimum": 1, "maximum": invoicing_domain::recurring::MAX_OCCURRENCES}),
+        );
+    }
     set(
         schemas,
         "LineItemInput",

@@ -34,7 +34,9 @@ use invoicing_domain::quotation::{
     RejectInput,
 };
 use invoicing_domain::quotation_status::QuotationStatus;
-use invoicing_domain::recurring::{Interval, RecurringInput, RecurringInvoice, RecurringStatus};
+use invoicing_domain::recurring::{
+    Interval, RecurringInput, RecurringInvoice, RecurringPatchInput, RecurringStatus,
+};
 use invoicing_domain::validation::Metadata;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
 use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
@@ -87,7 +89,7 @@ pub struct ErrorDetail {
         quotations::create, quotations::list, quotations::get, quotations::pdf, quotations::update, quotations::delete,
         quotations::send, quotations::send_patch, emails::resend_quotation, quotations::accept, quotations::reject, quotations::convert,
         credit_notes::create, credit_notes::list, credit_notes::get, credit_notes::pdf, credit_notes::email,
-        recurring::create, recurring::list, recurring::get, recurring::pause, recurring::resume, recurring::cancel,
+        recurring::create, recurring::list, recurring::get, recurring::update, recurring::pause, recurring::resume, recurring::cancel,
         emails::list, emails::get,
         events::list, events::get, events::redeliver,
         payments::create, payments::list, payments::get, payments::update, payments::verify, payments::reject,
@@ -104,7 +106,7 @@ pub struct ErrorDetail {
         WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery,
         OutgoingEmail, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,
         CreditNote, CreditNoteInput, CreditReason, credit_notes::CreditNoteList,
-        RecurringInvoice, RecurringInput, RecurringStatus, Interval, recurring::RecurringList)),
+        RecurringInvoice, RecurringInput, RecurringPatchInput, RecurringStatus, Interval, recurring::RecurringList)),
     modifiers(&CommonAnswers),
 )]
 struct ApiDoc;

@@ -165,6 +165,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             web::get().to(recurring::get),
         ),
         ep(
+            M::PATCH,
+            "/api/v1/recurring_invoices/{id}",
+            web::patch().to(recurring::update),
+        ),
+        ep(
             M::POST,
             "/api/v1/recurring_invoices/{id}/pause",
             web::post().to(recurring::pause),

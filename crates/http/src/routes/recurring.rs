@@ -11,7 +11,8 @@ use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::recurring::{
-    RecurringFilter, RecurringId, RecurringInput, RecurringInvoice, RecurringStatus,
+    RecurringFilter, RecurringId, RecurringInput, RecurringInvoice, RecurringPatchInput,
+    RecurringStatus,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -103,6 +104,36 @@ pub async fn get(
         .await
         .map_err(missing)?;
     Ok(HttpResponse::Ok().json(found))
+}
+
+/// Change what the invoices not yet issued will be: lines, payment terms, notes, metadata,
+/// the end (`end_date` or `occurrences`), `auto_send` and `email`.
+#[utoipa::path(patch, path = "/api/v1/recurring_invoices/{id}", tag = "recurring_invoices",
+    params(("id" = i64, Path, description = "Recurring invoice id")),
+    request_body = RecurringPatchInput,
+    responses(
+        (status = 200, description = "The schedule", body = RecurringInvoice),
+        (status = 404, description = "No such recurring invoice", body = ErrorBody),
+        (status = 409, description = "Cancelled or completed (`invalid_state_transition`)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn update(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: web::Path<String>,
+    body: JsonBody<RecurringPatchInput>,
+) -> Result<HttpResponse, ApiError> {
+    let scope = auth.require(ApiResource::RecurringInvoices, Access::Write)?;
+    let id = RecurringId(parse_id(&id, "recurring invoice")?);
+    let patch = body.0.parse()?;
+    if patch.email == Some(true) && !state.config.mail_enabled {
+        return Err(ApiError::email_not_configured());
+    }
+    let repos = state.repos();
+    let updated = blocking(move || repos.update_recurring(scope, id, patch))
+        .await
+        .map_err(missing)?;
+    Ok(HttpResponse::Ok().json(updated))
 }
 
 async fn change(

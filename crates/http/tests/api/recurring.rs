@@ -63,6 +63,45 @@ async fn schedules_through_the_api(h: Harness) {
     );
     assert_eq!(one.body["invoices_created"], 1);
 
+    // Changes apply to the invoices not yet issued.
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/recurring_invoices/{id}")),
+        json!({"notes": "From March", "payment_terms": "net_14", "line_items": [
+            {"description": "Hosting+", "quantity": "1", "unit_price_cents": 3000}
+        ]})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["payment_terms"], "net_14");
+    assert_eq!(r.body["total_cents"], 3000);
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/recurring_invoices/{id}")),
+        json!({"email": true})
+    );
+    assert_error(&r, 422, "email_not_configured");
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/recurring_invoices/{id}")),
+        json!({"occurrences": 1})
+    );
+    assert_eq!(
+        r.body["status"], "completed",
+        "one invoice issued already: {}",
+        r.body
+    );
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/recurring_invoices/{id}")),
+        json!({"notes": null})
+    );
+    assert_error(&r, 409, "invalid_state_transition");
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/recurring_invoices"),
+        body(json!({"auto_send": true}))
+    );
+    let id = r.body["id"].as_i64().unwrap();
     let path = |action: &str| format!("/api/v1/recurring_invoices/{id}/{action}");
     let r = call!(&app, h.req(Method::POST, &path("resume")));
     assert_error(&r, 409, "invalid_state_transition");
