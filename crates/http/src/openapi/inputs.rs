@@ -162,6 +162,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         "QuotationPatchInput",
         "ProductInput",
         "ProductPatchInput",
+        "RecurringInput",
     ] {
         set(schemas, schema, "currency", json!({"enum": currencies}));
     }
