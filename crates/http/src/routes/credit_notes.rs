@@ -13,17 +13,10 @@ use invoicing_domain::credit_note::{CreditNote, CreditNoteFilter, CreditNoteId, 
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::{EmailSubject, OutgoingEmail, SendInput};
 use invoicing_domain::invoice::InvoiceId;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of credit notes (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct CreditNoteList {
-    pub data: Vec<CreditNote>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of credit notes (SPEC §5 envelope).
+    CreditNoteList of CreditNote
 }
 
 fn missing(e: ApiError) -> ApiError {

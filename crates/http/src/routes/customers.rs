@@ -10,17 +10,10 @@ use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::{
     Created, Customer, CustomerFilter, CustomerId, CustomerInput, CustomerPatchInput,
 };
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of customers (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct CustomerList {
-    pub data: Vec<Customer>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of customers (SPEC §5 envelope).
+    CustomerList of Customer
 }
 
 fn missing(e: ApiError) -> ApiError {

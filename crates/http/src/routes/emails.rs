@@ -13,17 +13,10 @@ use invoicing_domain::email::{
     EmailFilter, EmailId, EmailInput, EmailRequest, EmailStatus, EmailSubject, OutgoingEmail,
     SendInput,
 };
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of emails (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct EmailList {
-    pub data: Vec<OutgoingEmail>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of emails (SPEC §5 envelope).
+    EmailList of OutgoingEmail
 }
 
 /// What a request's `email` object asks for: `None` without one; 422 `email_not_configured`

@@ -14,14 +14,9 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 use utoipa::ToSchema;
 
-/// A page of events (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct EventList {
-    pub data: Vec<Event>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of events (SPEC §5 envelope).
+    EventList of Event
 }
 
 /// The `type` filter's schema: one of [`EVENT_TYPES`], the list the filter checks against, so

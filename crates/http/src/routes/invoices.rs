@@ -18,17 +18,10 @@ use invoicing_domain::invoice::{
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use rand::RngCore;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of invoices (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct InvoiceList {
-    pub data: Vec<Invoice>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of invoices (SPEC §5 envelope).
+    InvoiceList of Invoice
 }
 
 /// A payment-link capability: 192 random bits from the OS, URL-safe.

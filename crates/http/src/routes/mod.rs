@@ -2,6 +2,23 @@
 //! answers 405 with `Allow` for the other methods on its path, and lets tests compare the table
 //! with the OpenAPI document.
 
+/// Declares the SPEC §5 list envelope of one resource (`{data, page, per_page, total,
+/// has_more}`), under the name the OpenAPI document gives it.
+#[macro_export]
+macro_rules! page_schema {
+    ($(#[$meta:meta])* $name:ident of $item:ty) => {
+        $(#[$meta])*
+        #[derive(serde::Serialize, utoipa::ToSchema)]
+        pub struct $name {
+            pub data: Vec<$item>,
+            pub page: u32,
+            pub per_page: u32,
+            pub total: i64,
+            pub has_more: bool,
+        }
+    };
+}
+
 pub mod account;
 pub mod credit_notes;
 pub mod customers;

@@ -9,17 +9,10 @@ use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::payment::PaymentRequest;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of payment requests (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct PaymentRequestList {
-    pub data: Vec<PaymentRequest>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of payment requests (SPEC §5 envelope).
+    PaymentRequestList of PaymentRequest
 }
 
 async fn answer(

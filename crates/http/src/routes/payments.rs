@@ -16,17 +16,10 @@ use invoicing_domain::payment::{
     RejectPaymentInput,
 };
 use invoicing_domain::payment_status::PaymentStatus;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of payments (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct PaymentList {
-    pub data: Vec<Payment>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of payments (SPEC §5 envelope).
+    PaymentList of Payment
 }
 
 fn missing(e: ApiError) -> ApiError {

@@ -11,17 +11,10 @@ use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::product::{
     Product, ProductFilter, ProductId, ProductInput, ProductPatchInput,
 };
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of products (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct ProductList {
-    pub data: Vec<Product>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of products (SPEC §5 envelope).
+    ProductList of Product
 }
 
 fn missing(e: ApiError) -> ApiError {

@@ -21,17 +21,10 @@ use invoicing_domain::quotation::{
     QuotationInput, QuotationPatchInput, RejectInput,
 };
 use invoicing_domain::quotation_status::QuotationStatus;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of quotations (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct QuotationList {
-    pub data: Vec<Quotation>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of quotations (SPEC §5 envelope).
+    QuotationList of Quotation
 }
 
 fn missing(e: ApiError) -> ApiError {

@@ -14,17 +14,10 @@ use invoicing_domain::recurring::{
     RecurringFilter, RecurringId, RecurringInput, RecurringInvoice, RecurringPatchInput,
     RecurringStatus,
 };
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of recurring invoices (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct RecurringList {
-    pub data: Vec<RecurringInvoice>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of recurring invoices (SPEC §5 envelope).
+    RecurringList of RecurringInvoice
 }
 
 fn missing(e: ApiError) -> ApiError {

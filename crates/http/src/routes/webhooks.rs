@@ -15,27 +15,15 @@ use invoicing_domain::webhook::{
 };
 use invoicing_domain::webhook_delivery::DeliveryAttempt;
 use invoicing_domain::webhook_signature::WebhookSecret;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// A page of webhook endpoints (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct WebhookList {
-    pub data: Vec<WebhookEndpoint>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of webhook endpoints (SPEC §5 envelope).
+    WebhookList of WebhookEndpoint
 }
 
-/// A page of delivery attempts, newest first (SPEC §5 envelope).
-#[derive(Serialize, ToSchema)]
-pub struct DeliveryAttemptList {
-    pub data: Vec<DeliveryAttempt>,
-    pub page: u32,
-    pub per_page: u32,
-    pub total: i64,
-    pub has_more: bool,
+crate::page_schema! {
+    /// A page of delivery attempts, newest first (SPEC §5 envelope).
+    DeliveryAttemptList of DeliveryAttempt
 }
 
 fn missing(e: ApiError) -> ApiError {
