@@ -11,15 +11,6 @@ use invoicing_http::build_app;
 use serde_json::json;
 use std::io::Cursor;
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 fn image(format: ImageFormat, width: u32, height: u32) -> Vec<u8> {
     let img = ImageBuffer::from_fn(width, height, |x, y| {
         Rgb([(x * 7) as u8, (y * 5) as u8, 90])

@@ -211,6 +211,17 @@ where
     }
 }
 
+/// Calls the app: `call!(&app, req)` or with a JSON body `call!(&app, req, body)`. The helpers
+/// `send` and `json` must be in scope (`use crate::common::*`).
+macro_rules! call {
+    ($app:expr, $req:expr) => {
+        send($app, $req).await
+    };
+    ($app:expr, $req:expr, $body:expr) => {
+        send($app, json($req, &$body)).await
+    };
+}
+
 /// Declares each async test body (`async fn(Harness)`) once per backend.
 #[macro_export]
 macro_rules! http_tests {

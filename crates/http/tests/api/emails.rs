@@ -9,15 +9,6 @@ use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::{json, Value};
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 fn invoice_body() -> Value {
     json!({
         "customer": {"name": "Jürgen", "email": "juergen@example.de", "locale": "de"},

@@ -53,15 +53,6 @@ where
     (r.status, r.text(), r.header("location").to_string())
 }
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 macro_rules! sent_invoice {
     ($app:expr, $h:expr, $email:expr) => {{
         let inv = call!(

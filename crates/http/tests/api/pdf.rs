@@ -9,15 +9,6 @@ use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::json;
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 struct Pdf {
     status: u16,
     content_type: String,

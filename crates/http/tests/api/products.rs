@@ -9,15 +9,6 @@ use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::json;
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 fn hosting() -> serde_json::Value {
     json!({"name": "Hosting", "description": "Managed hosting, monthly", "unit_price_cents": 2500,
            "currency": "eur", "tax_rate": 19, "metadata": {"sku": "H-1"}})

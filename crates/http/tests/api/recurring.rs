@@ -10,15 +10,6 @@ use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use serde_json::{json, Value};
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 fn body(extra: Value) -> Value {
     let mut b = json!({
         "customer": {"name": "Ada", "email": "ada@example.com"},

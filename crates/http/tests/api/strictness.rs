@@ -10,15 +10,6 @@ use invoicing_domain::event::EVENT_TYPES;
 use invoicing_http::build_app;
 use serde_json::{json, Value};
 
-macro_rules! call {
-    ($app:expr, $req:expr) => {
-        send($app, $req).await
-    };
-    ($app:expr, $req:expr, $body:expr) => {
-        send($app, json($req, &$body)).await
-    };
-}
-
 fn lines() -> Value {
     json!([{"description": "Work", "quantity": 1, "unit_price_cents": 1000}])
 }
