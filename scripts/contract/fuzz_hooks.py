@@ -31,6 +31,8 @@ RULES = [
     # Dates compared with each other.
     (r"due_date|valid_until", r"must not be before issue_date"),
     (r"end_date", r"must not be before start_date"),
+    # A schedule's email against its stored auto_send (a PATCH may change either).
+    (r"email", r"emails the invoices auto_send sends: set auto_send too"),
     # Compared with today.
     (r"start_date", r"must not be in the past"),
     # References to stored records and what they hold.

@@ -389,6 +389,11 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         &["line_items", "interval", "start_date"],
         recurring,
     );
+    require(
+        "RecurringPatchInput",
+        &[],
+        json!({"dependentSchemas": {"occurrences": {"not": {"required": ["end_date"]}}}}),
+    );
     require("ConvertInput", &[], convert);
     require(
         "LineItemInput",
