@@ -264,35 +264,36 @@ pub(crate) fn of_invoice(
     to_credit_notes(conn, scope, rows)
 }
 
-/// A credit note's number and customer, for its emails (403/404 like every tenant read).
-pub(crate) fn credit_note_row(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    id: i64,
-) -> Result<(String, i64), TxError> {
-    match scoped!(credit_notes, scope)
-        .filter(credit_notes::id.eq(id))
-        .select((credit_notes::number, credit_notes::customer_id))
-        .first::<(String, i64)>(conn)
-        .optional()?
-    {
-        Some(row) => Ok(row),
-        None => Err(missing_or_forbidden!(conn, credit_notes, id).into()),
-    }
+/// What emails and parties need of a credit note: its number, customer and invoice (403/404
+/// like every tenant read).
+pub(crate) struct CreditNoteRef {
+    pub number: String,
+    pub customer_id: i64,
+    pub invoice_id: i64,
 }
 
-/// The invoice a credit note belongs to, for its parties and email.
-pub(crate) fn credit_note_invoice(
+pub(crate) fn credit_note_ref(
     conn: &mut AnyConnection,
     scope: Scope,
     id: i64,
-) -> Result<i64, TxError> {
-    scoped!(credit_notes, scope)
+) -> Result<CreditNoteRef, TxError> {
+    match scoped!(credit_notes, scope)
         .filter(credit_notes::id.eq(id))
-        .select(credit_notes::invoice_id)
-        .first::<i64>(conn)
+        .select((
+            credit_notes::number,
+            credit_notes::customer_id,
+            credit_notes::invoice_id,
+        ))
+        .first::<(String, i64, i64)>(conn)
         .optional()?
-        .ok_or_else(|| RepoError::NotFound.into())
+    {
+        Some((number, customer_id, invoice_id)) => Ok(CreditNoteRef {
+            number,
+            customer_id,
+            invoice_id,
+        }),
+        None => Err(missing_or_forbidden!(conn, credit_notes, id).into()),
+    }
 }
 
 impl CreditNoteRepository for Store {

@@ -85,12 +85,12 @@ pub(crate) fn queue_document(
             queue(conn, scope, EmailKind::Quotation, doc, request)
         }
         EmailSubject::CreditNote(id) => {
-            let note = crate::credit_notes::credit_note_row(conn, scope, id)?;
+            let note = crate::credit_notes::credit_note_ref(conn, scope, id)?;
             let doc = Document {
                 kind: DocumentKind::CreditNote,
                 id,
-                number: &note.0,
-                customer: CustomerId(note.1),
+                number: &note.number,
+                customer: CustomerId(note.customer_id),
             };
             queue(conn, scope, EmailKind::CreditNote, doc, request)
         }
@@ -390,6 +390,23 @@ impl EmailQueue for Store {
                 ))
                 .load(conn)?)
         })?;
+        // What was already sent, for all candidates in one query rather than one each.
+        let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
+        let mut sent: HashMap<i64, Vec<i32>> = HashMap::new();
+        for chunk in ids.chunks(1000) {
+            let rows: Vec<(i64, i32)> = self.read(|conn| {
+                Ok(invoice_reminders::table
+                    .filter(invoice_reminders::invoice_id.eq_any(chunk))
+                    .select((
+                        invoice_reminders::invoice_id,
+                        invoice_reminders::offset_days,
+                    ))
+                    .load(conn)?)
+            })?;
+            for (invoice, offset) in rows {
+                sent.entry(invoice).or_default().push(offset);
+            }
+        }
         let mut account_offsets: HashMap<Scope, Reminders> = HashMap::new();
         let mut queued = 0;
         for c in candidates {
@@ -407,15 +424,9 @@ impl EmailQueue for Store {
             if offsets.days().is_empty() {
                 continue;
             }
-            let sent: Vec<i32> = self.read(|conn| {
-                Ok(invoice_reminders::table
-                    .filter(invoice_reminders::account_id.eq(c.account_id))
-                    .filter(invoice_reminders::invoice_id.eq(c.id))
-                    .select(invoice_reminders::offset_days)
-                    .load(conn)?)
-            })?;
+            let already = sent.get(&c.id).map(Vec::as_slice).unwrap_or_default();
             let sent_on = c.sent_at.unwrap_or(c.created_at).date();
-            let Some(offset) = reminder_due(offsets.days(), c.due_date, sent_on, today, &sent)
+            let Some(offset) = reminder_due(offsets.days(), c.due_date, sent_on, today, already)
             else {
                 continue;
             };

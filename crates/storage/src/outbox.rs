@@ -3,7 +3,7 @@
 //! commit together or not at all. The mail workers drain the queue through [`crate::jobs`].
 
 use crate::connection::AnyConnection;
-use crate::parties::document_parties;
+use crate::parties::kept_parties;
 use crate::profiles::load_profile;
 use crate::rows::{from_db, now_db, returning};
 use crate::schema::emails;
@@ -117,7 +117,7 @@ pub(crate) fn queue(
     doc: Document<'_>,
     request: EmailRequest,
 ) -> Result<OutgoingEmail, TxError> {
-    let (parties, _) = document_parties(conn, scope, doc.kind, doc.id, doc.customer)?;
+    let parties = kept_parties(conn, scope, doc.kind, doc.id, doc.customer)?;
     let to: Vec<String> = if request.to.is_empty() {
         vec![parties.recipient.email.clone()]
     } else {
@@ -138,9 +138,7 @@ pub(crate) fn queue(
             return Err(RepoError::Internal("a schedule is not emailed".into()).into())
         }
         DocumentKind::CreditNote => (
-            Some(crate::credit_notes::credit_note_invoice(
-                conn, scope, doc.id,
-            )?),
+            Some(crate::credit_notes::credit_note_ref(conn, scope, doc.id)?.invoice_id),
             None,
             Some(doc.id),
         ),

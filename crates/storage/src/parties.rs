@@ -89,7 +89,7 @@ pub(crate) fn keep_parties(
     Ok(())
 }
 
-/// The parties a document shows: its copy once it has left draft, else the live ones.
+/// The parties a document shows, with its logo: for pages, PDFs and email attachments.
 pub(crate) fn document_parties(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -97,9 +97,49 @@ pub(crate) fn document_parties(
     id: i64,
     customer: CustomerId,
 ) -> Result<(Parties, Option<Logo>), TxError> {
+    let Some(parties) = kept(conn, scope, kind, id)? else {
+        return live(conn, scope, customer);
+    };
+    let logo = match &parties.issuer.logo {
+        None => None,
+        Some(h) => document_logos::table
+            .filter(document_logos::account_id.eq(scope.account_id.0))
+            .filter(document_logos::hash.eq(h))
+            .select((document_logos::content_type, document_logos::bytes))
+            .first::<(String, Vec<u8>)>(conn)
+            .optional()?
+            .and_then(|(t, bytes)| {
+                ImageKind::from_content_type(&t).map(|kind| Logo { kind, bytes })
+            }),
+    };
+    Ok((parties, logo))
+}
+
+/// The parties a document shows, without the logo's bytes (an email's recipient and subject).
+pub(crate) fn kept_parties(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    id: i64,
+    customer: CustomerId,
+) -> Result<Parties, TxError> {
+    match kept(conn, scope, kind, id)? {
+        Some(parties) => Ok(parties),
+        None => Ok(live(conn, scope, customer)?.0),
+    }
+}
+
+/// The document's copy of its parties once it has left draft; a credit note shows its
+/// invoice's. `None` for a draft: it shows the live ones.
+fn kept(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    id: i64,
+) -> Result<Option<Parties>, TxError> {
     if kind == DocumentKind::CreditNote {
-        let invoice = crate::credit_notes::credit_note_invoice(conn, scope, id)?;
-        return document_parties(conn, scope, DocumentKind::Invoice, invoice, customer);
+        let invoice = crate::credit_notes::credit_note_ref(conn, scope, id)?.invoice_id;
+        return kept(conn, scope, DocumentKind::Invoice, invoice);
     }
     let kept: Option<(Option<String>, Option<String>)> = match kind {
         DocumentKind::Invoice => scoped!(invoices, scope)
@@ -115,23 +155,11 @@ pub(crate) fn document_parties(
         DocumentKind::CreditNote | DocumentKind::RecurringInvoice => None,
     };
     let Some((Some(issuer), Some(recipient))) = kept else {
-        return live(conn, scope, customer);
+        return Ok(None);
     };
     let unreadable =
         |e: serde_json::Error| RepoError::Internal(format!("document {id} parties: {e}"));
     let issuer: Issuer = serde_json::from_str(&issuer).map_err(unreadable)?;
     let recipient: Recipient = serde_json::from_str(&recipient).map_err(unreadable)?;
-    let logo = match &issuer.logo {
-        None => None,
-        Some(h) => document_logos::table
-            .filter(document_logos::account_id.eq(scope.account_id.0))
-            .filter(document_logos::hash.eq(h))
-            .select((document_logos::content_type, document_logos::bytes))
-            .first::<(String, Vec<u8>)>(conn)
-            .optional()?
-            .and_then(|(t, bytes)| {
-                ImageKind::from_content_type(&t).map(|kind| Logo { kind, bytes })
-            }),
-    };
-    Ok((Parties { issuer, recipient }, logo))
+    Ok(Some(Parties { issuer, recipient }))
 }
