@@ -118,7 +118,9 @@ impl<T: DeserializeOwned + Default + 'static> FromRequest for OptionalJsonBody<T
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let nulls = Nulls::of(req);
+        // An optional body is an action's (send, resend, pause…), never a resource's patch:
+        // it holds no `null`, whatever the method (`PATCH …/send` included).
+        let nulls = Nulls::Nowhere;
         let body = read_body(req, payload, true);
         Box::pin(async move {
             match body.await? {
