@@ -231,14 +231,16 @@ impl WebhookRepository for Store {
     fn delete_webhook(&self, scope: Scope, id: WebhookEndpointId) -> RepoResult<()> {
         self.write(|conn| {
             load(conn, scope, id)?;
-            // Locks the endpoint first, so a worker recording an attempt meanwhile waits for us.
             lock_scoped!(conn, webhook_endpoints, scope, id.0)?;
+            // Deliveries before attempts: deleting a delivery a worker is recording waits for
+            // its transaction, so the attempt it wrote is committed, and deleted, before the
+            // endpoint goes (the other order left that attempt pointing at no endpoint).
             diesel::delete(
-                scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0)),
+                scoped!(webhook_deliveries, scope).filter(webhook_deliveries::endpoint_id.eq(id.0)),
             )
             .execute(conn)?;
             diesel::delete(
-                scoped!(webhook_deliveries, scope).filter(webhook_deliveries::endpoint_id.eq(id.0)),
+                scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0)),
             )
             .execute(conn)?;
             diesel::delete(
