@@ -255,6 +255,14 @@ impl InvoicePatch {
     pub fn is_empty(&self) -> bool {
         *self == InvoicePatch::default()
     }
+
+    /// What the document rules check before it applies (`document_rules::check_patch`).
+    pub fn shape(&self) -> crate::document_rules::PatchShape {
+        crate::document_rules::PatchShape {
+            draft_only: self.touches_draft_only_fields(),
+            closing_date: self.due_date.map(|d| ("due_date", d)),
+        }
+    }
 }
 
 impl InvoicePatchInput {

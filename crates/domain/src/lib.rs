@@ -10,6 +10,7 @@ pub mod customer;
 pub mod decimal;
 pub mod document;
 pub mod document_lines;
+pub mod document_rules;
 pub mod email;
 pub mod event;
 pub mod idempotency;

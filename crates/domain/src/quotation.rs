@@ -138,6 +138,14 @@ impl QuotationPatch {
     pub fn touches_draft_only_fields(&self) -> bool {
         self.lines.is_some() || self.currency.is_some() || self.customer_id.is_some()
     }
+
+    /// What the document rules check before it applies (`document_rules::check_patch`).
+    pub fn shape(&self) -> crate::document_rules::PatchShape {
+        crate::document_rules::PatchShape {
+            draft_only: self.touches_draft_only_fields(),
+            closing_date: self.valid_until.map(|d| ("valid_until", d)),
+        }
+    }
 }
 
 impl QuotationPatchInput {

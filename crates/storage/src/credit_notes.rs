@@ -4,11 +4,11 @@
 //! never exceed its total; the number is taken last, so the counter row is held briefly.
 
 use crate::connection::AnyConnection;
-use crate::counters::next_number;
+use crate::documents::move_and_record;
+use crate::documents::take_number;
 use crate::documents::{read_lines, resolve_lines, write_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row as load_invoice_row, payment_link};
-use crate::invoices::set_status;
 use crate::outbox::{queue, Document};
 use crate::parties::document_parties;
 use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, returning, scoped};
@@ -23,7 +23,7 @@ use invoicing_domain::credit_note::{
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::decimal::{Quantity, TaxRate};
-use invoicing_domain::document::{document_number, DocumentKind, LineItem, Lines};
+use invoicing_domain::document::{DocumentKind, LineItem, Lines};
 use invoicing_domain::email::{EmailKind, EmailRequest};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::lines::{document_totals, LineAmounts};
@@ -194,9 +194,7 @@ fn create(
     let effect =
         apply_credit(status, balance, totals.total.minor()).map_err(|e| refused(param, e))?;
     let now = now_db();
-    let year = now.year();
-    let seq = next_number(conn, scope, DocumentKind::CreditNote, year)?;
-    let number = document_number(DocumentKind::CreditNote, year, seq);
+    let number = take_number(conn, scope, DocumentKind::CreditNote, now.year())?;
     let row = diesel::insert_into(credit_notes::table)
         .values((
             credit_notes::account_id.eq(scope.account_id.0),
@@ -234,9 +232,7 @@ fn create(
     record(conn, scope, "credit_note.created", &credit_note)?;
     if let Some(to) = effect.new_status {
         // Paid by payments and credit, or cancelled by credit alone: never a receipt.
-        set_status(conn, &inv, to)?;
-        let invoice = load_invoice(conn, scope, invoice_id, url)?;
-        record(conn, scope, to.event_type(), &invoice)?;
+        move_and_record(conn, &inv, to, |c| load_invoice(c, scope, invoice_id, url))?;
     }
     if let Some(request) = email {
         let doc = Document {

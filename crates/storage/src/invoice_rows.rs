@@ -2,7 +2,8 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::read_lines;
-use crate::rows::{from_db, missing_or_forbidden, scoped};
+use crate::documents::DocumentRow;
+use crate::rows::from_db;
 use crate::schema::invoices;
 use crate::store::TxError;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -64,6 +65,12 @@ impl InvoiceRow {
         })
     }
 }
+
+crate::documents::document_row!(
+    InvoiceRow, invoices, InvoiceStatus,
+    stamped { Sent => sent_at, Viewed => viewed_at, Paid => paid_at, Cancelled => cancelled_at },
+    unstamped { Draft, Overdue }
+);
 
 pub(crate) fn payment_link(public_url: &str, number: &str, token: &str) -> String {
     format!("{public_url}/invoice/{number}?token={token}")
@@ -134,15 +141,7 @@ pub(crate) fn load_row(
     scope: Scope,
     id: InvoiceId,
 ) -> Result<InvoiceRow, TxError> {
-    match scoped!(invoices, scope)
-        .filter(invoices::id.eq(id.0))
-        .select(InvoiceRow::as_select())
-        .first::<InvoiceRow>(conn)
-        .optional()?
-    {
-        Some(row) => Ok(row),
-        None => Err(missing_or_forbidden!(conn, invoices, id.0).into()),
-    }
+    <InvoiceRow as DocumentRow>::reload(conn, scope, id.0)
 }
 
 pub(crate) fn load_invoice(

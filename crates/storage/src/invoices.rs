@@ -1,14 +1,15 @@
 //! Invoices: gap-free numbers, drafts and their lifecycle, the public page's read and the
 //! overdue sweep. Every change writes its event in the same transaction.
 
-use crate::accounts::account_currency;
 use crate::connection::AnyConnection;
-use crate::counters::next_number;
-use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
+use crate::documents::{
+    check_lines_currency, check_patch, document_customer, first_view, move_and_record, public_row,
+    resolve_draft, resolve_lines, sweep, take_number, write_lines, Resolved,
+};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
 use crate::outbox::{queue, queue_receipt};
-use crate::parties::{document_parties, keep_parties};
+use crate::parties::document_parties;
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::invoices;
@@ -16,7 +17,7 @@ use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
-use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
+use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
@@ -26,7 +27,6 @@ use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
-use invoicing_domain::validation::Violations;
 
 /// Where an invoice comes from, when not from a create request.
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,20 +55,18 @@ pub(crate) fn insert_invoice(
         Origin::Recurring { schedule, period } => (Some(schedule), Some(period)),
         _ => (None, None),
     };
-    let customer_id = document_customer(conn, scope, &new.customer)?;
-    let currency = match new.currency {
-        Some(c) => c,
-        None => account_currency(conn, scope.account_id)?,
-    };
-    let lines = resolve_lines(conn, scope, currency, &new.lines)?;
+    let Resolved {
+        customer_id,
+        currency,
+        lines,
+    } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
-    let year = now.year();
-    let seq = next_number(conn, scope, DocumentKind::Invoice, year)?;
+    let number = take_number(conn, scope, DocumentKind::Invoice, now.year())?;
     let id = diesel::insert_into(invoices::table)
         .values((
             invoices::account_id.eq(scope.account_id.0),
             invoices::livemode.eq(scope.livemode()),
-            invoices::number.eq(document_number(DocumentKind::Invoice, year, seq)),
+            invoices::number.eq(number),
             invoices::status.eq(InvoiceStatus::Draft.as_str()),
             invoices::customer_id.eq(customer_id),
             invoices::currency.eq(currency.code()),
@@ -97,52 +95,6 @@ pub(crate) fn insert_invoice(
     Ok(invoice)
 }
 
-/// Moves the invoice from the status `row` was read with to `to`, stamping the matching
-/// timestamp; the caller checked the transition table and writes the event. The update is
-/// conditional on that status, so a reader that took no lock (the public page) cannot overwrite
-/// a change committed since it read: it gets `InvalidTransition` instead.
-pub(crate) fn set_status(
-    conn: &mut AnyConnection,
-    row: &InvoiceRow,
-    to: InvoiceStatus,
-) -> Result<(), TxError> {
-    if row.status()? == InvoiceStatus::Draft && to != InvoiceStatus::Draft {
-        let customer = invoicing_domain::customer::CustomerId(row.customer_id);
-        keep_parties(conn, row.scope(), DocumentKind::Invoice, row.id, customer)?;
-    }
-    let now = now_db();
-    let target = scoped!(invoices, row.scope())
-        .filter(invoices::id.eq(row.id))
-        .filter(invoices::status.eq(row.status.as_str()));
-    let status = invoices::status.eq(to.as_str());
-    let updated = invoices::updated_at.eq(now);
-    let moved = match to {
-        InvoiceStatus::Sent => diesel::update(target)
-            .set((status, updated, invoices::sent_at.eq(now)))
-            .execute(conn)?,
-        InvoiceStatus::Viewed => diesel::update(target)
-            .set((status, updated, invoices::viewed_at.eq(now)))
-            .execute(conn)?,
-        InvoiceStatus::Paid => diesel::update(target)
-            .set((status, updated, invoices::paid_at.eq(now)))
-            .execute(conn)?,
-        InvoiceStatus::Cancelled => diesel::update(target)
-            .set((status, updated, invoices::cancelled_at.eq(now)))
-            .execute(conn)?,
-        InvoiceStatus::Draft | InvoiceStatus::Overdue => diesel::update(target)
-            .set((status, updated))
-            .execute(conn)?,
-    };
-    if moved == 0 {
-        return Err(RepoError::InvalidTransition(format!(
-            "the invoice is no longer {}: it changed meanwhile",
-            row.status
-        ))
-        .into());
-    }
-    Ok(())
-}
-
 fn update(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -153,30 +105,15 @@ fn update(
 ) -> Result<Invoice, TxError> {
     lock_scoped!(conn, invoices, scope, id.0)?;
     let row = load_row(conn, scope, id)?;
-    let current = row.status()?;
     // Asking for the current status is a transition the table refuses too (409), so a repeated
     // send or a second "mark paid" is reported rather than silently accepted.
     let new_status = patch.status;
     if let Some(to) = new_status {
-        current
+        row.status()?
             .transition(to)
             .map_err(|e| RepoError::InvalidTransition(e.to_string()))?;
     }
-    if patch.touches_draft_only_fields() && current != InvoiceStatus::Draft {
-        return Err(RepoError::InvalidTransition(format!(
-            "line_items, currency and customer_id can only change while the invoice is a draft; it is {current}"
-        ))
-        .into());
-    }
-    if let Some(due) = patch.due_date {
-        if due < row.issue_date {
-            return Err(RepoError::Invalid(Violations::single(
-                "due_date",
-                "must not be before issue_date",
-            ))
-            .into());
-        }
-    }
+    check_patch(&row, row.issue_date, patch.shape())?;
     let customer_id = match patch.customer_id {
         Some(c) => Some(document_customer(conn, scope, &CustomerRef::Existing(c))?),
         None => None,
@@ -242,56 +179,32 @@ fn update(
             .execute(conn)?;
         changed = true;
     }
-    if let Some(to) = new_status {
-        set_status(conn, &row, to)?;
-    } else if changed {
+    let load = |conn: &mut AnyConnection| load_invoice(conn, scope, id, public_url);
+    let Some(to) = new_status else {
+        if !changed {
+            return load(conn);
+        }
         diesel::update(target)
             .set(invoices::updated_at.eq(now_db()))
             .execute(conn)?;
-    }
-    let invoice = load_invoice(conn, scope, id, public_url)?;
-    match new_status {
-        Some(to) => {
-            record(conn, scope, to.event_type(), &invoice)?;
-            if to == InvoiceStatus::Paid {
-                queue_receipt(conn, scope, &invoice, mail)?;
-            }
-            if let (InvoiceStatus::Sent, Some(request)) = (to, &patch.email) {
-                queue(
-                    conn,
-                    scope,
-                    EmailKind::Invoice,
-                    (&invoice).into(),
-                    request.clone(),
-                )?;
-            }
-        }
-        None if changed => {
-            record(conn, scope, "invoice.updated", &invoice)?;
-        }
-        None => {}
+        let invoice = load(conn)?;
+        record(conn, scope, "invoice.updated", &invoice)?;
+        return Ok(invoice);
     };
-    Ok(invoice)
-}
-
-/// The sent (not draft) invoice this number and capability token name; anything else is 404.
-fn load_public_row(
-    conn: &mut AnyConnection,
-    number: &str,
-    token: &str,
-) -> Result<InvoiceRow, TxError> {
-    let row = invoices::table
-        .filter(invoices::token.eq(token))
-        .select(InvoiceRow::as_select())
-        .first::<InvoiceRow>(conn)
-        .optional()?
-        .filter(|r| r.number == number)
-        .ok_or(RepoError::NotFound)?;
-    if row.status()?.is_public() {
-        Ok(row)
-    } else {
-        Err(RepoError::NotFound.into())
+    let invoice = move_and_record(conn, &row, to, load)?;
+    if to == InvoiceStatus::Paid {
+        queue_receipt(conn, scope, &invoice, mail)?;
     }
+    if let (InvoiceStatus::Sent, Some(request)) = (to, &patch.email) {
+        queue(
+            conn,
+            scope,
+            EmailKind::Invoice,
+            (&invoice).into(),
+            request.clone(),
+        )?;
+    }
+    Ok(invoice)
 }
 
 /// The invoice with who it is from and to and its open and verified payments.
@@ -392,20 +305,10 @@ impl InvoiceRepository for Store {
     fn view_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice> {
         let url = self.public_url();
         self.write(|conn| {
-            let row = load_public_row(conn, number, token)?;
-            if row.status()? == InvoiceStatus::Sent {
-                // Concurrent changes (a second first view, a cancel): one moves it, the others
-                // find it moved, which is no error for a reader; the event is the mover's.
-                match set_status(conn, &row, InvoiceStatus::Viewed) {
-                    Ok(()) => {
-                        let scope = row.scope();
-                        let viewed = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
-                        record(conn, scope, InvoiceStatus::Viewed.event_type(), &viewed)?;
-                    }
-                    Err(TxError::Repo(RepoError::InvalidTransition(_))) => {}
-                    Err(e) => return Err(e),
-                }
-            }
+            let row = public_row::<InvoiceRow>(conn, number, token)?;
+            first_view(conn, &row, |c| {
+                load_invoice(c, row.scope(), InvoiceId(row.id), &url)
+            })?;
             as_shown(conn, row.scope(), InvoiceId(row.id), &url)
         })
     }
@@ -418,55 +321,27 @@ impl InvoiceRepository for Store {
     fn find_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice> {
         let url = self.public_url();
         self.read(|conn| {
-            let row = load_public_row(conn, number, token)?;
+            let row = public_row::<InvoiceRow>(conn, number, token)?;
             as_shown(conn, row.scope(), InvoiceId(row.id), &url)
         })
     }
 
     fn mark_overdue_invoices(&self, today: NaiveDate) -> RepoResult<usize> {
         let url = self.public_url();
-        let mut changed = 0;
-        loop {
-            let due: Vec<InvoiceRow> = self.read(|conn| {
-                Ok(invoices::table
-                    .filter(
-                        invoices::status
-                            .eq_any([InvoiceStatus::Sent.as_str(), InvoiceStatus::Viewed.as_str()]),
-                    )
-                    .filter(invoices::due_date.lt(today))
-                    .order(invoices::id)
-                    .limit(200)
-                    .select(InvoiceRow::as_select())
-                    .load::<InvoiceRow>(conn)?)
-            })?;
-            if due.is_empty() {
-                return Ok(changed);
-            }
-            for row in due {
-                // The conditional update decides which process owns the change: a second
-                // sweeper finds the status already moved and writes no second event.
-                changed += self.write(|conn| {
-                    let scope = row.scope();
-                    let moved = diesel::update(
-                        scoped!(invoices, scope)
-                            .filter(invoices::id.eq(row.id))
-                            .filter(invoices::status.eq_any([
-                                InvoiceStatus::Sent.as_str(),
-                                InvoiceStatus::Viewed.as_str(),
-                            ])),
-                    )
-                    .set((
-                        invoices::status.eq(InvoiceStatus::Overdue.as_str()),
-                        invoices::updated_at.eq(now_db()),
-                    ))
-                    .execute(conn)?;
-                    if moved == 1 {
-                        let invoice = load_invoice(conn, scope, InvoiceId(row.id), &url)?;
-                        record(conn, scope, InvoiceStatus::Overdue.event_type(), &invoice)?;
-                    }
-                    Ok(moved)
-                })?;
-            }
-        }
+        let due = |conn: &mut AnyConnection| {
+            Ok(invoices::table
+                .filter(
+                    invoices::status
+                        .eq_any([InvoiceStatus::Sent.as_str(), InvoiceStatus::Viewed.as_str()]),
+                )
+                .filter(invoices::due_date.lt(today))
+                .order(invoices::id)
+                .limit(200)
+                .select(InvoiceRow::as_select())
+                .load::<InvoiceRow>(conn)?)
+        };
+        sweep(self, due, InvoiceStatus::Overdue, |conn, row| {
+            load_invoice(conn, row.scope(), InvoiceId(row.id), &url)
+        })
     }
 }

@@ -4,7 +4,6 @@
 
 mod accounts;
 pub mod connection;
-mod counters;
 mod credit_notes;
 mod customers;
 mod documents;

@@ -4,9 +4,9 @@
 //! exactly one of them marks it paid. Events are written in the same transaction.
 
 use crate::connection::AnyConnection;
+use crate::documents::move_and_record;
 use crate::events::record;
 use crate::invoice_rows::{self, load_invoice, payment_link, InvoiceRow};
-use crate::invoices::set_status;
 use crate::outbox::queue_receipt;
 use crate::payment_rows::{load_payment, load_row, PaymentRow};
 use crate::rows::{lock_scoped, now_db, scoped};
@@ -152,12 +152,9 @@ fn verify(
     let payment = load_payment(conn, scope, PaymentId(row.id))?;
     record(conn, scope, PaymentStatus::Verified.event_type(), &payment)?;
     if after.is_settled() {
-        inv.status()?
-            .transition(InvoiceStatus::Paid)
-            .map_err(refused)?;
-        set_status(conn, inv, InvoiceStatus::Paid)?;
-        let invoice = load_invoice(conn, scope, InvoiceId(inv.id), url)?;
-        record(conn, scope, InvoiceStatus::Paid.event_type(), &invoice)?;
+        let invoice = move_and_record(conn, inv, InvoiceStatus::Paid, |c| {
+            load_invoice(c, scope, InvoiceId(inv.id), url)
+        })?;
         queue_receipt(conn, scope, &invoice, mail)?;
     }
     Ok(payment)

@@ -3,12 +3,12 @@
 //! conversion into an invoice in one transaction.
 
 use crate::connection::AnyConnection;
-use crate::documents::read_lines_for_copy;
+use crate::documents::{move_and_record, move_status, read_lines_for_copy};
 use crate::events::record;
 use crate::invoices::{insert_invoice, Origin};
-use crate::parties::{document_parties, keep_parties};
+use crate::parties::document_parties;
 use crate::quotation_rows::{load_quotation, load_row, QuotationRow};
-use crate::rows::{now_db, scoped};
+use crate::rows::scoped;
 use crate::schema::quotations;
 use crate::store::TxError;
 use chrono::NaiveDate;
@@ -28,60 +28,17 @@ pub(crate) fn refused(e: impl ToString) -> TxError {
     RepoError::InvalidTransition(e.to_string()).into()
 }
 
-/// Moves `row` from `from` to `to` if it is still in `from` (the database arbitrates between
-/// concurrent answers), then writes the event. `false` when another request got there first.
-pub(crate) fn move_status(
+/// Moves the quotation to `to` through the document core (conditional on the status it was
+/// read in) and records the event.
+pub(crate) fn move_quotation(
     conn: &mut AnyConnection,
     row: &QuotationRow,
     to: QuotationStatus,
     url: &str,
 ) -> Result<Quotation, TxError> {
-    let from = row.status()?;
-    from.transition(to).map_err(refused)?;
-    if from == QuotationStatus::Draft && to != QuotationStatus::Draft {
-        let customer = invoicing_domain::customer::CustomerId(row.customer_id);
-        keep_parties(conn, row.scope(), DocumentKind::Quotation, row.id, customer)?;
-    }
-    let now = now_db();
-    let target = scoped!(quotations, row.scope())
-        .filter(quotations::id.eq(row.id))
-        .filter(quotations::status.eq(from.as_str()));
-    let set_status = (
-        quotations::status.eq(to.as_str()),
-        quotations::updated_at.eq(now),
-    );
-    let moved = match to {
-        QuotationStatus::Sent => diesel::update(target)
-            .set((set_status, quotations::sent_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Viewed => diesel::update(target)
-            .set((set_status, quotations::viewed_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Accepted => diesel::update(target)
-            .set((set_status, quotations::accepted_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Rejected => diesel::update(target)
-            .set((set_status, quotations::rejected_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Expired => diesel::update(target)
-            .set((set_status, quotations::expired_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Converted => diesel::update(target)
-            .set((set_status, quotations::converted_at.eq(now)))
-            .execute(conn)?,
-        QuotationStatus::Draft => diesel::update(target).set(set_status).execute(conn)?,
-    };
-    if moved == 0 {
-        let now_status = load_row(conn, row.scope(), QuotationId(row.id))?.status()?;
-        return Err(refused(format!(
-            "a quotation cannot go from {now_status} to {to}"
-        )));
-    }
-    let quotation = load_quotation(conn, row.scope(), QuotationId(row.id), url)?;
-    if to != QuotationStatus::Converted {
-        record(conn, row.scope(), to.event_type(), &quotation)?;
-    }
-    Ok(quotation)
+    move_and_record(conn, row, to, |c| {
+        load_quotation(c, row.scope(), QuotationId(row.id), url)
+    })
 }
 
 /// The outcome of an answer: done, or refused because validity ran out (the expiry itself is
@@ -100,7 +57,7 @@ pub(crate) fn answer(
 ) -> Result<Answered, TxError> {
     let status = row.status()?;
     if status.awaits_answer() && row.valid_until < today {
-        move_status(conn, row, QuotationStatus::Expired, url)?;
+        move_quotation(conn, row, QuotationStatus::Expired, url)?;
         return Ok(Answered::ExpiredInstead(row.valid_until));
     }
     let target = scoped!(quotations, row.scope()).filter(quotations::id.eq(row.id));
@@ -120,7 +77,7 @@ pub(crate) fn answer(
                     quotations::accepted_user_agent.eq(user_agent),
                 ))
                 .execute(conn)?;
-            move_status(conn, row, QuotationStatus::Accepted, url)?
+            move_quotation(conn, row, QuotationStatus::Accepted, url)?
         }
         Answer::Reject { reason } => {
             status
@@ -129,7 +86,7 @@ pub(crate) fn answer(
             diesel::update(target)
                 .set(quotations::rejection_reason.eq(reason))
                 .execute(conn)?;
-            move_status(conn, row, QuotationStatus::Rejected, url)?
+            move_quotation(conn, row, QuotationStatus::Rejected, url)?
         }
     };
     Ok(Answered::Done(Box::new(quotation)))
@@ -177,7 +134,7 @@ pub(crate) fn convert(
     let row = load_row(conn, scope, id)?;
     // Claims the quotation first: a concurrent convert waits on this row and then finds it
     // converted, so it creates no invoice (the unique index on quotation_id backs this up).
-    move_status(conn, &row, QuotationStatus::Converted, url)?;
+    move_status(conn, &row, QuotationStatus::Converted)?;
     let (due_date, payment_terms) = match due {
         Due::Date(d) => (d, None),
         Due::Terms(t) => (t.due_date(today), Some(t)),

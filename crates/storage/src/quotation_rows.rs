@@ -2,7 +2,8 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::read_lines;
-use crate::rows::{from_db, missing_or_forbidden, scoped};
+use crate::documents::DocumentRow;
+use crate::rows::from_db;
 use crate::schema::quotations;
 use crate::store::TxError;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -68,6 +69,15 @@ impl QuotationRow {
     }
 }
 
+crate::documents::document_row!(
+    QuotationRow, quotations, QuotationStatus,
+    stamped {
+        Sent => sent_at, Viewed => viewed_at, Accepted => accepted_at, Rejected => rejected_at,
+        Expired => expired_at, Converted => converted_at,
+    },
+    unstamped { Draft }
+);
+
 pub(crate) fn quote_link(public_url: &str, number: &str, token: &str) -> String {
     format!("{public_url}/quote/{number}?token={token}")
 }
@@ -129,35 +139,7 @@ pub(crate) fn load_row(
     scope: Scope,
     id: QuotationId,
 ) -> Result<QuotationRow, TxError> {
-    match scoped!(quotations, scope)
-        .filter(quotations::id.eq(id.0))
-        .select(QuotationRow::as_select())
-        .first::<QuotationRow>(conn)
-        .optional()?
-    {
-        Some(row) => Ok(row),
-        None => Err(missing_or_forbidden!(conn, quotations, id.0).into()),
-    }
-}
-
-/// The quotation behind a public link: the number must match its token, and drafts are private.
-pub(crate) fn load_public_row(
-    conn: &mut AnyConnection,
-    number: &str,
-    token: &str,
-) -> Result<QuotationRow, TxError> {
-    let row = quotations::table
-        .filter(quotations::token.eq(token))
-        .select(QuotationRow::as_select())
-        .first::<QuotationRow>(conn)
-        .optional()?
-        .filter(|r| r.number == number)
-        .ok_or(RepoError::NotFound)?;
-    if row.status()?.is_public() {
-        Ok(row)
-    } else {
-        Err(RepoError::NotFound.into())
-    }
+    <QuotationRow as DocumentRow>::reload(conn, scope, id.0)
 }
 
 pub(crate) fn load_quotation(

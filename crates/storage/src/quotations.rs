@@ -1,23 +1,22 @@
 //! Quotations: numbered drafts and their edits, and the repository that drives the lifecycle
 //! (`quotation_flow`): sending, the prospect's answer, expiry and conversion.
 
-use crate::accounts::account_currency;
 use crate::connection::AnyConnection;
-use crate::counters::next_number;
-use crate::documents::{check_lines_currency, document_customer, resolve_lines, write_lines};
+use crate::documents::{
+    check_lines_currency, check_patch, document_customer, first_view, public_row, resolve_draft,
+    resolve_lines, sweep, take_number, write_lines, Resolved,
+};
 use crate::events::record;
 use crate::outbox::{queue, Document};
-use crate::quotation_flow::{answer, convert, finish_answer, move_status, public_view, refused};
-use crate::quotation_rows::{
-    load_public_row, load_quotation, load_row, to_quotations, QuotationRow,
-};
+use crate::quotation_flow::{answer, convert, finish_answer, move_quotation, public_view, refused};
+use crate::quotation_rows::{load_quotation, load_row, to_quotations, QuotationRow};
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::{line_items, quotations};
 use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::customer::CustomerId;
-use invoicing_domain::document::{document_number, CustomerRef, DocumentKind};
+use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::{EmailKind, EmailRequest};
 use invoicing_domain::invoice::Due;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -28,7 +27,6 @@ use invoicing_domain::quotation::{
 };
 use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::tenant::Scope;
-use invoicing_domain::validation::Violations;
 
 fn insert(
     conn: &mut AnyConnection,
@@ -36,19 +34,18 @@ fn insert(
     new: &NewQuotation,
     url: &str,
 ) -> Result<Quotation, TxError> {
-    let customer_id = document_customer(conn, scope, &new.customer)?;
-    let currency = match new.currency {
-        Some(c) => c,
-        None => account_currency(conn, scope.account_id)?,
-    };
-    let lines = resolve_lines(conn, scope, currency, &new.lines)?;
+    let Resolved {
+        customer_id,
+        currency,
+        lines,
+    } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
-    let seq = next_number(conn, scope, DocumentKind::Quotation, now.year())?;
+    let number = take_number(conn, scope, DocumentKind::Quotation, now.year())?;
     let id = diesel::insert_into(quotations::table)
         .values((
             quotations::account_id.eq(scope.account_id.0),
             quotations::livemode.eq(scope.livemode()),
-            quotations::number.eq(document_number(DocumentKind::Quotation, now.year(), seq)),
+            quotations::number.eq(number),
             quotations::status.eq(QuotationStatus::Draft.as_str()),
             quotations::customer_id.eq(customer_id),
             quotations::currency.eq(currency.code()),
@@ -80,19 +77,7 @@ fn update(
 ) -> Result<Quotation, TxError> {
     lock_scoped!(conn, quotations, scope, id.0)?;
     let row = load_row(conn, scope, id)?;
-    let status = row.status()?;
-    if patch.touches_draft_only_fields() && status != QuotationStatus::Draft {
-        return Err(refused(format!(
-            "line_items, currency and customer_id can only change while the quotation is a draft; it is {status}"
-        )));
-    }
-    if patch.valid_until.is_some_and(|d| d < row.issue_date) {
-        return Err(RepoError::Invalid(Violations::single(
-            "valid_until",
-            "must not be before issue_date",
-        ))
-        .into());
-    }
+    check_patch(&row, row.issue_date, patch.shape())?;
     let customer_id = match patch.customer_id {
         Some(c) => Some(document_customer(conn, scope, &CustomerRef::Existing(c))?),
         None => None,
@@ -248,7 +233,7 @@ impl QuotationRepository for Store {
         let url = self.public_url();
         self.write(|conn| {
             let row = load_row(conn, scope, id)?;
-            let quotation = move_status(conn, &row, QuotationStatus::Sent, &url)?;
+            let quotation = move_quotation(conn, &row, QuotationStatus::Sent, &url)?;
             if let Some(request) = email {
                 let doc = Document {
                     kind: DocumentKind::Quotation,
@@ -279,15 +264,10 @@ impl QuotationRepository for Store {
     fn view_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation> {
         let url = self.public_url();
         self.write(|conn| {
-            let row = load_public_row(conn, number, token)?;
-            if row.status()? == QuotationStatus::Sent {
-                // Concurrent first views: one of them moves it (and writes the event); the others
-                // find it moved already, which is no error for a reader.
-                match move_status(conn, &row, QuotationStatus::Viewed, &url) {
-                    Ok(_) | Err(TxError::Repo(RepoError::InvalidTransition(_))) => {}
-                    Err(e) => return Err(e),
-                }
-            }
+            let row = public_row::<QuotationRow>(conn, number, token)?;
+            first_view(conn, &row, |c| {
+                load_quotation(c, row.scope(), QuotationId(row.id), &url)
+            })?;
             public_view(conn, &row, &url)
         })
     }
@@ -303,7 +283,7 @@ impl QuotationRepository for Store {
     fn find_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation> {
         let url = self.public_url();
         self.read(|conn| {
-            let row = load_public_row(conn, number, token)?;
+            let row = public_row::<QuotationRow>(conn, number, token)?;
             public_view(conn, &row, &url)
         })
     }
@@ -317,7 +297,7 @@ impl QuotationRepository for Store {
     ) -> RepoResult<PublicQuotation> {
         let url = self.public_url();
         let answered = self.write(|conn| {
-            let row = load_public_row(conn, number, token)?;
+            let row = public_row::<QuotationRow>(conn, number, token)?;
             Ok((row.clone(), answer(conn, &row, &answer_, today, &url)?))
         })?;
         finish_answer(Ok(answered.1))?;
@@ -345,32 +325,20 @@ impl QuotationRepository for Store {
 
     fn mark_expired_quotations(&self, today: NaiveDate) -> RepoResult<usize> {
         let url = self.public_url();
-        let open = [
-            QuotationStatus::Sent.as_str(),
-            QuotationStatus::Viewed.as_str(),
-        ];
-        let mut changed = 0;
-        loop {
-            let due: Vec<QuotationRow> = self.read(|conn| {
-                Ok(quotations::table
-                    .filter(quotations::status.eq_any(open))
-                    .filter(quotations::valid_until.lt(today))
-                    .order(quotations::id)
-                    .limit(200)
-                    .select(QuotationRow::as_select())
-                    .load::<QuotationRow>(conn)?)
-            })?;
-            if due.is_empty() {
-                return Ok(changed);
-            }
-            for row in due {
-                // Another sweeper (or an answer) may have moved it first: that is not an error.
-                match self.write(|conn| move_status(conn, &row, QuotationStatus::Expired, &url)) {
-                    Ok(_) => changed += 1,
-                    Err(RepoError::InvalidTransition(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
+        let due = |conn: &mut AnyConnection| {
+            Ok(quotations::table
+                .filter(quotations::status.eq_any([
+                    QuotationStatus::Sent.as_str(),
+                    QuotationStatus::Viewed.as_str(),
+                ]))
+                .filter(quotations::valid_until.lt(today))
+                .order(quotations::id)
+                .limit(200)
+                .select(QuotationRow::as_select())
+                .load::<QuotationRow>(conn)?)
+        };
+        sweep(self, due, QuotationStatus::Expired, |conn, row| {
+            load_quotation(conn, row.scope(), QuotationId(row.id), &url)
+        })
     }
 }

@@ -4,14 +4,14 @@
 //! retry never make a second invoice for it; after downtime every missed period is issued with
 //! its own date, one transaction each.
 
-use crate::accounts::account_currency;
 use crate::connection::AnyConnection;
+use crate::documents::move_and_record;
 use crate::documents::{
-    document_customer, read_lines, read_lines_for_copy, resolve_lines, write_lines,
+    read_lines, read_lines_for_copy, resolve_draft, resolve_lines, write_lines, Resolved,
 };
 use crate::events::record;
 use crate::invoice_rows::load_invoice;
-use crate::invoices::{insert_invoice, set_status, Origin};
+use crate::invoices::{insert_invoice, Origin};
 use crate::outbox::queue;
 use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::recurring_invoices as ri;
@@ -217,9 +217,9 @@ fn issue_one(
     )?;
     if row.auto_send {
         let draft = crate::invoice_rows::load_row(conn, scope, invoice.id)?;
-        set_status(conn, &draft, InvoiceStatus::Sent)?;
-        let sent = load_invoice(conn, scope, invoice.id, url)?;
-        record(conn, scope, InvoiceStatus::Sent.event_type(), &sent)?;
+        let sent = move_and_record(conn, &draft, InvoiceStatus::Sent, |c| {
+            load_invoice(c, scope, invoice.id, url)
+        })?;
         if row.email && mail {
             queue(
                 conn,
@@ -261,12 +261,11 @@ fn create(
     scope: Scope,
     new: &NewRecurring,
 ) -> Result<RecurringInvoice, TxError> {
-    let customer_id = document_customer(conn, scope, &new.customer)?;
-    let currency = match new.currency {
-        Some(c) => c,
-        None => account_currency(conn, scope.account_id)?,
-    };
-    let lines = resolve_lines(conn, scope, currency, &new.lines)?;
+    let Resolved {
+        customer_id,
+        currency,
+        lines,
+    } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let (end_date, occurrences) = match new.end {
         End::Never => (None, None),
         End::Date(d) => (Some(d), None),

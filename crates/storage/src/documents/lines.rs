@@ -1,5 +1,4 @@
-//! Line items of any document kind, stored and read back the same way for invoices and
-//! quotations.
+//! Line items of any document kind, stored and read back the same way for every kind.
 
 use crate::connection::AnyConnection;
 use crate::customers::{find_or_insert_with_event, load_scoped};

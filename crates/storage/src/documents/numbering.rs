@@ -6,10 +6,25 @@ use crate::schema::document_counters as dc;
 use crate::store::TxError;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Text};
-use invoicing_domain::document::DocumentKind;
+use invoicing_domain::document::{document_number, DocumentKind};
 use invoicing_domain::tenant::Scope;
 
-pub(crate) fn next_number(
+/// Takes the next number of `kind` in `year` for the scope (`INV-2026-000042`); the counter row
+/// stays locked until the transaction ends.
+pub(crate) fn take_number(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    year: i32,
+) -> Result<String, TxError> {
+    Ok(document_number(
+        kind,
+        year,
+        next_number(conn, scope, kind, year)?,
+    ))
+}
+
+fn next_number(
     conn: &mut AnyConnection,
     scope: Scope,
     kind: DocumentKind,
