@@ -2,12 +2,13 @@
 //! workers' and scheduler's side (claim, record, reminders), on the leases of [`crate::jobs`].
 
 use crate::connection::AnyConnection;
+use crate::documents::DocumentRow;
 use crate::events::record;
-use crate::invoice_rows::load_row as load_invoice_row;
+use crate::invoice_rows::InvoiceRow;
 use crate::jobs::{self, EMAILS};
 use crate::outbox::{queue, Document, EmailRow};
 use crate::profiles::load_profile;
-use crate::quotation_rows::load_row as load_quotation_row;
+use crate::quotation_rows::QuotationRow;
 use crate::rows::{missing_or_forbidden, now_db, scoped, to_db};
 use crate::schema::{emails, invoice_reminders, invoices};
 use crate::store::{Store, TxError};
@@ -16,17 +17,14 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Timestamp};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::DocumentKind;
+use invoicing_domain::document_rules::DocumentStatus;
 use invoicing_domain::email::{
     reminder_due, EmailFilter, EmailId, EmailJob, EmailKind, EmailRequest, EmailStatus,
     EmailSubject, OutgoingEmail, SendOutcome,
 };
-use invoicing_domain::invoice::InvoiceId;
-use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{EmailQueue, EmailRepository, RepoError, RepoResult};
 use invoicing_domain::profile::{Reminders, REMINDER_DAYS_MAX};
-use invoicing_domain::quotation::QuotationId;
-use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use std::collections::HashMap;
@@ -50,6 +48,19 @@ fn not_a_draft(what: &str) -> TxError {
     .into()
 }
 
+/// The number and customer of a document that has left its draft (409 for a draft).
+fn sent_document<R: DocumentRow>(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+) -> Result<(String, CustomerId), TxError> {
+    let row = R::reload(conn, scope, id)?;
+    if row.status()? == R::Status::DRAFT {
+        return Err(not_a_draft(R::Status::KIND.as_str()));
+    }
+    Ok((row.number().to_string(), row.customer()))
+}
+
 /// Queues an email about a document that has left draft, in the caller's transaction.
 pub(crate) fn queue_document(
     conn: &mut AnyConnection,
@@ -57,44 +68,37 @@ pub(crate) fn queue_document(
     about: EmailSubject,
     request: EmailRequest,
 ) -> Result<OutgoingEmail, TxError> {
-    match about {
-        EmailSubject::Invoice(id) => {
-            let row = load_invoice_row(conn, scope, InvoiceId(id))?;
-            if row.status()? == InvoiceStatus::Draft {
-                return Err(not_a_draft("invoice"));
-            }
-            let doc = Document {
-                kind: DocumentKind::Invoice,
-                id: row.id,
-                number: &row.number,
-                customer: CustomerId(row.customer_id),
-            };
-            queue(conn, scope, EmailKind::Invoice, doc, request)
-        }
-        EmailSubject::Quotation(id) => {
-            let row = load_quotation_row(conn, scope, QuotationId(id))?;
-            if row.status()? == QuotationStatus::Draft {
-                return Err(not_a_draft("quotation"));
-            }
-            let doc = Document {
-                kind: DocumentKind::Quotation,
-                id: row.id,
-                number: &row.number,
-                customer: CustomerId(row.customer_id),
-            };
-            queue(conn, scope, EmailKind::Quotation, doc, request)
-        }
+    let (kind, email_kind, id, (number, customer)) = match about {
+        EmailSubject::Invoice(id) => (
+            DocumentKind::Invoice,
+            EmailKind::Invoice,
+            id,
+            sent_document::<InvoiceRow>(conn, scope, id)?,
+        ),
+        EmailSubject::Quotation(id) => (
+            DocumentKind::Quotation,
+            EmailKind::Quotation,
+            id,
+            sent_document::<QuotationRow>(conn, scope, id)?,
+        ),
         EmailSubject::CreditNote(id) => {
             let note = crate::credit_notes::credit_note_ref(conn, scope, id)?;
-            let doc = Document {
-                kind: DocumentKind::CreditNote,
+            let customer = CustomerId(note.customer_id);
+            (
+                DocumentKind::CreditNote,
+                EmailKind::CreditNote,
                 id,
-                number: &note.number,
-                customer: CustomerId(note.customer_id),
-            };
-            queue(conn, scope, EmailKind::CreditNote, doc, request)
+                (note.number, customer),
+            )
         }
-    }
+    };
+    let doc = Document {
+        kind,
+        id,
+        number: &number,
+        customer,
+    };
+    queue(conn, scope, email_kind, doc, request)
 }
 
 impl EmailRepository for Store {
@@ -202,7 +206,7 @@ const OPEN: [&str; 3] = ["sent", "viewed", "overdue"];
 /// another sweep got there first or the invoice stopped being open.
 fn remind(conn: &mut AnyConnection, c: &Candidate, offset: i32) -> Result<bool, TxError> {
     let scope = c.scope();
-    let row = load_invoice_row(conn, scope, InvoiceId(c.id))?;
+    let row = InvoiceRow::reload(conn, scope, c.id)?;
     let open = OPEN.contains(&row.status.as_str())
         && row.total_cents > row.amount_paid_cents + row.amount_credited_cents;
     if !open {
