@@ -118,11 +118,38 @@ impl PooledConn {
 
 pub struct Manager {
     url: DatabaseUrl,
+    statements: Statements,
 }
 
 impl Manager {
     pub fn new(url: DatabaseUrl) -> Self {
-        Manager { url }
+        Manager {
+            url,
+            statements: Statements::default(),
+        }
+    }
+
+    pub fn statements(&self) -> Statements {
+        self.statements.clone()
+    }
+}
+
+/// How many statements the pool's connections have sent (BEGIN and COMMIT included): what the
+/// statement budgets of the hot endpoints are measured in.
+#[derive(Clone, Default)]
+pub struct Statements(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl Statements {
+    pub fn sent(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl diesel::connection::Instrumentation for Statements {
+    fn on_connection_event(&mut self, event: diesel::connection::InstrumentationEvent<'_>) {
+        if let diesel::connection::InstrumentationEvent::StartQuery { .. } = event {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -212,7 +239,9 @@ impl r2d2::ManageConnection for Manager {
     type Error = ConnectionError;
 
     fn connect(&self) -> Result<PooledConn, ConnectionError> {
-        open(&self.url)
+        let mut conn = open(&self.url)?;
+        conn.conn.set_instrumentation(self.statements.clone());
+        Ok(conn)
     }
 
     fn is_valid(&self, conn: &mut PooledConn) -> Result<(), ConnectionError> {
@@ -221,10 +250,17 @@ impl r2d2::ManageConnection for Manager {
                 "opened before the database last stopped answering".into(),
             ));
         }
-        let _watch = conn.watch_for(CHECK_LIMIT);
-        conn.conn
-            .batch_execute("SELECT 1")
-            .map_err(ConnectionError::CouldntSetupConfiguration)
+        // No round trip per checkout: an idle connection whose server closed it (a restart, a
+        // failover, an idle timeout) has its end of stream or the server's farewell waiting on
+        // the socket. One that died silently (a frozen host) is caught by the watchdog and the
+        // keepalives instead, and the request that meets it gets 503, never a retry of a
+        // statement that may have run.
+        match conn.socket {
+            Some(socket) if !watchdog::idle_socket_is_open(socket) => Err(
+                ConnectionError::BadConnection("the server closed the connection".into()),
+            ),
+            _ => Ok(()),
+        }
     }
 
     fn has_broken(&self, conn: &mut PooledConn) -> bool {

@@ -9,6 +9,9 @@ use diesel::prelude::*;
 use invoicing_domain::api_key::{ApiKey, ApiKeyId, KeyScopes, NewApiKey, RateOverride};
 use invoicing_domain::ports::{ApiKeyRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::{AccountId, Environment};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = api_keys)]
@@ -94,7 +97,10 @@ impl ApiKeyRepository for Store {
     }
 
     fn find_key_by_hash(&self, key_hash: &str) -> RepoResult<Option<ApiKey>> {
-        self.read(|conn| {
+        if let Some(key) = self.key_cache.get(key_hash) {
+            return Ok(Some(key));
+        }
+        let found = self.read(|conn| {
             api_keys::table
                 .filter(api_keys::key_hash.eq(key_hash))
                 .select(KeyRow::as_select())
@@ -102,7 +108,11 @@ impl ApiKeyRepository for Store {
                 .optional()?
                 .map(KeyRow::into_domain)
                 .transpose()
-        })
+        })?;
+        if let Some(key) = &found {
+            self.key_cache.put(key_hash, key.clone());
+        }
+        Ok(found)
     }
 
     fn list_keys(&self, account: AccountId) -> RepoResult<Vec<ApiKey>> {
@@ -119,6 +129,7 @@ impl ApiKeyRepository for Store {
     }
 
     fn revoke_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> RepoResult<ApiKey> {
+        self.key_cache.forget(id);
         self.write(|conn| {
             let key = load(conn, id)?;
             if key.revoked_at.is_none() {
@@ -136,6 +147,7 @@ impl ApiKeyRepository for Store {
         replacement: NewApiKey,
         old_expires_at: DateTime<Utc>,
     ) -> RepoResult<(ApiKey, ApiKey)> {
+        self.key_cache.forget(id);
         self.write(|conn| {
             let old = load(conn, id)?;
             if old.revoked_at.is_some() {
@@ -156,5 +168,40 @@ impl ApiKeyRepository for Store {
             let new = insert_key_row(conn, old.account_id, replacement)?;
             Ok((load(conn, id)?, new))
         })
+    }
+}
+
+/// How long a verified key is trusted without asking the database again: a key revoked (or
+/// given an earlier expiry) by another process stops working here within this bound. The
+/// process that revokes it forgets it at once. Expiry itself is checked on every request.
+pub const KEY_CACHE_TTL: Duration = Duration::from_secs(4);
+/// Enough for every key of a large deployment; past it the cache starts over rather than grow.
+const KEY_CACHE_MAX: usize = 10_000;
+
+/// Verified keys by hash, shared by every clone of the store. Unknown hashes are never cached,
+/// so key guessing cannot fill it.
+#[derive(Clone, Default)]
+pub(crate) struct KeyCache(Arc<Mutex<HashMap<String, (ApiKey, Instant)>>>);
+
+impl KeyCache {
+    fn get(&self, hash: &str) -> Option<ApiKey> {
+        let cache = self.0.lock().ok()?;
+        let (key, at) = cache.get(hash)?;
+        (at.elapsed() < KEY_CACHE_TTL).then(|| key.clone())
+    }
+
+    fn put(&self, hash: &str, key: ApiKey) {
+        if let Ok(mut cache) = self.0.lock() {
+            if cache.len() >= KEY_CACHE_MAX {
+                cache.clear();
+            }
+            cache.insert(hash.to_string(), (key, Instant::now()));
+        }
+    }
+
+    fn forget(&self, id: ApiKeyId) {
+        if let Ok(mut cache) = self.0.lock() {
+            cache.retain(|_, (key, _)| key.id != id);
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The pool, transactions that behave the same on both backends, migrations, and the mapping of
 //! diesel failures to [`RepoError`].
 
-use crate::connection::{AnyConnection, Backend, DatabaseUrl, Manager, PooledConn};
+use crate::connection::{AnyConnection, Backend, DatabaseUrl, Manager, PooledConn, Statements};
 use crate::request_tx::{Pinned, RunningKeys};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
@@ -25,6 +25,8 @@ const POOL_WAIT: Duration = Duration::from_secs(4);
 #[derive(Clone)]
 pub struct Store {
     pool: Pool,
+    statements: Statements,
+    pub(crate) key_cache: crate::keys::KeyCache,
     backend: Backend,
     /// Base of payment links, which are part of documents as the API (and events) show them.
     public_url: Arc<str>,
@@ -61,15 +63,19 @@ impl Store {
             }
         }
         let backend = url.backend;
+        let manager = Manager::new(url);
+        let statements = manager.statements();
         let pool = r2d2::Pool::builder()
             .max_size(max_connections.max(1))
             .min_idle(Some(1))
             .connection_timeout(POOL_WAIT)
             .error_handler(Box::new(OneLineErrors))
-            .build(Manager::new(url))
+            .build(manager)
             .map_err(|e| StoreError::Connect(e.to_string()))?;
         Ok(Store {
             pool,
+            statements,
+            key_cache: Default::default(),
             backend,
             public_url: Arc::from("https://localhost:8443"),
             pinned: None,
@@ -88,6 +94,11 @@ impl Store {
     pub fn with_mail(mut self, enabled: bool) -> Store {
         self.mail = enabled;
         self
+    }
+
+    /// Statements sent so far on this pool's connections (see [`Statements`]).
+    pub fn statements_sent(&self) -> u64 {
+        self.statements.sent()
     }
 
     pub fn mail_enabled(&self) -> bool {

@@ -303,3 +303,34 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 }
+
+/// Whether an idle connection's socket is still open with nothing unread: one peek, no round
+/// trip. Nothing arrives on an idle PostgreSQL connection unless the server is ending it (end of
+/// stream, or an error message before it), so either means the connection is gone.
+#[cfg(unix)]
+pub fn idle_socket_is_open(socket: Socket) -> bool {
+    let mut byte = [0u8; 1];
+    // SAFETY: `socket` is a connection's open descriptor for as long as the connection lives,
+    // and the connection is not in use by anyone else while the pool checks it.
+    let read = unsafe {
+        libc::recv(
+            socket,
+            byte.as_mut_ptr().cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    if read < 0 {
+        let err = std::io::Error::last_os_error();
+        return matches!(
+            err.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+        );
+    }
+    false
+}
+
+#[cfg(not(unix))]
+pub fn idle_socket_is_open(_socket: Socket) -> bool {
+    true
+}

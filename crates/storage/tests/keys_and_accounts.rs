@@ -154,7 +154,87 @@ fn migrations_are_idempotent_and_safe_in_parallel(db: TestDb) {
     }
 }
 
+/// A process keeps a verified key for a few seconds: the process that revokes it refuses it at
+/// once, another process (a second pool on the same database) within 5 s.
+fn revocation_reaches_every_process_within_five_seconds(db: TestDb) {
+    let account = db.store.create_account("Acme", eur()).unwrap();
+    let (generated, new) = new_key(Environment::Test);
+    let hash = new.key_hash.clone();
+    let key = db.store.insert_key(account.id, new).unwrap();
+    let other = Store::connect(&db.url, 2).unwrap();
+    assert!(other.find_key_by_hash(&hash).unwrap().is_some());
+    assert!(db.store.find_key_by_hash(&hash).unwrap().is_some());
+    let revoked_at = Utc::now();
+    db.store.revoke_key(key.id, revoked_at).unwrap();
+    let here = db.store.find_key_by_hash(&hash).unwrap().unwrap();
+    assert!(
+        here.revoked_at.is_some(),
+        "the revoking process knows at once"
+    );
+    let started = std::time::Instant::now();
+    loop {
+        let there = other.find_key_by_hash(&hash).unwrap().unwrap();
+        if there.revoked_at.is_some() {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "another process still trusts {} after 5 s",
+            generated.prefix()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Looking a key up again within the cache's lifetime costs no statement.
+fn a_verified_key_is_not_read_again_at_once(db: TestDb) {
+    let account = db.store.create_account("Acme", eur()).unwrap();
+    let (_, new) = new_key(Environment::Test);
+    let hash = new.key_hash.clone();
+    db.store.insert_key(account.id, new).unwrap();
+    db.store.find_key_by_hash(&hash).unwrap().unwrap();
+    let before = db.store.statements_sent();
+    db.store.find_key_by_hash(&hash).unwrap().unwrap();
+    assert_eq!(db.store.statements_sent(), before);
+    // Unknown hashes are asked every time (never cached, so guessing cannot fill the cache).
+    assert!(db
+        .store
+        .find_key_by_hash("0".repeat(64).as_str())
+        .unwrap()
+        .is_none());
+    assert!(db
+        .store
+        .find_key_by_hash("0".repeat(64).as_str())
+        .unwrap()
+        .is_none());
+    assert_eq!(db.store.statements_sent(), before + 2);
+}
+
+/// PostgreSQL only: pooled connections the server has closed (a restart, a failover, an
+/// administrator) are noticed when they are checked out, without a round trip, and replaced;
+/// no request fails for them.
+#[test]
+fn postgres_connections_the_server_closed_are_replaced_unseen() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let store = Store::connect(&db.url, 2).unwrap();
+    let account = store.create_account("Acme", eur()).unwrap();
+    let name = db.url.rsplit('/').next().unwrap().to_string();
+    db.execute(&format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+    ));
+    // The server's goodbye reaches the sockets a moment after it answered.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for _ in 0..4 {
+        assert_eq!(store.get_account(account.id).unwrap().id, account.id);
+    }
+}
+
 backend_tests!(
+    revocation_reaches_every_process_within_five_seconds,
+    a_verified_key_is_not_read_again_at_once,
     accounts_round_trip,
     bootstrap_happens_once_even_concurrently,
     keys_are_found_by_hash_only,
