@@ -6,7 +6,7 @@
 use crate::connection::AnyConnection;
 use crate::documents::move_and_record;
 use crate::documents::take_number;
-use crate::documents::{read_lines, resolve_lines, write_lines};
+use crate::documents::{insert_lines, read_lines, resolve_lines};
 use crate::events::record;
 use crate::invoice_rows::{load_invoice, load_row as load_invoice_row, payment_link};
 use crate::outbox::{queue, Document};
@@ -214,7 +214,7 @@ fn create(
         .returning(returning::<CreditNoteRow>())
         .get_result::<CreditNoteRow>(conn)?;
     let id = row.id;
-    write_lines(
+    insert_lines(
         conn,
         scope,
         DocumentKind::CreditNote,

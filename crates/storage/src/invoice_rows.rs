@@ -10,7 +10,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
-use invoicing_domain::document::DocumentKind;
+use invoicing_domain::document::{DocumentKind, LineItemView};
 use invoicing_domain::invoice::{Invoice, InvoiceId};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::payment_amount::amount_due_cents;
@@ -87,53 +87,63 @@ pub(crate) fn to_invoices(
     let mut lines = read_lines(conn, scope, DocumentKind::Invoice, &ids)?;
     rows.into_iter()
         .map(|row| {
-            let status = row.status()?;
-            let currency = Currency::parse(&row.currency).map_err(|_| {
-                RepoError::Internal(format!(
-                    "invoice {} has currency {:?}",
-                    row.id, row.currency
-                ))
-            })?;
-            Ok(Invoice {
-                id: InvoiceId(row.id),
-                object: Invoice::OBJECT,
-                payment_link: payment_link(public_url, &row.number, &row.token),
-                invoice_number: row.number,
-                status,
-                customer_id: CustomerId(row.customer_id),
-                currency,
-                issue_date: row.issue_date,
-                due_date: row.due_date,
-                payment_terms: row.payment_terms,
-                line_items: lines.remove(&row.id).unwrap_or_default(),
-                subtotal_cents: row.subtotal_cents,
-                tax_cents: row.tax_cents,
-                total_cents: row.total_cents,
-                amount_paid_cents: row.amount_paid_cents,
-                amount_credited_cents: row.amount_credited_cents,
-                amount_due_cents: match status {
-                    InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
-                    _ => amount_due_cents(
-                        row.total_cents,
-                        row.amount_paid_cents,
-                        row.amount_credited_cents,
-                    ),
-                },
-                notes: row.notes,
-                metadata: Metadata::from_json(&row.metadata),
-                livemode: row.livemode,
-                sent_at: row.sent_at.map(from_db),
-                viewed_at: row.viewed_at.map(from_db),
-                paid_at: row.paid_at.map(from_db),
-                cancelled_at: row.cancelled_at.map(from_db),
-                quotation_id: row.quotation_id,
-                recurring_invoice_id: row.recurring_invoice_id,
-                reminders: row.reminders.as_deref().map(Reminders::from_json),
-                created_at: from_db(row.created_at),
-                updated_at: from_db(row.updated_at),
-            })
+            let line_items = lines.remove(&row.id).unwrap_or_default();
+            to_invoice(row, line_items, public_url)
         })
         .collect()
+}
+
+/// The API invoice of one row and its lines.
+pub(crate) fn to_invoice(
+    row: InvoiceRow,
+    line_items: Vec<LineItemView>,
+    public_url: &str,
+) -> Result<Invoice, TxError> {
+    let status = row.status()?;
+    let currency = Currency::parse(&row.currency).map_err(|_| {
+        RepoError::Internal(format!(
+            "invoice {} has currency {:?}",
+            row.id, row.currency
+        ))
+    })?;
+    Ok(Invoice {
+        id: InvoiceId(row.id),
+        object: Invoice::OBJECT,
+        payment_link: payment_link(public_url, &row.number, &row.token),
+        invoice_number: row.number,
+        status,
+        customer_id: CustomerId(row.customer_id),
+        currency,
+        issue_date: row.issue_date,
+        due_date: row.due_date,
+        payment_terms: row.payment_terms,
+        line_items,
+        subtotal_cents: row.subtotal_cents,
+        tax_cents: row.tax_cents,
+        total_cents: row.total_cents,
+        amount_paid_cents: row.amount_paid_cents,
+        amount_credited_cents: row.amount_credited_cents,
+        amount_due_cents: match status {
+            InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
+            _ => amount_due_cents(
+                row.total_cents,
+                row.amount_paid_cents,
+                row.amount_credited_cents,
+            ),
+        },
+        notes: row.notes,
+        metadata: Metadata::from_json(&row.metadata),
+        livemode: row.livemode,
+        sent_at: row.sent_at.map(from_db),
+        viewed_at: row.viewed_at.map(from_db),
+        paid_at: row.paid_at.map(from_db),
+        cancelled_at: row.cancelled_at.map(from_db),
+        quotation_id: row.quotation_id,
+        recurring_invoice_id: row.recurring_invoice_id,
+        reminders: row.reminders.as_deref().map(Reminders::from_json),
+        created_at: from_db(row.created_at),
+        updated_at: from_db(row.updated_at),
+    })
 }
 
 pub(crate) fn load_row(

@@ -3,15 +3,16 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, move_and_record, public_row,
-    resolve_draft, resolve_lines, sweep, take_number, write_lines, Resolved,
+    check_lines_currency, check_patch, document_customer, first_view, insert_lines,
+    move_and_record, public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number,
+    Resolved,
 };
 use crate::events::record;
-use crate::invoice_rows::{load_invoice, load_row, to_invoices, InvoiceRow};
+use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, InvoiceRow};
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::document_parties;
 use crate::payment_rows::open_and_verified;
-use crate::rows::{lock_scoped, now_db, scoped};
+use crate::rows::{lock_scoped, now_db, returning, scoped};
 use crate::schema::invoices;
 use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
@@ -62,7 +63,7 @@ pub(crate) fn insert_invoice(
     } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
     let number = take_number(conn, scope, DocumentKind::Invoice, now.year())?;
-    let id = diesel::insert_into(invoices::table)
+    let row = diesel::insert_into(invoices::table)
         .values((
             invoices::account_id.eq(scope.account_id.0),
             invoices::livemode.eq(scope.livemode()),
@@ -87,10 +88,10 @@ pub(crate) fn insert_invoice(
             invoices::created_at.eq(now),
             invoices::updated_at.eq(now),
         ))
-        .returning(invoices::id)
-        .get_result::<i64>(conn)?;
-    write_lines(conn, scope, DocumentKind::Invoice, id, &lines)?;
-    let invoice = load_invoice(conn, scope, InvoiceId(id), public_url)?;
+        .returning(returning::<InvoiceRow>())
+        .get_result::<InvoiceRow>(conn)?;
+    let line_items = insert_lines(conn, scope, DocumentKind::Invoice, row.id, &lines)?;
+    let invoice = to_invoice(row, line_items, public_url)?;
     record(conn, scope, "invoice.created", &invoice)?;
     Ok(invoice)
 }
@@ -169,7 +170,7 @@ fn update(
                 .map_err(|_| RepoError::Internal(format!("invoice {} currency", row.id)))?,
         };
         let lines = resolve_lines(conn, scope, currency, drafts)?;
-        write_lines(conn, scope, DocumentKind::Invoice, row.id, &lines)?;
+        replace_lines(conn, scope, DocumentKind::Invoice, row.id, &lines)?;
         diesel::update(target)
             .set((
                 invoices::subtotal_cents.eq(lines.totals.subtotal.minor()),

@@ -3,8 +3,8 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, public_row, resolve_draft,
-    resolve_lines, sweep, take_number, write_lines, Resolved,
+    check_lines_currency, check_patch, document_customer, first_view, insert_lines, public_row,
+    replace_lines, resolve_draft, resolve_lines, sweep, take_number, Resolved,
 };
 use crate::events::record;
 use crate::outbox::{queue, Document};
@@ -62,7 +62,7 @@ fn insert(
         ))
         .returning(quotations::id)
         .get_result::<i64>(conn)?;
-    write_lines(conn, scope, DocumentKind::Quotation, id, &lines)?;
+    insert_lines(conn, scope, DocumentKind::Quotation, id, &lines)?;
     let quotation = load_quotation(conn, scope, QuotationId(id), url)?;
     record(conn, scope, QuotationStatus::Draft.event_type(), &quotation)?;
     Ok(quotation)
@@ -121,7 +121,7 @@ fn update(
                 .map_err(|_| RepoError::Internal(format!("quotation {} currency", row.id)))?,
         };
         let lines = resolve_lines(conn, scope, currency, drafts)?;
-        write_lines(conn, scope, DocumentKind::Quotation, row.id, &lines)?;
+        replace_lines(conn, scope, DocumentKind::Quotation, row.id, &lines)?;
         diesel::update(target)
             .set((
                 quotations::subtotal_cents.eq(lines.totals.subtotal.minor()),

@@ -7,7 +7,8 @@
 use crate::connection::AnyConnection;
 use crate::documents::move_and_record;
 use crate::documents::{
-    read_lines, read_lines_for_copy, resolve_draft, resolve_lines, write_lines, Resolved,
+    insert_lines, read_lines, read_lines_for_copy, replace_lines, resolve_draft, resolve_lines,
+    Resolved,
 };
 use crate::events::record;
 use crate::invoice_rows::load_invoice;
@@ -300,7 +301,7 @@ fn create(
         ))
         .returning(returning::<Row>())
         .get_result::<Row>(conn)?;
-    write_lines(conn, scope, DocumentKind::RecurringInvoice, row.id, &lines)?;
+    insert_lines(conn, scope, DocumentKind::RecurringInvoice, row.id, &lines)?;
     let view = load(conn, scope, row.id)?;
     record(conn, scope, RecurringStatus::Active.event_type(None), &view)?;
     Ok(view)
@@ -333,7 +334,7 @@ fn update(
     if let Some(drafts) = &patch.lines {
         let currency = Currency::parse(&row.currency).map_err(|_| bad(id, "currency"))?;
         let lines = resolve_lines(conn, scope, currency, drafts)?;
-        write_lines(conn, scope, DocumentKind::RecurringInvoice, id, &lines)?;
+        replace_lines(conn, scope, DocumentKind::RecurringInvoice, id, &lines)?;
         diesel::update(target)
             .set((
                 ri::subtotal_cents.eq(lines.totals.subtotal.minor()),

@@ -7,6 +7,7 @@ use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoi
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Text, Timestamp};
 use invoicing_domain::event::EventId;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RepoError, RepoResult, WebhookRepository};
@@ -79,33 +80,47 @@ pub(crate) fn fan_out(
     event_id: i64,
     event_type: &str,
 ) -> Result<usize, TxError> {
-    let endpoints: Vec<(i64, String)> = scoped!(webhook_endpoints, scope)
-        .filter(webhook_endpoints::enabled.eq(true))
-        .select((webhook_endpoints::id, webhook_endpoints::events))
-        .load(conn)?;
+    // One `INSERT … SELECT` for every enabled endpoint whose stored selection (a JSON list of
+    // known event types, or ["*"]) names this type. `_` is LIKE's one-character wildcard, so it
+    // is escaped to match itself.
+    let listed = format!("%\"{}\"%", event_type.replace('_', "\\_"));
     let now = now_db();
-    let mut queued = 0;
-    for (endpoint_id, selection) in endpoints {
-        if !selection_of(&selection).matches(event_type) {
-            continue;
-        }
-        diesel::insert_into(webhook_deliveries::table)
-            .values((
-                webhook_deliveries::account_id.eq(scope.account_id.0),
-                webhook_deliveries::livemode.eq(scope.livemode()),
-                webhook_deliveries::endpoint_id.eq(endpoint_id),
-                webhook_deliveries::event_id.eq(event_id),
-                webhook_deliveries::state.eq(DeliveryState::Pending.as_str()),
-                webhook_deliveries::attempts.eq(0),
-                webhook_deliveries::next_attempt_at.eq(now),
-                webhook_deliveries::created_at.eq(now),
-                webhook_deliveries::updated_at.eq(now),
-            ))
-            .execute(conn)?;
-        queued += 1;
-    }
-    Ok(queued)
+    let endpoints = scoped!(webhook_endpoints, scope)
+        .filter(webhook_endpoints::enabled.eq(true))
+        .filter(
+            webhook_endpoints::events
+                .eq(ALL_EVENTS)
+                .or(webhook_endpoints::events.like(listed).escape('\\')),
+        )
+        .select((
+            webhook_endpoints::account_id,
+            webhook_endpoints::livemode,
+            webhook_endpoints::id,
+            event_id.into_sql::<BigInt>(),
+            DeliveryState::Pending.as_str().into_sql::<Text>(),
+            0.into_sql::<Integer>(),
+            now.into_sql::<Timestamp>(),
+            now.into_sql::<Timestamp>(),
+            now.into_sql::<Timestamp>(),
+        ));
+    Ok(diesel::insert_into(webhook_deliveries::table)
+        .values(endpoints)
+        .into_columns((
+            webhook_deliveries::account_id,
+            webhook_deliveries::livemode,
+            webhook_deliveries::endpoint_id,
+            webhook_deliveries::event_id,
+            webhook_deliveries::state,
+            webhook_deliveries::attempts,
+            webhook_deliveries::next_attempt_at,
+            webhook_deliveries::created_at,
+            webhook_deliveries::updated_at,
+        ))
+        .execute(conn)?)
 }
+
+/// How an endpoint that takes every event stores its selection.
+const ALL_EVENTS: &str = "[\"*\"]";
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = webhook_attempts)]

@@ -1,11 +1,12 @@
 //! Line items of any document kind, stored and read back the same way for every kind.
 
-use crate::connection::AnyConnection;
+use crate::connection::{AnyConnection, MultiBackend};
 use crate::customers::{find_or_insert_with_event, load_scoped};
 use crate::product_rows::catalog;
 use crate::schema::line_items;
 use crate::store::TxError;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::document::{
@@ -19,7 +20,7 @@ use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 use std::collections::HashMap;
 
-#[derive(Queryable, Selectable)]
+#[derive(Queryable, Selectable, QueryableByName)]
 #[diesel(table_name = line_items)]
 struct LineRow {
     id: i64,
@@ -53,15 +54,71 @@ impl LineRow {
     }
 }
 
-/// Replaces a document's lines with `lines` (one row per line: a loop in the caller's
-/// transaction, since multi-row inserts do not go through the shared connection).
-pub(crate) fn write_lines(
+/// Writes a new document's lines in one statement (one multi-row `INSERT … RETURNING`, the same
+/// SQL on both backends: diesel's batch insert does not go through the shared connection) and
+/// returns them as the API shows them, so the caller need not read them back.
+pub(crate) fn insert_lines(
     conn: &mut AnyConnection,
     scope: Scope,
     kind: DocumentKind,
     document_id: i64,
     lines: &Lines,
-) -> Result<(), TxError> {
+) -> Result<Vec<LineItemView>, TxError> {
+    if lines.items.is_empty() {
+        return Ok(Vec::new());
+    }
+    const COLUMNS: usize = 13;
+    let mut sql = String::from(
+        "INSERT INTO line_items (account_id, livemode, document_kind, document_id, position, \
+         description, quantity_milli, unit_price_cents, tax_rate_milli, subtotal_cents, \
+         tax_cents, total_cents, product_id) VALUES ",
+    );
+    for row in 0..lines.items.len() {
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        let params: Vec<String> = (1..=COLUMNS)
+            .map(|c| format!("${}", row * COLUMNS + c))
+            .collect();
+        sql.push('(');
+        sql.push_str(&params.join(", "));
+        sql.push(')');
+    }
+    sql.push_str(
+        " RETURNING id, document_id, description, quantity_milli, unit_price_cents, \
+         tax_rate_milli, subtotal_cents, tax_cents, total_cents, product_id",
+    );
+    let mut query = diesel::sql_query(sql).into_boxed::<MultiBackend>();
+    for (position, line) in lines.items.iter().enumerate() {
+        query = query
+            .bind::<BigInt, _>(scope.account_id.0)
+            .bind::<Bool, _>(scope.livemode())
+            .bind::<Text, _>(kind.as_str())
+            .bind::<BigInt, _>(document_id)
+            .bind::<Integer, _>(position as i32)
+            .bind::<Text, _>(line.description.clone())
+            .bind::<BigInt, _>(line.quantity.thousandths())
+            .bind::<BigInt, _>(line.unit_price.minor())
+            .bind::<BigInt, _>(line.tax_rate.thousandths())
+            .bind::<BigInt, _>(line.amounts.subtotal.minor())
+            .bind::<BigInt, _>(line.amounts.tax.minor())
+            .bind::<BigInt, _>(line.amounts.total.minor())
+            .bind::<Nullable<BigInt>, _>(line.product_id.map(|p| p.0));
+    }
+    let mut rows = query.load::<LineRow>(conn)?;
+    // RETURNING gives no order guarantee; ids follow the insert order.
+    rows.sort_by_key(|r| r.id);
+    rows.into_iter().map(LineRow::into_view).collect()
+}
+
+/// Replaces a draft's lines with `lines` (a patch).
+pub(crate) fn replace_lines(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    document_id: i64,
+    lines: &Lines,
+) -> Result<Vec<LineItemView>, TxError> {
     diesel::delete(
         line_items::table
             .filter(line_items::account_id.eq(scope.account_id.0))
@@ -69,26 +126,7 @@ pub(crate) fn write_lines(
             .filter(line_items::document_id.eq(document_id)),
     )
     .execute(conn)?;
-    for (position, line) in lines.items.iter().enumerate() {
-        diesel::insert_into(line_items::table)
-            .values((
-                line_items::account_id.eq(scope.account_id.0),
-                line_items::livemode.eq(scope.livemode()),
-                line_items::document_kind.eq(kind.as_str()),
-                line_items::document_id.eq(document_id),
-                line_items::position.eq(position as i32),
-                line_items::description.eq(&line.description),
-                line_items::quantity_milli.eq(line.quantity.thousandths()),
-                line_items::unit_price_cents.eq(line.unit_price.minor()),
-                line_items::tax_rate_milli.eq(line.tax_rate.thousandths()),
-                line_items::subtotal_cents.eq(line.amounts.subtotal.minor()),
-                line_items::tax_cents.eq(line.amounts.tax.minor()),
-                line_items::total_cents.eq(line.amounts.total.minor()),
-                line_items::product_id.eq(line.product_id.map(|p| p.0)),
-            ))
-            .execute(conn)?;
-    }
-    Ok(())
+    insert_lines(conn, scope, kind, document_id, lines)
 }
 
 /// A document's final lines in `currency`: lines that name a product take what they leave out

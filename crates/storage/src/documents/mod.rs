@@ -22,7 +22,7 @@ pub(crate) use lifecycle::{
     DocumentRow,
 };
 pub(crate) use lines::{
-    check_lines_currency, document_customer, read_lines, read_lines_for_copy, resolve_lines,
-    write_lines,
+    check_lines_currency, document_customer, insert_lines, read_lines, read_lines_for_copy,
+    replace_lines, resolve_lines,
 };
 pub(crate) use numbering::take_number;

@@ -30,7 +30,25 @@ fn next_number(
     kind: DocumentKind,
     year: i32,
 ) -> Result<i64, TxError> {
-    // The same statement on both backends; parameters numbered in order of appearance.
+    let bump = |conn: &mut AnyConnection| {
+        diesel::update(
+            dc::table
+                .filter(dc::account_id.eq(scope.account_id.0))
+                .filter(dc::livemode.eq(scope.livemode()))
+                .filter(dc::kind.eq(kind.as_str()))
+                .filter(dc::year.eq(year)),
+        )
+        .set(dc::last_value.eq(dc::last_value + 1))
+        .returning(dc::last_value)
+        .get_result::<i64>(conn)
+        .optional()
+    };
+    // The counter row exists from the first document of its kind in a year on: one statement.
+    if let Some(next) = bump(conn)? {
+        return Ok(next);
+    }
+    // The first of the year: create the row (a concurrent first create may win; either way it
+    // exists afterwards, and the bump queues on its lock).
     diesel::sql_query(
         "INSERT INTO document_counters (account_id, livemode, kind, year, last_value) \
          VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING",
@@ -40,15 +58,7 @@ fn next_number(
     .bind::<Text, _>(kind.as_str())
     .bind::<Integer, _>(year)
     .execute(conn)?;
-    let next = diesel::update(
-        dc::table
-            .filter(dc::account_id.eq(scope.account_id.0))
-            .filter(dc::livemode.eq(scope.livemode()))
-            .filter(dc::kind.eq(kind.as_str()))
-            .filter(dc::year.eq(year)),
-    )
-    .set(dc::last_value.eq(dc::last_value + 1))
-    .returning(dc::last_value)
-    .get_result::<i64>(conn)?;
-    Ok(next)
+    bump(conn)?.ok_or_else(|| {
+        invoicing_domain::ports::RepoError::Internal("document counter vanished".into()).into()
+    })
 }
