@@ -57,7 +57,13 @@ pub struct Page<T> {
     pub per_page: u32,
     pub total: i64,
     pub has_more: bool,
+    /// Set when `total` stopped counting at [`COUNT_CAP`] (SPEC §5); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub total_capped: bool,
 }
+
+/// Where a count that has to count rows stops (lists filtered by more than their status).
+pub const COUNT_CAP: i64 = 10_000;
 
 impl<T> Page<T> {
     pub fn new(data: Vec<T>, request: PageRequest, total: i64) -> Self {
@@ -68,6 +74,20 @@ impl<T> Page<T> {
             per_page: request.per_page,
             total,
             has_more: seen < total,
+            total_capped: false,
+        }
+    }
+
+    /// A page whose total was counted up to `COUNT_CAP + 1` rows; `more` says whether rows
+    /// follow this page (known from fetching one row past it).
+    pub fn capped(data: Vec<T>, request: PageRequest, counted: i64, more: bool) -> Self {
+        Page {
+            data,
+            page: request.page,
+            per_page: request.per_page,
+            total: counted.min(COUNT_CAP),
+            has_more: more,
+            total_capped: counted > COUNT_CAP,
         }
     }
 
@@ -78,6 +98,7 @@ impl<T> Page<T> {
             per_page: self.per_page,
             total: self.total,
             has_more: self.has_more,
+            total_capped: self.total_capped,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, insert_lines,
+    check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
     move_and_record, public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number,
     Resolved,
 };
@@ -24,7 +24,7 @@ use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
-use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::paging::{Page, PageRequest, COUNT_CAP};
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
@@ -278,17 +278,37 @@ impl InvoiceRepository for Store {
                 }
                 q
             };
-            let total: i64 = query().count().get_result(conn)?;
             let rows = query()
                 .order((invoices::created_at.desc(), invoices::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(InvoiceRow::as_select())
                 .load::<InvoiceRow>(conn)?;
-            Ok(Page::new(
+            let by_status_only = filter.customer_id.is_none()
+                && filter.created_after.is_none()
+                && filter.created_before.is_none();
+            if by_status_only {
+                let status = filter.status.map(|s| s.as_str());
+                let total = kept_count(conn, scope, DocumentKind::Invoice, status)?;
+                let rows = rows.into_iter().take(page.per_page() as usize).collect();
+                return Ok(Page::new(
+                    to_invoices(conn, scope, rows, &url)?,
+                    page,
+                    total,
+                ));
+            }
+            let counted = query()
+                .select(invoices::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64;
+            let more = rows.len() as i64 > page.limit();
+            let rows = rows.into_iter().take(page.per_page() as usize).collect();
+            Ok(Page::capped(
                 to_invoices(conn, scope, rows, &url)?,
                 page,
-                total,
+                counted,
+                more,
             ))
         })
     }

@@ -57,6 +57,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    document_counts (account_id, livemode, kind, status) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        kind -> Text,
+        status -> Text,
+        n -> BigInt,
+    }
+}
+
+diesel::table! {
     invoices (id) {
         id -> BigInt,
         account_id -> BigInt,

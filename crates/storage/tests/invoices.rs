@@ -619,7 +619,108 @@ fn postgres_a_view_racing_a_cancel_leaves_it_cancelled() {
     assert!(events_of(&db, scope, "invoice.viewed").is_empty());
 }
 
+/// The totals of unfiltered and status-filtered lists come from counts kept with every change:
+/// after concurrent creates and status moves they equal the rows.
+fn kept_counts_match_the_rows_after_concurrent_changes(db: TestDb) {
+    let scope = scope(&db);
+    let barrier = Arc::new(Barrier::new(6));
+    let handles: Vec<_> = (0..6)
+        .map(|t| {
+            let store = db.store.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                for i in 0..5 {
+                    let inv = store
+                        .create_invoice(scope, simple(&format!("c{t}-{i}@example.com"), "Work"))
+                        .unwrap();
+                    if i % 2 == 0 {
+                        store
+                            .update_invoice(scope, inv.id, patch(json!({"status": "sent"})))
+                            .unwrap();
+                    }
+                    if i == 4 {
+                        store
+                            .update_invoice(scope, inv.id, patch(json!({"status": "cancelled"})))
+                            .unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let page = PageRequest::new(1, 100).unwrap();
+    let total = |status: Option<InvoiceStatus>| {
+        let filter = InvoiceFilter {
+            status,
+            ..InvoiceFilter::default()
+        };
+        let listed = db.store.list_invoices(scope, &filter, page).unwrap();
+        assert!(!listed.total_capped);
+        (listed.total, listed.data.len() as i64)
+    };
+    assert_eq!(total(None), (30, 30));
+    assert_eq!(total(Some(InvoiceStatus::Draft)), (12, 12));
+    assert_eq!(total(Some(InvoiceStatus::Sent)), (12, 12));
+    assert_eq!(total(Some(InvoiceStatus::Cancelled)), (6, 6));
+    assert_eq!(total(Some(InvoiceStatus::Paid)), (0, 0));
+    // Another tenant's counts are its own.
+    let other = scope(&db);
+    let listed = db
+        .store
+        .list_invoices(other, &InvoiceFilter::default(), page)
+        .unwrap();
+    assert_eq!((listed.total, listed.has_more), (0, false));
+}
+
+/// Lists filtered by more than their status count rows, up to 10,000: past that the total is
+/// 10000 with `total_capped`, and `has_more` still tells whether a next page exists.
+fn other_filters_count_up_to_ten_thousand(db: TestDb) {
+    let scope = scope(&db);
+    let first = db
+        .store
+        .create_invoice(scope, simple("many@example.com", "Work"))
+        .unwrap();
+    // 10,001 more rows for the same customer, written directly (the API would take minutes).
+    db.execute(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10001) \
+         INSERT INTO invoices (account_id, livemode, number, status, customer_id, currency, \
+           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
+           metadata, token, created_at, updated_at, amount_credited_cents) \
+         SELECT account_id, livemode, number || '-' || i, status, customer_id, currency, \
+           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
+           metadata, token || i, created_at, updated_at, amount_credited_cents \
+         FROM invoices, n WHERE id = {}",
+        first.id.0
+    ));
+    let by_customer = |page: u32| {
+        let filter = InvoiceFilter {
+            customer_id: Some(first.customer_id),
+            ..InvoiceFilter::default()
+        };
+        db.store
+            .list_invoices(scope, &filter, PageRequest::new(page, 100).unwrap())
+            .unwrap()
+    };
+    let listed = by_customer(1);
+    assert_eq!((listed.total, listed.total_capped), (10_000, true));
+    assert!(listed.has_more);
+    assert_eq!(listed.data.len(), 100);
+    let last = by_customer(101);
+    assert_eq!((last.data.len(), last.has_more), (2, false));
+    // The kept counts include rows written by any means.
+    let all = db
+        .store
+        .list_invoices(scope, &InvoiceFilter::default(), PageRequest::default())
+        .unwrap();
+    assert_eq!((all.total, all.total_capped), (10_002, false));
+}
+
 backend_tests!(
+    kept_counts_match_the_rows_after_concurrent_changes,
+    other_filters_count_up_to_ten_thousand,
     racing_changes_have_one_winner,
     numbering_is_gap_free_under_concurrency_and_failures,
     events_are_written_with_their_change_or_not_at_all,

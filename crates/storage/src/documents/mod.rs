@@ -25,4 +25,4 @@ pub(crate) use lines::{
     check_lines_currency, document_customer, insert_lines, read_lines, read_lines_for_copy,
     replace_lines, resolve_lines,
 };
-pub(crate) use numbering::take_number;
+pub(crate) use numbering::{kept_count, take_number};

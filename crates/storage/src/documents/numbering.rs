@@ -1,4 +1,4 @@
-//! Gap-free document numbers: the counter row is bumped inside the creating transaction, so a
+//! Gap-free document numbers, and the kept counts of documents per status (SPEC §5). Numbers: the counter row is bumped inside the creating transaction, so a
 //! rolled-back create gives its number back and concurrent creates queue on the row lock.
 
 use crate::connection::AnyConnection;
@@ -61,4 +61,26 @@ fn next_number(
     bump(conn)?.ok_or_else(|| {
         invoicing_domain::ports::RepoError::Internal("document counter vanished".into()).into()
     })
+}
+
+/// How many documents of `kind` the scope has (in `status`, or in all): the counts triggers
+/// keep in the transaction of every change (migration 000012), so this reads at most one row
+/// per status however large the account.
+pub(crate) fn kept_count(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: DocumentKind,
+    status: Option<&str>,
+) -> Result<i64, TxError> {
+    use crate::schema::document_counts as counts;
+    let mut q = counts::table
+        .filter(counts::account_id.eq(scope.account_id.0))
+        .filter(counts::livemode.eq(scope.livemode()))
+        .filter(counts::kind.eq(kind.as_str()))
+        .select(counts::n)
+        .into_boxed();
+    if let Some(status) = status {
+        q = q.filter(counts::status.eq(status.to_string()));
+    }
+    Ok(q.load::<i64>(conn)?.into_iter().sum())
 }
