@@ -12,6 +12,7 @@ pub mod escape;
 pub mod failpoint;
 pub mod idempotency;
 pub mod openapi;
+pub mod path_id;
 pub mod pdf;
 pub mod query;
 pub mod ratelimit;

@@ -135,14 +135,6 @@ impl ListQuery {
     }
 }
 
-/// A path id: ids are positive integers, so anything else names no resource.
-pub fn parse_id(raw: &str, what: &str) -> Result<i64, ApiError> {
-    raw.parse::<i64>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| ApiError::resource_missing(what))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,17 +183,6 @@ mod tests {
             assert_eq!(
                 (e.code, e.param.as_deref()),
                 ("invalid_parameter", Some("email"))
-            );
-        }
-    }
-
-    #[test]
-    fn ids_are_positive_integers() {
-        assert_eq!(parse_id("12", "customer").unwrap(), 12);
-        for bad in ["0", "-1", "abc", "1.5", ""] {
-            assert_eq!(
-                parse_id(bad, "customer").unwrap_err().code,
-                "resource_missing"
             );
         }
     }

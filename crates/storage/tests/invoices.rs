@@ -667,7 +667,7 @@ fn kept_counts_match_the_rows_after_concurrent_changes(db: TestDb) {
     assert_eq!(total(Some(InvoiceStatus::Cancelled)), (6, 6));
     assert_eq!(total(Some(InvoiceStatus::Paid)), (0, 0));
     // Another tenant's counts are its own.
-    let other = scope(&db);
+    let other = crate::scope(&db);
     let listed = db
         .store
         .list_invoices(other, &InvoiceFilter::default(), page)

@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::routes::emails::requested;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -38,11 +39,11 @@ fn missing(e: ApiError) -> ApiError {
 pub async fn create(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
     body: JsonBody<CreditNoteInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::CreditNotes, Access::Write)?;
-    let invoice = InvoiceId(parse_id(&id, "invoice")?);
+    let invoice = id.get()?;
     let (new, email) = body.0.parse()?;
     let email = requested(&state, email)?;
     let repos = state.repos();
@@ -90,10 +91,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<CreditNoteId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::CreditNotes, Access::Read)?;
-    let id = CreditNoteId(parse_id(&id, "credit note")?);
+    let id = id.get()?;
     let repos = state.repos();
     let note = blocking(move || repos.get_credit_note(scope, id))
         .await
@@ -113,10 +114,10 @@ pub async fn get(
 pub async fn pdf(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<CreditNoteId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::CreditNotes, Access::Read)?;
-    let id = CreditNoteId(parse_id(&id, "credit note")?);
+    let id = id.get()?;
     let repos = state.repos();
     let shown = blocking(move || repos.credit_note_as_shown(scope, id))
         .await
@@ -136,11 +137,11 @@ pub async fn pdf(
 pub async fn email(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<CreditNoteId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::CreditNotes, Access::Write)?;
-    let id = parse_id(&id, "credit note")?;
+    let id = id.get()?.0;
     let request = requested(&state, Some(body.0.email.unwrap_or_default()))?.unwrap_or_default();
     let repos = state.repos();
     let email =

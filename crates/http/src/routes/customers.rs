@@ -3,7 +3,8 @@
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
@@ -81,10 +82,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<CustomerId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Read)?;
-    let id = CustomerId(parse_id(&id, "customer")?);
+    let id = id.get()?;
     let repos = state.repos();
     let customer = blocking(move || repos.get_customer(scope, id))
         .await
@@ -105,11 +106,11 @@ pub async fn get(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<CustomerId>,
     body: JsonBody<CustomerPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Write)?;
-    let id = CustomerId(parse_id(&id, "customer")?);
+    let id = id.get()?;
     let patch = body.0.parse()?;
     let repos = state.repos();
     let customer = blocking(move || repos.update_customer(scope, id, patch))
@@ -130,11 +131,11 @@ pub async fn update(
 pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<CustomerId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Customers, Access::Write)?;
-    let id = CustomerId(parse_id(&id, "customer")?);
+    let id = id.get()?;
     let repos = state.repos();
     blocking(move || repos.delete_customer(scope, id))
         .await

@@ -5,7 +5,8 @@ use crate::auth::Auth;
 use crate::body::OptionalJsonBody;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
@@ -13,6 +14,8 @@ use invoicing_domain::email::{
     EmailFilter, EmailId, EmailInput, EmailRequest, EmailStatus, EmailSubject, OutgoingEmail,
     SendInput,
 };
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::quotation::QuotationId;
 
 crate::page_schema! {
     /// A page of emails (SPEC §5 envelope).
@@ -81,10 +84,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<EmailId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Emails, Access::Read)?;
-    let id = EmailId(parse_id(&id, "email")?);
+    let id = id.get()?;
     let repos = state.repos();
     let email = blocking(move || repos.get_email(scope, id))
         .await
@@ -122,10 +125,10 @@ async fn resend(
 pub async fn resend_invoice(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id, "invoice")?;
+    let id = id.get()?.0;
     let about = EmailSubject::Invoice(id);
     resend(
         &state,
@@ -151,10 +154,10 @@ pub async fn resend_invoice(
 pub async fn resend_quotation(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id, "quotation")?;
+    let id = id.get()?.0;
     let about = EmailSubject::Quotation(id);
     resend(
         &state,

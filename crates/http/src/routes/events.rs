@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
@@ -76,10 +77,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<EventId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Events, Access::Read)?;
-    let id = EventId(parse_id(&id, "event")?);
+    let id = id.get()?;
     let repos = state.repos();
     let event = blocking(move || repos.get_event(scope, id))
         .await
@@ -112,11 +113,11 @@ impl Redelivery {
 pub async fn redeliver(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<EventId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = EventId(parse_id(&id, "event")?);
+    let id = id.get()?;
     let repos = state.repos();
     let queued = blocking(move || repos.redeliver_event(scope, id))
         .await

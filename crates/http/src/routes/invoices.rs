@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::routes::emails::requested;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -101,10 +102,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Invoices, Access::Read)?;
-    let id = InvoiceId(parse_id(&id, "invoice")?);
+    let id = id.get()?;
     let repos = state.repos();
     let invoice = blocking(move || repos.get_invoice(scope, id))
         .await
@@ -124,10 +125,10 @@ pub async fn get(
 pub async fn pdf(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Invoices, Access::Read)?;
-    let id = InvoiceId(parse_id(&id, "invoice")?);
+    let id = id.get()?;
     let repos = state.repos();
     let shown = blocking(move || repos.invoice_as_shown(scope, id))
         .await
@@ -138,11 +139,11 @@ pub async fn pdf(
 async fn apply(
     state: &AppState,
     auth: &Auth,
-    id: &str,
+    id: Id<InvoiceId>,
     patch: InvoicePatch,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Invoices, Access::Write)?;
-    let id = InvoiceId(parse_id(id, "invoice")?);
+    let id = id.get()?;
     let repos = state.repos();
     let invoice = blocking(move || repos.update_invoice(scope, id, patch))
         .await
@@ -165,11 +166,11 @@ async fn apply(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
     body: JsonBody<InvoicePatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let patch = body.0.parse()?;
-    apply(&state, &auth, &id, patch).await
+    apply(&state, &auth, id, patch).await
 }
 
 /// Send a draft invoice (POST or PATCH); with `{"email": {…}}` it is also emailed, in the same
@@ -186,7 +187,7 @@ pub async fn update(
 pub async fn send(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require(ApiResource::Invoices, Access::Write)?;
@@ -195,7 +196,7 @@ pub async fn send(
         email: requested(&state, body.0.email)?,
         ..Default::default()
     };
-    apply(&state, &auth, &id, patch).await
+    apply(&state, &auth, id, patch).await
 }
 
 /// Send a draft invoice (the PATCH form of `POST /send`).
@@ -211,7 +212,7 @@ pub async fn send(
 pub async fn send_patch(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<InvoiceId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     send(state, auth, id, body).await

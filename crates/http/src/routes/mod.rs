@@ -1,9 +1,10 @@
-//! The route table: every endpoint the app serves is listed once here, which registers it,
-//! answers 405 with `Allow` for the other methods on its path, and lets tests compare the table
-//! with the OpenAPI document.
+//! The route table: every endpoint the app serves is listed once here, by its handler; the
+//! handler's `#[utoipa::path]` gives its method and path. The table registers the routes, answers
+//! 405 with `Allow` for the other methods on a path, and is what the OpenAPI document lists.
 
 /// Declares the SPEC §5 list envelope of one resource (`{data, page, per_page, total,
-/// has_more}`), under the name the OpenAPI document gives it.
+/// has_more}`, and `total_capped: true` when a filtered count stopped at 10,000), under the name
+/// the OpenAPI document gives it.
 #[macro_export]
 macro_rules! page_schema {
     ($(#[$meta:meta])* $name:ident of $item:ty) => {
@@ -15,6 +16,9 @@ macro_rules! page_schema {
             pub per_page: u32,
             pub total: i64,
             pub has_more: bool,
+            /// Present (and `true`) only when `total` stopped counting at 10,000.
+            #[schema(nullable = false)]
+            pub total_capped: Option<bool>,
         }
     };
 }
@@ -38,369 +42,184 @@ use crate::error::ApiError;
 use crate::openapi;
 use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse, Route};
+use utoipa::openapi::path::{HttpMethod, Operation};
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::RefOr;
 
+/// One handler of the route table, as its `#[utoipa::path]` annotation describes it: the
+/// annotation is the one place its method and path are written.
 pub struct Endpoint {
-    pub method: Method,
-    pub path: &'static str,
-    route: Route,
+    pub methods: Vec<HttpMethod>,
+    pub path: String,
+    /// Its operation in the OpenAPI document, tags included.
+    pub operation: Operation,
+    /// The schemas its request and response bodies refer to, for the document's components.
+    pub schemas: Vec<(String, RefOr<Schema>)>,
+    /// The handler as an actix route for one of `methods`.
+    route: fn(Method) -> Route,
 }
 
-fn ep(method: Method, path: &'static str, route: Route) -> Endpoint {
+impl Endpoint {
+    /// `methods` as actix names them.
+    pub fn actix_methods(&self) -> Vec<Method> {
+        self.methods.iter().map(actix_method).collect()
+    }
+}
+
+fn actix_method(method: &HttpMethod) -> Method {
+    match method {
+        HttpMethod::Get => Method::GET,
+        HttpMethod::Post => Method::POST,
+        HttpMethod::Put => Method::PUT,
+        HttpMethod::Delete => Method::DELETE,
+        HttpMethod::Options => Method::OPTIONS,
+        HttpMethod::Head => Method::HEAD,
+        HttpMethod::Patch => Method::PATCH,
+        HttpMethod::Trace => Method::TRACE,
+    }
+}
+
+/// The endpoint of the handler whose annotation generated `P` (`__path_<handler>`), tagged as
+/// `#[derive(OpenApi)]`'s `paths(...)` tags it: its annotation's tags, else its module's path.
+fn endpoint<P>(module: &[&str], route: fn(Method) -> Route) -> Endpoint
+where
+    P: utoipa::Path + utoipa::__dev::Tags<'static> + utoipa::__dev::SchemaReferences,
+{
+    let mut operation = P::operation();
+    let mut tags = P::tags();
+    let module = module.join("::");
+    if tags.is_empty() && !module.is_empty() {
+        tags.push(&module);
+    }
+    operation
+        .tags
+        .get_or_insert_with(Vec::new)
+        .extend(tags.iter().map(ToString::to_string));
+    let mut schemas = Vec::new();
+    P::schemas(&mut schemas);
     Endpoint {
-        method,
-        path,
+        methods: P::methods(),
+        path: P::path(),
+        operation,
+        schemas,
         route,
     }
 }
 
+/// `routes![customers::create, …]`: the endpoints of these handlers, each read from the
+/// `__path_<handler>` struct its `#[utoipa::path]` generated.
+macro_rules! routes {
+    (@endpoint [$($module:ident)*] $handler:ident) => {
+        endpoint::<pastey::paste! { $($module::)* [<__path_ $handler>] }>(
+            &[$(stringify!($module)),*],
+            |method| web::route().method(method).to($($module::)* $handler),
+        )
+    };
+    (@endpoint [$($module:ident)*] $head:ident :: $($rest:tt)+) => {
+        routes!(@endpoint [$($module)* $head] $($rest)+)
+    };
+    ($($($segment:ident)::+),* $(,)?) => {
+        vec![$(routes!(@endpoint [] $($segment)::+)),*]
+    };
+}
+
+/// Every endpoint the app serves, in the order `Allow` lists a path's methods. The OpenAPI
+/// document is made of the same list (`openapi::document`).
 pub fn endpoints() -> Vec<Endpoint> {
-    use Method as M;
-    vec![
-        ep(M::GET, "/healthz", web::get().to(health::healthz)),
-        ep(M::GET, "/readyz", web::get().to(health::readyz)),
-        ep(
-            M::GET,
-            "/api/v1/openapi.json",
-            web::get().to(openapi::serve),
-        ),
-        ep(M::GET, "/api/v1/account", web::get().to(account::get)),
-        ep(
-            M::PATCH,
-            "/api/v1/account",
-            web::patch().to(account::update),
-        ),
-        ep(
-            M::PUT,
-            "/api/v1/account/logo",
-            web::put().to(account::logo::put_logo),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/account/logo",
-            web::get().to(account::logo::get_logo),
-        ),
-        ep(
-            M::DELETE,
-            "/api/v1/account/logo",
-            web::delete().to(account::logo::delete_logo),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/customers",
-            web::post().to(customers::create),
-        ),
-        ep(M::GET, "/api/v1/customers", web::get().to(customers::list)),
-        ep(
-            M::GET,
-            "/api/v1/customers/{id}",
-            web::get().to(customers::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/customers/{id}",
-            web::patch().to(customers::update),
-        ),
-        ep(
-            M::DELETE,
-            "/api/v1/customers/{id}",
-            web::delete().to(customers::delete),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/invoices",
-            web::post().to(invoices::create),
-        ),
-        ep(M::GET, "/api/v1/invoices", web::get().to(invoices::list)),
-        ep(
-            M::GET,
-            "/api/v1/invoices/{id}",
-            web::get().to(invoices::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/invoices/{id}",
-            web::patch().to(invoices::update),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/invoices/{id}/pdf",
-            web::get().to(invoices::pdf),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/invoices/{id}/send",
-            web::post().to(invoices::send),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/invoices/{id}/send",
-            web::patch().to(invoices::send_patch),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/invoices/{id}/email",
-            web::post().to(emails::resend_invoice),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/invoices/{id}/credit_notes",
-            web::post().to(credit_notes::create),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/credit_notes",
-            web::get().to(credit_notes::list),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/credit_notes/{id}",
-            web::get().to(credit_notes::get),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/credit_notes/{id}/pdf",
-            web::get().to(credit_notes::pdf),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/credit_notes/{id}/email",
-            web::post().to(credit_notes::email),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/recurring_invoices",
-            web::post().to(recurring::create),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/recurring_invoices",
-            web::get().to(recurring::list),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/recurring_invoices/{id}",
-            web::get().to(recurring::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/recurring_invoices/{id}",
-            web::patch().to(recurring::update),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/recurring_invoices/{id}/pause",
-            web::post().to(recurring::pause),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/recurring_invoices/{id}/resume",
-            web::post().to(recurring::resume),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/recurring_invoices/{id}/cancel",
-            web::post().to(recurring::cancel),
-        ),
-        ep(M::GET, "/api/v1/emails", web::get().to(emails::list)),
-        ep(M::GET, "/api/v1/emails/{id}", web::get().to(emails::get)),
-        ep(M::GET, "/api/v1/events", web::get().to(events::list)),
-        ep(M::GET, "/api/v1/events/{id}", web::get().to(events::get)),
-        ep(
-            M::POST,
-            "/api/v1/events/{id}/redeliver",
-            web::post().to(events::redeliver),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/webhooks",
-            web::post().to(webhooks::create),
-        ),
-        ep(M::GET, "/api/v1/webhooks", web::get().to(webhooks::list)),
-        ep(
-            M::GET,
-            "/api/v1/webhooks/{id}",
-            web::get().to(webhooks::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/webhooks/{id}",
-            web::patch().to(webhooks::update),
-        ),
-        ep(
-            M::DELETE,
-            "/api/v1/webhooks/{id}",
-            web::delete().to(webhooks::delete),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/webhooks/{id}/rotate_secret",
-            web::post().to(webhooks::rotate_secret),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/webhooks/{id}/deliveries",
-            web::get().to(webhooks::deliveries),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/quotations",
-            web::post().to(quotations::create),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/quotations",
-            web::get().to(quotations::list),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/quotations/{id}",
-            web::get().to(quotations::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/quotations/{id}",
-            web::patch().to(quotations::update),
-        ),
-        ep(
-            M::DELETE,
-            "/api/v1/quotations/{id}",
-            web::delete().to(quotations::delete),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/quotations/{id}/send",
-            web::patch().to(quotations::send_patch),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/quotations/{id}/pdf",
-            web::get().to(quotations::pdf),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/quotations/{id}/send",
-            web::post().to(quotations::send),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/quotations/{id}/email",
-            web::post().to(emails::resend_quotation),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/quotations/{id}/accept",
-            web::post().to(quotations::accept),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/quotations/{id}/reject",
-            web::post().to(quotations::reject),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/quotations/{id}/convert",
-            web::post().to(quotations::convert),
-        ),
-        ep(
-            M::GET,
-            "/invoice/{number}",
-            web::get().to(pages::invoice::page),
-        ),
-        ep(
-            M::GET,
-            "/invoice/{number}/pdf",
-            web::get().to(pages::invoice::pdf),
-        ),
-        ep(
-            M::POST,
-            "/invoice/{number}/payments",
-            web::post().to(pages::invoice::report),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/payments",
-            web::post().to(payments::create),
-        ),
-        ep(M::GET, "/api/v1/payments", web::get().to(payments::list)),
-        ep(
-            M::GET,
-            "/api/v1/payments/{id}",
-            web::get().to(payments::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/payments/{id}",
-            web::patch().to(payments::update),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/payments/{id}/verify",
-            web::post().to(payments::verify),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/payments/{id}/reject",
-            web::post().to(payments::reject),
-        ),
-        ep(
-            M::GET,
-            "/v1/payment-requests",
-            web::get().to(payment_requests::check),
-        ),
-        ep(
-            M::GET,
-            "/api/v1/payment-requests",
-            web::get().to(payment_requests::list),
-        ),
-        ep(
-            M::POST,
-            "/api/v1/products",
-            web::post().to(products::create),
-        ),
-        ep(M::GET, "/api/v1/products", web::get().to(products::list)),
-        ep(
-            M::GET,
-            "/api/v1/products/{id}",
-            web::get().to(products::get),
-        ),
-        ep(
-            M::PATCH,
-            "/api/v1/products/{id}",
-            web::patch().to(products::update),
-        ),
-        ep(
-            M::DELETE,
-            "/api/v1/products/{id}",
-            web::delete().to(products::delete),
-        ),
-        ep(M::GET, "/quote/{number}", web::get().to(pages::quote::page)),
-        ep(
-            M::GET,
-            "/quote/{number}/pdf",
-            web::get().to(pages::quote::pdf),
-        ),
-        ep(
-            M::POST,
-            "/quote/{number}/accept",
-            web::post().to(pages::quote::accept),
-        ),
-        ep(
-            M::POST,
-            "/quote/{number}/decline",
-            web::post().to(pages::quote::decline),
-        ),
+    routes![
+        health::healthz,
+        health::readyz,
+        openapi::serve,
+        account::get,
+        account::update,
+        account::logo::put_logo,
+        account::logo::get_logo,
+        account::logo::delete_logo,
+        customers::create,
+        customers::list,
+        customers::get,
+        customers::update,
+        customers::delete,
+        invoices::create,
+        invoices::list,
+        invoices::get,
+        invoices::update,
+        invoices::pdf,
+        invoices::send,
+        invoices::send_patch,
+        emails::resend_invoice,
+        credit_notes::create,
+        credit_notes::list,
+        credit_notes::get,
+        credit_notes::pdf,
+        credit_notes::email,
+        recurring::create,
+        recurring::list,
+        recurring::get,
+        recurring::update,
+        recurring::pause,
+        recurring::resume,
+        recurring::cancel,
+        emails::list,
+        emails::get,
+        events::list,
+        events::get,
+        events::redeliver,
+        webhooks::create,
+        webhooks::list,
+        webhooks::get,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::rotate_secret,
+        webhooks::deliveries,
+        quotations::create,
+        quotations::list,
+        quotations::get,
+        quotations::update,
+        quotations::delete,
+        quotations::send_patch,
+        quotations::pdf,
+        quotations::send,
+        emails::resend_quotation,
+        quotations::accept,
+        quotations::reject,
+        quotations::convert,
+        pages::invoice::page,
+        pages::invoice::pdf,
+        pages::invoice::report,
+        payments::create,
+        payments::list,
+        payments::get,
+        payments::update,
+        payments::verify,
+        payments::reject,
+        payment_requests::check,
+        payment_requests::list,
+        products::create,
+        products::list,
+        products::get,
+        products::update,
+        products::delete,
+        pages::quote::page,
+        pages::quote::pdf,
+        pages::quote::accept,
+        pages::quote::decline,
     ]
 }
 
 pub fn register(cfg: &mut web::ServiceConfig) {
-    let mut by_path: Vec<(&'static str, Vec<Method>, Vec<Route>)> = Vec::new();
+    let mut by_path: Vec<(String, Vec<Method>, Vec<Route>)> = Vec::new();
     for e in endpoints() {
-        match by_path.iter_mut().find(|(p, _, _)| *p == e.path) {
-            Some((_, methods, routes)) => {
-                methods.push(e.method);
-                routes.push(e.route);
+        let (_, methods, routes) = match by_path.iter().position(|(p, _, _)| *p == e.path) {
+            Some(i) => &mut by_path[i],
+            None => {
+                by_path.push((e.path.clone(), Vec::new(), Vec::new()));
+                by_path.last_mut().expect("just pushed")
             }
-            None => by_path.push((e.path, vec![e.method], vec![e.route])),
+        };
+        for method in e.actix_methods() {
+            routes.push((e.route)(method.clone()));
+            methods.push(method);
         }
     }
     for (path, methods, routes) in by_path {

@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
@@ -24,10 +25,6 @@ crate::page_schema! {
 
 fn missing(e: ApiError) -> ApiError {
     e.naming("payment")
-}
-
-fn id_of(raw: &str) -> Result<PaymentId, ApiError> {
-    parse_id(raw, "payment").map(PaymentId)
 }
 
 /// Record a payment of a sent, viewed or overdue invoice: `pending` until verified, or
@@ -116,10 +113,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<PaymentId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Payments, Access::Read)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     let payment = blocking(move || repos.get_payment(scope, id))
         .await
@@ -130,11 +127,11 @@ pub async fn get(
 async fn apply(
     state: &AppState,
     auth: &Auth,
-    id: &str,
+    id: Id<PaymentId>,
     change: PaymentChange,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Payments, Access::Write)?;
-    let id = id_of(id)?;
+    let id = id.get()?;
     let repos = state.repos();
     let payment = blocking(move || repos.change_payment(scope, id, change))
         .await
@@ -156,10 +153,10 @@ async fn apply(
 pub async fn verify(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<PaymentId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    apply(&state, &auth, &id, PaymentChange::verify()).await
+    apply(&state, &auth, id, PaymentChange::verify()).await
 }
 
 /// Reject a pending payment, with an optional reason.
@@ -175,11 +172,11 @@ pub async fn verify(
 pub async fn reject(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<PaymentId>,
     body: OptionalJsonBody<RejectPaymentInput>,
 ) -> Result<HttpResponse, ApiError> {
     let change = body.0.parse()?;
-    apply(&state, &auth, &id, change).await
+    apply(&state, &auth, id, change).await
 }
 
 /// Verify or reject a pending payment (the status form of `…/verify` and `…/reject`).
@@ -195,9 +192,9 @@ pub async fn reject(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<PaymentId>,
     body: JsonBody<PaymentPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let change = body.0.parse()?;
-    apply(&state, &auth, &id, change).await
+    apply(&state, &auth, id, change).await
 }

@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
@@ -19,10 +20,6 @@ crate::page_schema! {
 
 fn missing(e: ApiError) -> ApiError {
     e.naming("product")
-}
-
-fn id_of(raw: &str) -> Result<ProductId, ApiError> {
-    parse_id(raw, "product").map(ProductId)
 }
 
 fn parse_active(raw: &str) -> Option<bool> {
@@ -86,10 +83,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<ProductId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Read)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     let product = blocking(move || repos.get_product(scope, id))
         .await
@@ -110,11 +107,11 @@ pub async fn get(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<ProductId>,
     body: JsonBody<ProductPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let patch = body.0.parse()?;
     let repos = state.repos();
     let product = blocking(move || repos.update_product(scope, id, patch))
@@ -135,11 +132,11 @@ pub async fn update(
 pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<ProductId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Products, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     blocking(move || repos.delete_product(scope, id))
         .await

@@ -6,7 +6,8 @@ use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::routes::emails::requested;
 use crate::routes::invoices::new_token;
 use crate::{blocking, AppState};
@@ -31,10 +32,6 @@ fn missing(e: ApiError) -> ApiError {
     e.naming("quotation")
 }
 
-fn id_of(raw: &str) -> Result<QuotationId, ApiError> {
-    parse_id(raw, "quotation").map(QuotationId)
-}
-
 /// The quotation as a PDF, in the prospect's locale, as its page shows it.
 #[utoipa::path(get, path = "/api/v1/quotations/{id}/pdf", tag = "quotations",
     params(("id" = i64, Path, description = "Quotation id")),
@@ -47,10 +44,10 @@ fn id_of(raw: &str) -> Result<QuotationId, ApiError> {
 pub async fn pdf(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Read)?;
-    let id = QuotationId(parse_id(&id, "quotation")?);
+    let id = id.get()?;
     let repos = state.repos();
     let shown = blocking(move || repos.quotation_as_shown(scope, id))
         .await
@@ -117,10 +114,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Read)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     let quotation = blocking(move || repos.get_quotation(scope, id))
         .await
@@ -142,11 +139,11 @@ pub async fn get(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: JsonBody<QuotationPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let patch = body.0.parse()?;
     let repos = state.repos();
     let quotation = blocking(move || repos.update_quotation(scope, id, patch))
@@ -167,11 +164,11 @@ pub async fn update(
 pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     blocking(move || repos.delete_quotation(scope, id))
         .await
@@ -194,11 +191,11 @@ pub async fn delete(
 pub async fn send(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let email = requested(&state, body.0.email)?;
     let repos = state.repos();
     let quotation = blocking(move || repos.send_quotation(scope, id, email))
@@ -220,7 +217,7 @@ pub async fn send(
 pub async fn send_patch(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
     send(state, auth, id, body).await
@@ -241,11 +238,11 @@ pub async fn accept(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: OptionalJsonBody<AcceptInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let answer = body.0.parse(
         Some(client_ip(&req, &state.config).to_string()),
         user_agent(&req),
@@ -271,11 +268,11 @@ pub async fn accept(
 pub async fn reject(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: OptionalJsonBody<RejectInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let answer = body.0.parse()?;
     let today = Utc::now().date_naive();
     let repos = state.repos();
@@ -298,13 +295,13 @@ pub async fn reject(
 pub async fn convert(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<QuotationId>,
     body: OptionalJsonBody<ConvertInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Quotations, Access::Write)?;
     // Converting writes an invoice: the key must be allowed to create one.
     auth.require(ApiResource::Invoices, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let today = Utc::now().date_naive();
     let due = body.0.parse(today)?;
     let token = new_token();

@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
@@ -88,10 +89,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<RecurringId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::RecurringInvoices, Access::Read)?;
-    let id = RecurringId(parse_id(&id, "recurring invoice")?);
+    let id = id.get()?;
     let repos = state.repos();
     let found = blocking(move || repos.get_recurring(scope, id))
         .await
@@ -113,11 +114,11 @@ pub async fn get(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<RecurringId>,
     body: JsonBody<RecurringPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::RecurringInvoices, Access::Write)?;
-    let id = RecurringId(parse_id(&id, "recurring invoice")?);
+    let id = id.get()?;
     let patch = body.0.parse()?;
     if patch.email == Some(true) && !state.config.mail_enabled {
         return Err(ApiError::email_not_configured());
@@ -132,11 +133,11 @@ pub async fn update(
 async fn change(
     state: &AppState,
     auth: &Auth,
-    id: &str,
+    id: Id<RecurringId>,
     to: RecurringStatus,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::RecurringInvoices, Access::Write)?;
-    let id = RecurringId(parse_id(id, "recurring invoice")?);
+    let id = id.get()?;
     let repos = state.repos();
     let today = Utc::now().date_naive();
     let changed = blocking(move || repos.change_recurring(scope, id, to, today))
@@ -157,10 +158,10 @@ async fn change(
 pub async fn pause(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<RecurringId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    change(&state, &auth, &id, RecurringStatus::Paused).await
+    change(&state, &auth, id, RecurringStatus::Paused).await
 }
 
 /// Resume a paused schedule from its first period on or after today.
@@ -175,10 +176,10 @@ pub async fn pause(
 pub async fn resume(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<RecurringId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    change(&state, &auth, &id, RecurringStatus::Active).await
+    change(&state, &auth, id, RecurringStatus::Active).await
 }
 
 /// Cancel an active or paused schedule; no further invoices.
@@ -193,8 +194,8 @@ pub async fn resume(
 pub async fn cancel(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<RecurringId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    change(&state, &auth, &id, RecurringStatus::Cancelled).await
+    change(&state, &auth, id, RecurringStatus::Cancelled).await
 }

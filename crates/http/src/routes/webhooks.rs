@@ -4,7 +4,8 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
-use crate::query::{parse_id, ListQuery};
+use crate::path_id::Id;
+use crate::query::ListQuery;
 use crate::webhook_target::check_target;
 use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -28,10 +29,6 @@ crate::page_schema! {
 
 fn missing(e: ApiError) -> ApiError {
     e.naming("webhook endpoint")
-}
-
-fn id_of(raw: &str) -> Result<WebhookEndpointId, ApiError> {
-    parse_id(raw, "webhook endpoint").map(WebhookEndpointId)
 }
 
 fn new_secret() -> WebhookSecret {
@@ -93,10 +90,10 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<WebhookEndpointId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     let endpoint = blocking(move || repos.get_webhook(scope, id))
         .await
@@ -117,11 +114,11 @@ pub async fn get(
 pub async fn update(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<WebhookEndpointId>,
     body: JsonBody<WebhookPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let allow_private = state.config.webhook_allow_private;
     let patch = body.0.parse(scope.environment, allow_private)?;
     let repos = state.repos();
@@ -147,11 +144,11 @@ pub async fn update(
 pub async fn delete(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<WebhookEndpointId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     blocking(move || repos.delete_webhook(scope, id))
         .await
@@ -171,11 +168,11 @@ pub async fn delete(
 pub async fn rotate_secret(
     state: web::Data<AppState>,
     auth: Auth,
-    id: web::Path<String>,
+    id: Id<WebhookEndpointId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let repos = state.repos();
     let secret = new_secret();
     let endpoint = blocking(move || repos.rotate_webhook_secret(scope, id, secret))
@@ -200,10 +197,10 @@ pub async fn deliveries(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
-    id: web::Path<String>,
+    id: Id<WebhookEndpointId>,
 ) -> Result<HttpResponse, ApiError> {
     let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
-    let id = id_of(&id)?;
+    let id = id.get()?;
     let page = ListQuery::parse(req.query_string(), &[])?.page()?;
     let repos = state.repos();
     let page = blocking(move || repos.list_delivery_attempts(scope, id, page))

@@ -87,6 +87,15 @@ impl Harness {
         Some(h)
     }
 
+    /// The app's state with webhooks allowed to private and unresolvable hosts (test receivers).
+    pub fn permissive(&self) -> web::Data<AppState> {
+        let mut config = HttpConfig::new(PUBLIC_URL);
+        config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
+        config.webhook_allow_private = true;
+        let store = self.db.store.clone().with_public_url(PUBLIC_URL);
+        web::Data::new(AppState::new(Arc::new(store), config))
+    }
+
     pub fn new_account(&self, name: &str) -> AccountId {
         self.db
             .store

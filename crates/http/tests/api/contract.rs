@@ -6,6 +6,7 @@ use actix_web::http::Method;
 use actix_web::middleware::from_fn;
 use actix_web::test::{init_service, TestRequest};
 use actix_web::{web, App, HttpResponse};
+use invoicing_domain::tenant::Environment;
 use invoicing_http::{build_app, envelope::envelope, routes};
 use invoicing_storage::Backend;
 use serde_json::{json, Value};
@@ -223,6 +224,94 @@ async fn panics_become_a_bare_500() {
     );
 }
 
+/// A path id that is not a positive integer names no resource: 404 naming the id's kind. It is
+/// read where the handler needs it, so the key's scope and the body are answered first.
+#[actix_web::test]
+async fn bad_path_ids_are_missing_resources_of_their_kind() {
+    let h = Harness::new(Backend::Sqlite).unwrap();
+    let app = init_service(build_app(h.state.clone())).await;
+    let kind = |path: &str| match path.split('/').nth(3).unwrap() {
+        "customers" => "customer",
+        "invoices" => "invoice",
+        "credit_notes" => "credit note",
+        "recurring_invoices" => "recurring invoice",
+        "emails" => "email",
+        "events" => "event",
+        "webhooks" => "webhook endpoint",
+        "quotations" => "quotation",
+        "payments" => "payment",
+        "products" => "product",
+        other => panic!("no id kind for /{other}"),
+    };
+    let mut checked = 0;
+    for e in routes::endpoints() {
+        if !e.path.contains("{id}") {
+            continue;
+        }
+        for method in e.actix_methods() {
+            // A body every handler reads past (the payment PATCH requires a status).
+            let body = if method == Method::PATCH && e.path == "/api/v1/payments/{id}" {
+                json!({"status": "verified"})
+            } else {
+                json!({})
+            };
+            for id in ["abc", "0", "-1", "1.5", "9223372036854775808", "%20"] {
+                let path = e.path.replace("{id}", id);
+                let r = send(&app, json(h.req(method.clone(), &path), &body)).await;
+                assert_error(&r, 404, "resource_missing");
+                assert_eq!(
+                    r.body["error"]["message"],
+                    format!("No such {}", kind(&e.path)).as_str(),
+                    "{method} {path}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "{checked}");
+    // Percent-encoded, a good id is still good.
+    let customer = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/customers"),
+            &json!({"name": "Ada", "email": "ada@example.com"}),
+        ),
+    )
+    .await;
+    let id = customer.body["id"].as_i64().unwrap();
+    let encoded: String = id
+        .to_string()
+        .bytes()
+        .map(|b| format!("%{b:02X}"))
+        .collect();
+    let r = send(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/customers/{encoded}")),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["id"], id);
+    // The scope is checked first, and a body is read before the id.
+    let weak = h.make_key(h.account, Environment::Test, "account:read", GENEROUS, None);
+    let r = send(&app, h.req_as(&weak, Method::GET, "/api/v1/customers/abc")).await;
+    assert_error(&r, 403, "insufficient_permissions");
+    let r = send(
+        &app,
+        h.req(Method::PATCH, "/api/v1/customers/abc")
+            .insert_header(("content-type", "application/json"))
+            .set_payload("{"),
+    )
+    .await;
+    assert_error(&r, 400, "invalid_json");
+    let r = send(&app, h.anonymous(Method::GET, "/api/v1/customers/abc")).await;
+    assert_error(&r, 401, "missing_api_key");
+}
+
+/// The route table is the one list of endpoints: the router serves it and the document is made
+/// of it. So what is checked here is that the two uses agree with what the app does: the table
+/// names each method and path once, the document has an operation for each and no other, and
+/// the running app answers every documented operation (never `route_not_found` nor 405) and
+/// refuses every other method on a documented path with 405 naming exactly the documented ones.
 #[actix_web::test]
 async fn openapi_lists_exactly_the_served_routes() {
     let h = Harness::new(Backend::Sqlite).unwrap();
@@ -242,13 +331,51 @@ async fn openapi_lists_exactly_the_served_routes() {
                 .map(move |m| (m.to_uppercase(), p.clone()))
         })
         .collect();
-    let mut served: Vec<(String, String)> = routes::endpoints()
+    let table = routes::endpoints();
+    let mut served: Vec<(String, String)> = table
         .iter()
-        .map(|e| (e.method.to_string(), e.path.to_string()))
+        .flat_map(|e| {
+            e.actix_methods()
+                .into_iter()
+                .map(|m| (m.to_string(), e.path.clone()))
+        })
         .collect();
     documented.sort();
     served.sort();
+    let listed = served.len();
+    served.dedup();
+    assert_eq!(served.len(), listed, "a method and path listed twice");
     assert_eq!(documented, served);
+    // The app routes each documented operation to a handler.
+    let concrete = |path: &str| path.replace("{id}", "1").replace("{number}", "INV-0001");
+    for (method, path) in &documented {
+        let r = send(&app, h.req(method.parse().unwrap(), &concrete(path))).await;
+        assert!(
+            r.status != 405 && r.code() != "route_not_found",
+            "{method} {path} is documented but not routed: {} {}",
+            r.status,
+            r.body
+        );
+    }
+    // And only those: another method on the path is 405, `Allow` naming the documented ones.
+    for (path, item) in paths {
+        let mut allowed: Vec<String> = item
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|m| m.to_uppercase())
+            .collect();
+        allowed.sort();
+        let other = ["PUT", "DELETE", "PATCH", "POST", "GET"]
+            .into_iter()
+            .find(|m| !allowed.iter().any(|a| a == m))
+            .unwrap();
+        let r = send(&app, h.req(other.parse().unwrap(), &concrete(path))).await;
+        assert_error(&r, 405, "method_not_allowed");
+        let mut allow: Vec<String> = r.header("allow").split(", ").map(str::to_string).collect();
+        allow.sort();
+        assert_eq!(allow, allowed, "Allow on {path}");
+    }
     // Paging bounds as the parser enforces them; bodies the handlers do without are optional.
     for (method, path) in &served {
         let op = &paths[path][method.to_lowercase()];

@@ -6,6 +6,7 @@ mod common;
 
 mod account;
 mod auth_and_limits;
+mod budgets;
 mod contract;
 mod credit_notes;
 mod customers;

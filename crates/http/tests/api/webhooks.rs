@@ -8,7 +8,6 @@
 use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use actix_web::web;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use chrono::{DateTime, Duration, Timelike, Utc};
@@ -16,23 +15,13 @@ use invoicing_domain::ports::DeliveryQueue;
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::webhook_delivery::{AttemptOutcome, DeliveryJob, RetrySchedule};
 use invoicing_domain::webhook_signature::WebhookSecret;
-use invoicing_http::config::{parse_trusted_proxies, HttpConfig};
-use invoicing_http::{build_app, AppState};
+use invoicing_http::build_app;
 use serde_json::{json, Value};
-use std::sync::Arc;
 
 const LEASE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The harness's app, but with `WEBHOOK_ALLOW_PRIVATE_TARGETS=true`: registrations need no DNS
 /// (this sandbox has none) and loopback targets are accepted.
-fn permissive(h: &Harness) -> web::Data<AppState> {
-    let mut config = HttpConfig::new(PUBLIC_URL);
-    config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
-    config.webhook_allow_private = true;
-    let store = h.db.store.clone().with_public_url(PUBLIC_URL);
-    web::Data::new(AppState::new(Arc::new(store), config))
-}
-
 /// A `whsec_` secret of 32 random bytes.
 fn assert_secret(secret: &Value) -> String {
     let s = secret
@@ -124,7 +113,7 @@ where
 }
 
 async fn create_read_and_list_never_show_the_secret_again(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let r = send(
         &app,
         json(
@@ -374,7 +363,7 @@ async fn unsafe_targets_are_refused_unless_allowed(h: Harness) {
     );
 
     // With private targets allowed, loopback is fine; live still needs https.
-    let allowing = init_service(build_app(permissive(&h))).await;
+    let allowing = init_service(build_app(h.permissive())).await;
     register(
         &allowing,
         &h,
@@ -405,7 +394,7 @@ async fn unsafe_targets_are_refused_unless_allowed(h: Harness) {
 }
 
 async fn patch_changes_url_events_enabled_and_description(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let created = register(
         &app,
         &h,
@@ -537,7 +526,7 @@ async fn patch_changes_url_events_enabled_and_description(h: Harness) {
 }
 
 async fn delete_answers_204_then_404_everywhere(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let gone = register(
         &app,
         &h,
@@ -612,7 +601,7 @@ async fn delete_answers_204_then_404_everywhere(h: Harness) {
 }
 
 async fn rotate_secret_answers_a_new_secret_used_from_then_on(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let created = register(
         &app,
         &h,
@@ -672,7 +661,7 @@ async fn rotate_secret_answers_a_new_secret_used_from_then_on(h: Harness) {
 }
 
 async fn deliveries_list_recorded_attempts_newest_first(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let id = register(
         &app,
         &h,
@@ -792,7 +781,7 @@ async fn deliveries_list_recorded_attempts_newest_first(h: Harness) {
 }
 
 async fn redeliver_queues_the_event_for_every_matching_endpoint(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let mut ids = Vec::new();
     for events in [json!(["*"]), json!(["customer.created"])] {
         ids.push(
@@ -882,7 +871,7 @@ async fn redeliver_queues_the_event_for_every_matching_endpoint(h: Harness) {
 }
 
 async fn wrong_methods_and_missing_scopes_are_refused(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let id = register(
         &app,
         &h,
@@ -1044,7 +1033,7 @@ async fn wrong_methods_and_missing_scopes_are_refused(h: Harness) {
 }
 
 async fn other_tenants_and_the_other_environment_get_403_on_every_route(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let created = register(
         &app,
         &h,
@@ -1143,7 +1132,7 @@ async fn other_tenants_and_the_other_environment_get_403_on_every_route(h: Harne
 }
 
 async fn events_reach_only_endpoints_of_their_environment(h: Harness) {
-    let app = init_service(build_app(permissive(&h))).await;
+    let app = init_service(build_app(h.permissive())).await;
     let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
     let test_endpoint = register(
         &app,
