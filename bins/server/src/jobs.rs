@@ -7,12 +7,15 @@
 
 use chrono::{DateTime, Utc};
 use invoicing_domain::ports::RepoResult;
+use invoicing_storage::wakeup::bell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-const IDLE_POLL: Duration = Duration::from_millis(500);
+/// The longest an idle worker sleeps without being woken: a bound for what no bell announces
+/// (a job queued by another process on SQLite, a listener that is reconnecting).
+const IDLE_MAX: Duration = Duration::from_secs(30);
 
 /// One kind of durable job.
 pub trait JobRunner: Send + Sync + 'static {
@@ -25,6 +28,8 @@ pub trait JobRunner: Send + Sync + 'static {
     const LEASE: Duration;
 
     fn claim(&self, now: DateTime<Utc>, lease: Duration) -> RepoResult<Vec<Self::Job>>;
+    /// When the next job falls due, if one is pending.
+    fn next_due(&self) -> RepoResult<Option<DateTime<Utc>>>;
     /// Renews the lease of a job that is still running; `false` when its claim is gone.
     fn extend(&self, job: &Self::Job, now: DateTime<Utc>, lease: Duration) -> RepoResult<bool>;
     /// Does the job and records its outcome (conditional on the claim).
@@ -69,8 +74,18 @@ impl Workers {
     }
 }
 
+/// After a ring, how many quick looks (50 ms, doubling) a worker takes before it sleeps again:
+/// the bell rings while the queuing transaction is still open, and a worker that looked before
+/// its commit would otherwise miss the job (PostgreSQL's notification at commit covers that
+/// case too; SQLite has only this).
+const LOOKS_AFTER_RING: u32 = 6;
+
 fn work<R: JobRunner>(runner: &R, stop: &AtomicBool) {
+    let bell = bell();
+    let mut after_ring: Option<u32> = None;
     while !stop.load(Ordering::SeqCst) {
+        // Read before looking at the queue, so a job queued meanwhile still wakes the wait.
+        let seen = bell.generation();
         let jobs = match runner.claim(Utc::now(), R::LEASE) {
             Ok(jobs) => jobs,
             Err(e) => {
@@ -79,9 +94,16 @@ fn work<R: JobRunner>(runner: &R, stop: &AtomicBool) {
             }
         };
         if jobs.is_empty() {
-            pause(stop, IDLE_POLL);
+            after_ring = match after_ring {
+                Some(n) if n < LOOKS_AFTER_RING => {
+                    pause(stop, Duration::from_millis(50 << n));
+                    Some(n + 1)
+                }
+                _ => idle(runner, stop, seen).then_some(0),
+            };
             continue;
         }
+        after_ring = None;
         for job in jobs {
             if stop.load(Ordering::SeqCst) {
                 if let Err(e) = runner.release(&job) {
@@ -129,6 +151,32 @@ fn run_renewing<R: JobRunner>(runner: &R, job: R::Job) {
         done.store(true, Ordering::SeqCst);
     });
 }
+
+/// Sleeps until the next job falls due, the bell rings, or the workers are stopped; whether the
+/// bell rang.
+fn idle<R: JobRunner>(runner: &R, stop: &AtomicBool, seen: u64) -> bool {
+    let wait = match runner.next_due() {
+        Ok(Some(at)) => (at - Utc::now()).to_std().unwrap_or(Duration::ZERO),
+        Ok(None) => IDLE_MAX,
+        Err(e) => {
+            log::warn!("{}: reading the queue failed: {e}", R::NAME);
+            Duration::from_secs(1)
+        }
+    };
+    let until = Instant::now() + wait.min(IDLE_MAX);
+    // In steps, so that a stop is seen within one (the stop does not ring the bell).
+    while !stop.load(Ordering::SeqCst) && bell().generation() == seen {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        bell().wait(seen, left.min(STOP_CHECK));
+    }
+    bell().generation() != seen
+}
+
+/// How often a sleeping worker checks whether it was stopped.
+const STOP_CHECK: Duration = Duration::from_millis(200);
 
 fn pause(stop: &AtomicBool, total: Duration) {
     let step = Duration::from_millis(50);

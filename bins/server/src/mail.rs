@@ -147,6 +147,10 @@ impl JobRunner for MailRunner {
         self.store.claim_emails(now, lease, 1)
     }
 
+    fn next_due(&self) -> RepoResult<Option<DateTime<Utc>>> {
+        self.store.next_email_due()
+    }
+
     fn extend(&self, job: &EmailJob, now: DateTime<Utc>, lease: Duration) -> RepoResult<bool> {
         self.store.extend_email(job, now, lease)
     }

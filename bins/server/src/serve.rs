@@ -116,6 +116,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         store.clone(),
         Duration::from_secs(args.scheduler_interval_secs),
     ));
+    invoicing_storage::wakeup::listen(&args.db.database_url);
     let webhooks = Workers::start(
         Arc::new(WebhookRunner::new(
             store.clone(),

@@ -44,6 +44,10 @@ impl JobRunner for WebhookRunner {
         self.store.claim_deliveries(now, lease, 1)
     }
 
+    fn next_due(&self) -> RepoResult<Option<DateTime<Utc>>> {
+        self.store.next_delivery_due()
+    }
+
     fn extend(&self, job: &DeliveryJob, now: DateTime<Utc>, lease: Duration) -> RepoResult<bool> {
         self.store.extend_delivery(job, now, lease)
     }

@@ -338,3 +338,65 @@ fn two_processes_on_one_postgres_deliver_each_event_once() {
     let _ = std::fs::remove_dir_all(&dir_a);
     let _ = std::fs::remove_dir_all(&dir_b);
 }
+
+/// PostgreSQL: idle job workers sleep until a job is queued or falls due instead of polling, so
+/// a server with nothing to do sends no query for seconds on end; a new event is still
+/// delivered without waiting for the longest sleep (30 s).
+#[test]
+fn an_idle_server_is_quiet_and_still_delivers_at_once() {
+    use diesel::{Connection, PgConnection, RunQueryDsl};
+    let Some(db) = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)
+    else {
+        return;
+    };
+    let url = db.url.clone();
+    let dir = data_dir("webhooks-idle");
+    let mut env: Vec<(&str, &str)> = FAST.to_vec();
+    env.push(("DATABASE_URL", &url));
+    let server = start_with(&dir, &env);
+    let key = server.printed_key().unwrap();
+    let receiver = Receiver::start(200);
+    let api = Api::new(&server, &dir, &key);
+    api.ok(
+        "POST",
+        "/webhooks",
+        Some(json!({"url": receiver.url, "events": ["customer.created"]})),
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    // The newest statement any of the server's connections started, by the database's clock.
+    let mut watcher = PgConnection::establish(&url).unwrap();
+    let newest = |watcher: &mut PgConnection| -> f64 {
+        diesel::select(diesel::dsl::sql::<diesel::sql_types::Double>(
+            "(SELECT COALESCE(EXTRACT(EPOCH FROM max(query_start)), 0)::float8 \
+              FROM pg_stat_activity WHERE datname = current_database() \
+              AND pid <> pg_backend_pid())",
+        ))
+        .get_result(watcher)
+        .unwrap()
+    };
+    let now = |watcher: &mut PgConnection| -> f64 {
+        diesel::select(diesel::dsl::sql::<diesel::sql_types::Double>(
+            "EXTRACT(EPOCH FROM clock_timestamp())::float8",
+        ))
+        .get_result(watcher)
+        .unwrap()
+    };
+    let quiet_from = now(&mut watcher);
+    std::thread::sleep(Duration::from_secs(5));
+    let last = newest(&mut watcher);
+    assert!(
+        last < quiet_from,
+        "the idle server sent a statement {:.1} s into 5 quiet seconds",
+        last - quiet_from
+    );
+    api.ok(
+        "POST",
+        "/customers",
+        Some(json!({"name": "Ada", "email": "ada@example.com"})),
+    );
+    // Well inside the longest idle sleep: the commit woke the workers.
+    assert_eq!(receiver.wait_for(1, 10).len(), 1);
+    assert!(server.stop().success());
+    drop(db);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -273,6 +273,8 @@ pub trait DeliveryQueue {
     ) -> RepoResult<bool>;
     /// Gives a claimed delivery back unattempted (shutting down), due again at once.
     fn release_delivery(&self, job: &DeliveryJob) -> RepoResult<()>;
+    /// When the next pending delivery falls due (its attempt time or its lease's end), if any.
+    fn next_delivery_due(&self) -> RepoResult<Option<DateTime<Utc>>>;
     /// Renews the lease of a delivery in flight; `false` if the claim was lost.
     fn extend_delivery(
         &self,
@@ -359,6 +361,8 @@ pub trait EmailRepository {
 /// The mail workers' and the scheduler's side, across tenants: the same leases as
 /// [`DeliveryQueue`].
 pub trait EmailQueue {
+    /// When the next queued email falls due (its attempt time or its lease's end), if any.
+    fn next_email_due(&self) -> RepoResult<Option<DateTime<Utc>>>;
     fn claim_emails(
         &self,
         now: DateTime<Utc>,

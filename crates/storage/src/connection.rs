@@ -194,6 +194,12 @@ fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
     }
 }
 
+/// What libpq is given for a PostgreSQL URL (its defaults added) and the ports it may connect
+/// to, for connections outside the pool.
+pub(crate) fn pg_target(url: &DatabaseUrl) -> (String, Vec<u16>) {
+    (with_pg_defaults(&url.target), pg_ports(&url.target))
+}
+
 /// The URL with [`PG_DEFAULTS`] added where it names none of its own.
 fn with_pg_defaults(url: &str) -> String {
     let mut out = url.to_string();

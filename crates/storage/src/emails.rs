@@ -250,6 +250,10 @@ fn remind(conn: &mut AnyConnection, c: &Candidate, offset: i32) -> Result<bool, 
 }
 
 impl EmailQueue for Store {
+    fn next_email_due(&self) -> RepoResult<Option<DateTime<Utc>>> {
+        self.read(|conn| jobs::next_due(conn, &EMAILS))
+    }
+
     fn claim_emails(
         &self,
         now: DateTime<Utc>,

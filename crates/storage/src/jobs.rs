@@ -40,6 +40,34 @@ pub(crate) const EMAILS: Queue = Queue {
 };
 
 #[derive(QueryableByName)]
+struct NextDue {
+    #[diesel(sql_type = diesel::sql_types::Nullable<Timestamp>)]
+    at: Option<NaiveDateTime>,
+}
+
+/// When the next row of the queue falls due (its next attempt, or the end of the lease that
+/// holds it), if any is pending: how long an idle worker may sleep when nobody wakes it.
+pub(crate) fn next_due(
+    conn: &mut AnyConnection,
+    queue: &Queue,
+) -> Result<Option<DateTime<Utc>>, TxError> {
+    let sql = format!(
+        "SELECT MIN(CASE WHEN locked_until IS NOT NULL AND locked_until > next_attempt_at \
+         THEN locked_until ELSE next_attempt_at END) AS at FROM {table} \
+         WHERE state = '{pending}' AND {ready}",
+        table = queue.table,
+        pending = queue.pending,
+        ready = queue.ready,
+    );
+    let next: Vec<NextDue> = diesel::sql_query(sql).load(conn)?;
+    Ok(next
+        .into_iter()
+        .next()
+        .and_then(|n| n.at)
+        .map(crate::rows::from_db))
+}
+
+#[derive(QueryableByName)]
 struct Id {
     #[diesel(sql_type = BigInt)]
     id: i64,

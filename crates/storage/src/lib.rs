@@ -29,6 +29,7 @@ mod request_tx;
 mod rows;
 mod schema;
 mod store;
+pub mod wakeup;
 mod watchdog;
 mod webhook_queue;
 mod webhooks;

@@ -164,6 +164,7 @@ pub(crate) fn queue(
         ))
         .returning(returning::<EmailRow>())
         .get_result::<EmailRow>(conn)?;
+    crate::wakeup::bell().ring();
     row.into_domain()
 }
 

@@ -60,6 +60,10 @@ fn job_for(conn: &mut AnyConnection, id: i64, claim: &str) -> Result<DeliveryJob
 }
 
 impl DeliveryQueue for Store {
+    fn next_delivery_due(&self) -> RepoResult<Option<DateTime<Utc>>> {
+        self.read(|conn| jobs::next_due(conn, &WEBHOOK_DELIVERIES))
+    }
+
     fn claim_deliveries(
         &self,
         now: DateTime<Utc>,

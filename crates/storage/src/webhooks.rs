@@ -103,7 +103,7 @@ pub(crate) fn fan_out(
             now.into_sql::<Timestamp>(),
             now.into_sql::<Timestamp>(),
         ));
-    Ok(diesel::insert_into(webhook_deliveries::table)
+    let queued = diesel::insert_into(webhook_deliveries::table)
         .values(endpoints)
         .into_columns((
             webhook_deliveries::account_id,
@@ -116,7 +116,11 @@ pub(crate) fn fan_out(
             webhook_deliveries::created_at,
             webhook_deliveries::updated_at,
         ))
-        .execute(conn)?)
+        .execute(conn)?;
+    if queued > 0 {
+        crate::wakeup::bell().ring();
+    }
+    Ok(queued)
 }
 
 /// How an endpoint that takes every event stores its selection.

@@ -1147,4 +1147,71 @@ backend_tests!(
     delete_removes_the_endpoint_its_deliveries_and_its_log,
     tenants_and_environments_are_isolated,
     concurrent_claimers_take_each_delivery_once,
+    next_due_follows_attempts_and_leases,
 );
+
+/// When the next delivery falls due: none pending, due now, then (claimed) when its lease ends.
+fn next_due_follows_attempts_and_leases(db: TestDb) {
+    let (a, _, _) = scopes(&db);
+    assert_eq!(db.store.next_delivery_due().unwrap(), None);
+    register(&db, a, &["*"]);
+    add_customer(&db, a, "ada@example.com");
+    let due = db.store.next_delivery_due().unwrap().expect("one pending");
+    assert!(due <= Utc::now());
+    let t0 = whole_now();
+    let job = db
+        .store
+        .claim_deliveries(t0, std::time::Duration::from_secs(60), 1)
+        .unwrap()
+        .remove(0);
+    assert_eq!(
+        db.store.next_delivery_due().unwrap(),
+        Some(t0 + Duration::seconds(60)),
+        "a claimed delivery is due again when its lease ends"
+    );
+    db.store
+        .record_attempt(&job, &answered(200, "ok"), &schedule(), t0)
+        .unwrap();
+    assert_eq!(db.store.next_delivery_due().unwrap(), None);
+}
+
+/// PostgreSQL only: a delivery committed by any process (here written by another connection,
+/// outside this process's storage code) rings the listener's bell at commit, and a rolled-back
+/// one does not.
+#[test]
+fn postgres_a_committed_job_wakes_the_workers_of_every_process() {
+    use invoicing_storage::wakeup::{bell, listen, notifications_received};
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let (a, _, _) = scopes(&db);
+    let endpoint = register(&db, a, &["*"]);
+    let event = add_customer(&db, a, "ada@example.com");
+    listen(&db.url);
+    // The listener is up once it has rung for its (re)connection.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let insert = format!(
+        "INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, state, \
+         attempts, next_attempt_at, created_at, updated_at) VALUES ({}, false, {}, {}, \
+         'pending', 0, now(), now(), now())",
+        a.account_id.0, endpoint.id.0, event.0
+    );
+    let notified_after = |seen: u64, within: u64| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(within);
+        while notifications_received() == seen && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        notifications_received() != seen
+    };
+    let seen = notifications_received();
+    db.execute(&format!("BEGIN; {insert}; ROLLBACK;"));
+    assert!(!notified_after(seen, 1), "a rolled-back job notified");
+    let rung = bell().generation();
+    db.execute(&insert);
+    assert!(notified_after(seen, 5), "the committed job notified nobody");
+    assert_ne!(
+        bell().generation(),
+        rung,
+        "and the notification rang the bell"
+    );
+}
