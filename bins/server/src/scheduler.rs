@@ -8,7 +8,8 @@ use actix_web::web;
 use chrono::Utc;
 use invoicing_domain::idempotency::RETENTION;
 use invoicing_domain::ports::{
-    EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RecurringRepository,
+    EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RateLimits,
+    RecurringRepository,
 };
 use invoicing_storage::Store;
 use std::time::Duration;
@@ -39,6 +40,11 @@ pub async fn run(store: Store, every: Duration) {
         let before = Utc::now() - chrono::Duration::from_std(RETENTION).unwrap_or_default();
         sweep("idempotency key(s) forgotten", move || {
             s.purge_idempotency_keys(before)
+        })
+        .await;
+        let s = store.clone();
+        sweep("full rate-limit bucket(s) forgotten", move || {
+            s.purge_rate_limits()
         })
         .await;
     }

@@ -489,6 +489,31 @@ pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
 }
 
+/// One request taken from a rate-limit bucket kept where every server process sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Taken {
+    pub allowed: bool,
+    /// How far the bucket's theoretical arrival time (GCRA) is ahead of now after the
+    /// decision, in seconds: 0 for a full bucket, `burst × interval` for an empty one.
+    pub ahead_secs: f64,
+}
+
+/// Rate-limit buckets shared by every process on one database (GCRA: a bucket is one time).
+pub trait RateLimits {
+    /// Whether buckets are shared here; when not, each process limits on its own.
+    fn shares_rate_limits(&self) -> bool;
+    /// Takes one request from `bucket`, which refills one request per `interval` and holds
+    /// `tolerance / interval + 1` at most; by the database's clock, in one statement.
+    fn take(
+        &self,
+        bucket: &str,
+        interval: std::time::Duration,
+        tolerance: std::time::Duration,
+    ) -> RepoResult<Taken>;
+    /// Forgets buckets that are full again (they mean the same as no row); how many.
+    fn purge_rate_limits(&self) -> RepoResult<usize>;
+}
+
 /// Everything the API needs from storage, as one object-safe handle.
 pub trait Repositories:
     AccountRepository
@@ -505,6 +530,7 @@ pub trait Repositories:
     + CreditNoteRepository
     + RecurringRepository
     + IdempotencyRepository
+    + RateLimits
     + HealthCheck
     + Send
     + Sync
@@ -526,6 +552,7 @@ impl<T> Repositories for T where
         + CreditNoteRepository
         + RecurringRepository
         + IdempotencyRepository
+        + RateLimits
         + HealthCheck
         + Send
         + Sync

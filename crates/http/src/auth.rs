@@ -135,7 +135,7 @@ pub async fn api_gate(
     let anonymous = || (BucketKey::AnonymousIp(ip), default);
 
     if !is_https(req.request(), &state.config) {
-        let decision = state.limiter.check(BucketKey::AnonymousIp(ip), default);
+        let decision = state.check_rate(BucketKey::AnonymousIp(ip), default).await;
         let mut res = req.error_response(ApiError::https_required());
         decision.write_headers(res.headers_mut());
         return Ok(res);
@@ -151,7 +151,7 @@ pub async fn api_gate(
         Some(Ok(key)) => (BucketKey::ApiKey(key.id.0), key_rate(key, default)),
         _ => anonymous(),
     };
-    let decision = state.limiter.check(bucket, rate);
+    let decision = state.check_rate(bucket, rate).await;
     let mut res = if !decision.allowed {
         req.error_response(ApiError::rate_limited(decision.retry_after))
     } else {

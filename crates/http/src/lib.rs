@@ -23,10 +23,10 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{web, App};
-use config::HttpConfig;
+use config::{HttpConfig, RateConfig};
 use error::ApiError;
 use invoicing_domain::ports::{RepoError, Repositories};
-use ratelimit::RateLimiter;
+use ratelimit::{BucketKey, Decision, RateLimiter};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,6 +41,8 @@ pub struct AppState {
     repos: Arc<dyn Repositories>,
     pub config: HttpConfig,
     pub limiter: RateLimiter,
+    /// Whether the API's buckets live in the database, shared by every process.
+    shared_limits: bool,
 }
 
 tokio::task_local! {
@@ -60,9 +62,35 @@ impl AppState {
 
     pub fn new(repos: Arc<dyn Repositories>, config: HttpConfig) -> Self {
         AppState {
+            shared_limits: repos.shares_rate_limits(),
             repos,
             config,
             limiter: RateLimiter::new(),
+        }
+    }
+
+    /// Takes a request from `key`'s bucket: the one every process shares when the database
+    /// keeps them, else (or when it cannot answer in time: fail open, logged) this process's.
+    pub async fn check_rate(&self, key: BucketKey, rate: RateConfig) -> Decision {
+        if !self.shared_limits {
+            return self.limiter.check(key, rate);
+        }
+        // The limiter runs outside the request's own transaction, on the shared handle.
+        let repos = self.repos.clone();
+        let (interval, tolerance) = ratelimit::gcra(rate);
+        let name = key.shared_name();
+        match web::block(move || repos.take(&name, interval, tolerance)).await {
+            Ok(Ok(taken)) => Decision::from_shared(rate, taken.allowed, taken.ahead_secs),
+            Ok(Err(e)) => {
+                log::warn!(
+                    "rate limit: the shared bucket did not answer ({e}); limiting in this process"
+                );
+                self.limiter.check(key, rate)
+            }
+            Err(e) => {
+                log::warn!("rate limit: {e}; limiting in this process");
+                self.limiter.check(key, rate)
+            }
         }
     }
 }

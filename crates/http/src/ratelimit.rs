@@ -1,6 +1,11 @@
-//! Token buckets (SPEC §6): per API key, per client IP for requests without a valid key, and per
-//! client IP for public pages. In process memory: a limit is a local defence, not an invariant
-//! that several processes must share.
+//! Rate limits (SPEC §6): per API key, per client IP for requests without a valid key, and per
+//! client IP for public pages.
+//!
+//! On PostgreSQL the API's buckets are shared by every server on the database (GCRA in storage,
+//! one statement per request), so a fleet holds one limit per key; this module turns the
+//! shared bucket's answer into the same decision and headers. On SQLite, for public pages, and
+//! whenever the shared bucket cannot answer within a second (fail open: never a 500 for a
+//! limiter), the token buckets here in process memory decide.
 
 use crate::config::RateConfig;
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
@@ -96,7 +101,50 @@ impl RateLimiter {
     }
 }
 
+impl BucketKey {
+    /// The bucket's name where every process sees it.
+    pub fn shared_name(self) -> String {
+        match self {
+            BucketKey::ApiKey(id) => format!("key:{id}"),
+            BucketKey::AnonymousIp(ip) => format!("ip:{ip}"),
+            BucketKey::PublicIp(ip) => format!("page:{ip}"),
+        }
+    }
+}
+
+/// GCRA's parameters for a rate: one request per `interval`, and a bucket of `burst`, i.e. a
+/// theoretical arrival time at most `tolerance` ahead of now before a request.
+pub fn gcra(rate: RateConfig) -> (Duration, Duration) {
+    let interval = Duration::from_secs(60) / rate.per_minute.max(1);
+    (interval, interval * (rate.burst.max(1) - 1))
+}
+
 impl Decision {
+    /// The decision a shared GCRA bucket took, as the headers report it.
+    pub fn from_shared(rate: RateConfig, allowed: bool, ahead_secs: f64) -> Decision {
+        let (interval, tolerance) = gcra(rate);
+        let (interval, tolerance) = (interval.as_secs_f64(), tolerance.as_secs_f64());
+        let ahead = ahead_secs.max(0.0);
+        // A whisker of slack, so that float rounding of the database's times never costs a
+        // request in the count.
+        let room = ((tolerance - ahead) / interval + 1e-9).floor() + 1.0;
+        Decision {
+            allowed,
+            rate,
+            remaining: if allowed {
+                room.clamp(0.0, f64::from(rate.burst)) as u32
+            } else {
+                0
+            },
+            reset_after: (ahead - 1e-9).ceil().max(0.0) as u64,
+            retry_after: if allowed {
+                0
+            } else {
+                (ahead - tolerance - 1e-9).ceil().max(1.0) as u64
+            },
+        }
+    }
+
     /// The SPEC §6 headers, on every API response.
     pub fn write_headers(&self, headers: &mut HeaderMap) {
         let now = SystemTime::now()
@@ -137,6 +185,32 @@ mod tests {
         per_minute: 60,
         burst: 10,
     };
+
+    /// The shared bucket's answers read as the in-process buckets' do: 10 in a burst with 9..0
+    /// remaining, then a refusal that says retry in 1 s and full again in 10 s.
+    #[test]
+    fn shared_decisions_match_the_local_ones() {
+        let (interval, tolerance) = gcra(RATE);
+        assert_eq!(
+            (interval, tolerance),
+            (Duration::from_secs(1), Duration::from_secs(9))
+        );
+        for taken in 1..=10u32 {
+            let d = Decision::from_shared(RATE, true, f64::from(taken) - 1e-7);
+            assert_eq!((d.remaining, d.reset_after), (10 - taken, u64::from(taken)));
+        }
+        let refused = Decision::from_shared(RATE, false, 10.0);
+        assert_eq!(
+            (refused.remaining, refused.retry_after, refused.reset_after),
+            (0, 1, 10)
+        );
+        let slow = RateConfig {
+            per_minute: 6,
+            burst: 2,
+        };
+        let refused = Decision::from_shared(slow, false, 19.5);
+        assert_eq!(refused.retry_after, 10);
+    }
 
     #[test]
     fn burst_then_one_per_second() {

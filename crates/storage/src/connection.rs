@@ -106,7 +106,7 @@ impl PooledConn {
         self.watch_for(WORK_LIMIT)
     }
 
-    fn watch_for(&self, limit: Duration) -> Option<Watch> {
+    pub(crate) fn watch_for(&self, limit: Duration) -> Option<Watch> {
         self.socket.map(|s| Watchdog::global().watch(s, limit))
     }
 

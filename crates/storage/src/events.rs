@@ -5,16 +5,18 @@ use crate::connection::AnyConnection;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::events;
 use crate::store::{Store, TxError};
-use crate::webhooks::fan_out;
+use crate::webhooks::{fan_out, selection_pattern, ALL_EVENTS};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Text, Timestamp};
 use invoicing_domain::event::{Event, EventData, EventFilter, EventId};
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{EventRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::Scope;
+use invoicing_domain::webhook_delivery::DeliveryState;
 use serde::Serialize;
 
-#[derive(Queryable, Selectable)]
+#[derive(Queryable, Selectable, QueryableByName)]
 #[diesel(table_name = events)]
 struct EventRow {
     id: i64,
@@ -39,7 +41,9 @@ impl EventRow {
     }
 }
 
-/// Writes an event carrying `object` as the API returns it; call inside the change's transaction.
+/// Writes an event carrying `object` as the API returns it, with its webhook deliveries; call
+/// inside the change's transaction. On PostgreSQL both are one statement (the event's insert
+/// and the fan-out in one `WITH`); SQLite, which has no inserting `WITH`, takes two.
 pub(crate) fn record(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -48,19 +52,56 @@ pub(crate) fn record(
 ) -> Result<Event, TxError> {
     let data = serde_json::to_string(object)
         .map_err(|e| RepoError::Internal(format!("serialising {event_type}: {e}")))?;
+    let now = now_db();
+    if let AnyConnection::Postgresql(_) = conn {
+        let row: RecordedRow = diesel::sql_query(format!(
+            "WITH e AS (INSERT INTO events (account_id, livemode, event_type, data, created_at) \
+               VALUES ($1, $2, $3, $4, $5) \
+               RETURNING id, livemode, event_type, data, created_at), \
+             d AS (INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, \
+               state, attempts, next_attempt_at, created_at, updated_at) \
+               SELECT w.account_id, w.livemode, w.id, e.id, '{pending}', 0, $5, $5, $5 \
+               FROM webhook_endpoints w, e \
+               WHERE w.account_id = $1 AND w.livemode = $2 AND w.enabled \
+                 AND (w.events = '{all}' OR w.events LIKE $6 ESCAPE '\\') RETURNING 1) \
+             SELECT e.id, e.livemode, e.event_type, e.data, e.created_at, \
+               (SELECT count(*) FROM d) AS queued FROM e",
+            pending = DeliveryState::Pending.as_str(),
+            all = ALL_EVENTS,
+        ))
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Text, _>(event_type)
+        .bind::<Text, _>(&data)
+        .bind::<Timestamp, _>(now)
+        .bind::<Text, _>(selection_pattern(event_type))
+        .get_result(conn)?;
+        if row.queued > 0 {
+            crate::wakeup::bell().ring();
+        }
+        return row.event.into_domain();
+    }
     let event = diesel::insert_into(events::table)
         .values((
             events::account_id.eq(scope.account_id.0),
             events::livemode.eq(scope.livemode()),
             events::event_type.eq(event_type),
             events::data.eq(data),
-            events::created_at.eq(now_db()),
+            events::created_at.eq(now),
         ))
         .returning(returning::<EventRow>())
         .get_result::<EventRow>(conn)?
         .into_domain()?;
     fan_out(conn, scope, event.id.0, event_type)?;
     Ok(event)
+}
+
+#[derive(QueryableByName)]
+struct RecordedRow {
+    #[diesel(embed)]
+    event: EventRow,
+    #[diesel(sql_type = BigInt)]
+    queued: i64,
 }
 
 /// One event of a scope, as the API and webhooks show it.

@@ -24,6 +24,7 @@ mod profiles;
 mod quotation_flow;
 mod quotation_rows;
 mod quotations;
+mod rate_limits;
 mod recurring;
 mod request_tx;
 mod rows;

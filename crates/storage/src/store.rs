@@ -161,6 +161,26 @@ impl Store {
         result.map_err(TxError::into_repo)
     }
 
+    /// Runs one statement's work on a pooled connection (never the keyed request's) that must
+    /// not hold its caller up: waiting at most `limit` for the connection and `limit` for the
+    /// answer, after which the connection is broken and the call fails.
+    pub(crate) fn quick<T>(
+        &self,
+        limit: Duration,
+        f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
+    ) -> RepoResult<T> {
+        let pooled = self
+            .pool
+            .get_timeout(limit)
+            .map_err(|e| RepoError::Unavailable(one_line(&e.to_string())))?;
+        let mut conn = Checkout::Pool(pooled);
+        let watch = conn.watch_for(limit);
+        let result = f(&mut conn.conn);
+        drop(watch);
+        conn.note(&result);
+        result.map_err(TxError::into_repo)
+    }
+
     /// Runs `f` in a write transaction. SQLite starts it with `BEGIN IMMEDIATE`, so a transaction
     /// that reads then writes never fails with "database is locked" halfway through.
     pub(crate) fn write<T>(
@@ -222,7 +242,13 @@ impl Checkout<'_> {
     /// instead of lending it again.
     fn note<T>(&mut self, result: &Result<T, TxError>) {
         if let Err(TxError::Db(e)) = result {
-            if is_connection_lost(e) {
+            // A read-only answer comes from a former primary that is a standby now (a
+            // failover): the connection is useless from here on, like a lost one.
+            let read_only = matches!(
+                e,
+                DieselError::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _)
+            );
+            if is_connection_lost(e) || read_only {
                 self.lost = true;
             }
         }

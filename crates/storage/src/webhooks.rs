@@ -83,7 +83,7 @@ pub(crate) fn fan_out(
     // One `INSERT … SELECT` for every enabled endpoint whose stored selection (a JSON list of
     // known event types, or ["*"]) names this type. `_` is LIKE's one-character wildcard, so it
     // is escaped to match itself.
-    let listed = format!("%\"{}\"%", event_type.replace('_', "\\_"));
+    let listed = selection_pattern(event_type);
     let now = now_db();
     let endpoints = scoped!(webhook_endpoints, scope)
         .filter(webhook_endpoints::enabled.eq(true))
@@ -124,7 +124,13 @@ pub(crate) fn fan_out(
 }
 
 /// How an endpoint that takes every event stores its selection.
-const ALL_EVENTS: &str = "[\"*\"]";
+pub(crate) const ALL_EVENTS: &str = "[\"*\"]";
+
+/// A `LIKE` pattern (escape `\`) matching a stored selection (a JSON list of known event
+/// types) that names `event_type`; `_` is LIKE's one-character wildcard, so it is escaped.
+pub(crate) fn selection_pattern(event_type: &str) -> String {
+    format!("%\"{}\"%", event_type.replace('_', "\\_"))
+}
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = webhook_attempts)]

@@ -232,6 +232,59 @@ fn postgres_connections_the_server_closed_are_replaced_unseen() {
     }
 }
 
+/// PostgreSQL only: one bucket for every process. Forty requests at once from four pools (four
+/// "servers") on a bucket of ten: exactly ten pass, however they interleave; a second later one
+/// more passes, and the refusal says how long to wait.
+#[test]
+fn postgres_a_shared_bucket_holds_across_processes() {
+    use invoicing_domain::ports::RateLimits;
+    use std::time::Duration as StdDuration;
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    assert!(db.store.shares_rate_limits());
+    let interval = StdDuration::from_secs(1);
+    let tolerance = StdDuration::from_secs(9);
+    let stores: Vec<Store> = (0..4)
+        .map(|_| Store::connect(&db.url, 4).unwrap())
+        .collect();
+    let barrier = Arc::new(Barrier::new(40));
+    let handles: Vec<_> = (0..40)
+        .map(|i| {
+            let store = stores[i % 4].clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.take("key:1", interval, tolerance).unwrap()
+            })
+        })
+        .collect();
+    let taken: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(taken.iter().filter(|t| t.allowed).count(), 10);
+    let refused = taken.iter().find(|t| !t.allowed).unwrap();
+    assert!(
+        (9.0..=10.5).contains(&refused.ahead_secs),
+        "a refused request sees the bucket 10 s from full: {refused:?}"
+    );
+    // Other buckets are untouched.
+    assert!(db.store.take("key:2", interval, tolerance).unwrap().allowed);
+    std::thread::sleep(StdDuration::from_millis(1100));
+    assert!(db.store.take("key:1", interval, tolerance).unwrap().allowed);
+    assert!(!db.store.take("key:1", interval, tolerance).unwrap().allowed);
+    // Full buckets are forgotten (key:2 refilled during the second), busy ones kept (key:1).
+    assert_eq!(db.store.purge_rate_limits().unwrap(), 1);
+    assert!(!db.store.take("key:1", interval, tolerance).unwrap().allowed);
+}
+
+/// SQLite serves one process: its buckets stay in that process (the HTTP layer's limiter).
+#[test]
+fn sqlite_keeps_no_shared_buckets() {
+    use invoicing_domain::ports::RateLimits;
+    let db = TestDb::sqlite();
+    assert!(!db.store.shares_rate_limits());
+    assert_eq!(db.store.purge_rate_limits().unwrap(), 0);
+}
+
 backend_tests!(
     revocation_reaches_every_process_within_five_seconds,
     a_verified_key_is_not_read_again_at_once,

@@ -165,9 +165,14 @@ pub fn call(
 }
 
 pub fn cli(dir: &Path, args: &[&str]) -> Value {
+    cli_on(&db_url(dir), args)
+}
+
+/// The CLI on the database at `url`.
+pub fn cli_on(url: &str, args: &[&str]) -> Value {
     let out = Command::new(BIN)
         .args(args)
-        .env("DATABASE_URL", db_url(dir))
+        .env("DATABASE_URL", url)
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();
