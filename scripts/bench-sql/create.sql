@@ -3,7 +3,7 @@
 -- fan-out, all in one transaction). :accounts is the number of bench accounts (ids 1..N).
 \set acct random(1, :accounts)
 BEGIN;
-SELECT c.id AS cust, a.default_currency AS cur FROM customers c, accounts a
+SELECT c.id AS cust FROM customers c, accounts a
   WHERE c.account_id = :acct AND c.livemode = false AND a.id = :acct LIMIT 1 \gset
 UPDATE document_counters SET last_value = last_value + 1
   WHERE account_id = :acct AND livemode = false AND kind = 'invoice'
@@ -13,7 +13,7 @@ INSERT INTO invoices (account_id, livemode, number, status, customer_id, currenc
     due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, metadata, token,
     created_at, updated_at, amount_credited_cents)
   VALUES (:acct, false, 'INV-' || EXTRACT(YEAR FROM now())::int || '-' || lpad(:seq::text, 6, '0'),
-    'draft', :cust, :'cur', CURRENT_DATE, CURRENT_DATE + 30, 9950, 1520, 11470, 0, '{}',
+    'draft', :cust, (SELECT default_currency FROM accounts WHERE id = :acct), CURRENT_DATE, CURRENT_DATE + 30, 9950, 1520, 11470, 0, '{}',
     md5(random()::text), now(), now(), 0)
   RETURNING id AS inv \gset
 INSERT INTO line_items (account_id, livemode, document_kind, document_id, position, description,

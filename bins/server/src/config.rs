@@ -110,6 +110,11 @@ pub struct ServeArgs {
     /// Public pages: burst per client IP.
     #[arg(long, env = "PUBLIC_RATE_LIMIT_BURST", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub public_rate_limit_burst: u32,
+    /// Where the API's rate-limit buckets live: `database` (shared by every server on one
+    /// PostgreSQL; on SQLite the same as `process`) or `process` (this process's memory: for a
+    /// single server on PostgreSQL, which then spends no statement per request on them).
+    #[arg(long, env = "RATE_LIMITS", default_value = "database", value_parser = ["database", "process"])]
+    pub rate_limits: String,
 }
 
 #[derive(Subcommand, Debug)]

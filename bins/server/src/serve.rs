@@ -40,6 +40,7 @@ fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
     };
     config.webhook_allow_private = args.webhook_allow_private_targets;
     config.mail_enabled = args.smtp_url.is_some();
+    config.process_rate_limits = args.rate_limits == "process";
     config.public_rate = RateConfig {
         per_minute: args.public_rate_limit_per_minute,
         burst: args.public_rate_limit_burst,

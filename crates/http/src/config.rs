@@ -21,6 +21,9 @@ pub struct HttpConfig {
     pub webhook_allow_private: bool,
     /// Whether `SMTP_URL` is set: without it, requests that ask for mail are 422.
     pub mail_enabled: bool,
+    /// `RATE_LIMITS=process`: API buckets in this process's memory even where the database
+    /// could share them (one server on PostgreSQL, which then spends no statement on them).
+    pub process_rate_limits: bool,
 }
 
 impl HttpConfig {
@@ -38,6 +41,7 @@ impl HttpConfig {
             },
             webhook_allow_private: false,
             mail_enabled: false,
+            process_rate_limits: false,
         }
     }
 

@@ -62,7 +62,7 @@ impl AppState {
 
     pub fn new(repos: Arc<dyn Repositories>, config: HttpConfig) -> Self {
         AppState {
-            shared_limits: repos.shares_rate_limits(),
+            shared_limits: repos.shares_rate_limits() && !config.process_rate_limits,
             repos,
             config,
             limiter: RateLimiter::new(),

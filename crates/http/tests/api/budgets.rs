@@ -5,8 +5,11 @@
 use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
+use actix_web::web;
 use invoicing_http::build_app;
+use invoicing_http::AppState;
 use serde_json::json;
+use std::sync::Arc;
 
 const CREATE_BUDGET: u64 = 8;
 const GET_BUDGET: u64 = 3;
@@ -87,4 +90,39 @@ async fn hot_endpoints_stay_within_their_statement_budgets(h: Harness) {
     assert_eq!(deliveries.status, 200);
 }
 
-http_tests!(hot_endpoints_stay_within_their_statement_budgets);
+/// On PostgreSQL the shared rate limit costs each API request one statement, and
+/// `RATE_LIMITS=process` (one server) saves it; SQLite never spends one.
+async fn the_shared_limit_costs_one_statement_and_process_limits_none(h: Harness) {
+    let shared = h.state.clone();
+    let mut config = h.state.config.clone();
+    config.process_rate_limits = true;
+    let store = h.db.store.clone().with_public_url(PUBLIC_URL);
+    let local = web::Data::new(AppState::new(Arc::new(store), config));
+    let mut costs = Vec::new();
+    for state in [shared, local] {
+        let app = init_service(build_app(state)).await;
+        let before = h.db.store.statements_sent();
+        assert_eq!(
+            call!(&app, h.req(Method::GET, "/api/v1/customers")).status,
+            200
+        );
+        // The key is cached now; what a request costs from here on:
+        let warm = h.db.store.statements_sent();
+        assert_eq!(
+            call!(&app, h.req(Method::GET, "/api/v1/customers")).status,
+            200
+        );
+        costs.push(h.db.store.statements_sent() - warm);
+        assert!(warm > before);
+    }
+    let limiter = match h.db.backend() {
+        invoicing_storage::Backend::Postgres => 1,
+        invoicing_storage::Backend::Sqlite => 0,
+    };
+    assert_eq!(costs[0], costs[1] + limiter, "{costs:?}");
+}
+
+http_tests!(
+    hot_endpoints_stay_within_their_statement_budgets,
+    the_shared_limit_costs_one_statement_and_process_limits_none,
+);

@@ -183,11 +183,18 @@ pub(crate) fn read_lines(
     kind: DocumentKind,
     document_ids: &[i64],
 ) -> Result<HashMap<i64, Vec<LineItemView>>, TxError> {
-    let rows = line_items::table
+    let mut query = line_items::table
         .filter(line_items::account_id.eq(scope.account_id.0))
         .filter(line_items::livemode.eq(scope.livemode()))
         .filter(line_items::document_kind.eq(kind.as_str()))
-        .filter(line_items::document_id.eq_any(document_ids))
+        .into_boxed();
+    // One document by equality: a prepared statement's generic plan then always searches the
+    // index by document, where `= ANY($n)` can be planned as a scan of the account's lines.
+    query = match document_ids {
+        [one] => query.filter(line_items::document_id.eq(*one)),
+        many => query.filter(line_items::document_id.eq_any(many.to_vec())),
+    };
+    let rows = query
         .order((line_items::document_id, line_items::position))
         .select(LineRow::as_select())
         .load::<LineRow>(conn)?;
