@@ -14,10 +14,13 @@ struct Fleet {
     _db: invoicing_storage::testing::TestDb,
 }
 
-fn fleet(n: usize) -> Option<Fleet> {
+/// `n` servers on one fresh database; `name` keeps each test's data directories its own.
+fn fleet(name: &str, n: usize) -> Option<Fleet> {
     let db = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)?;
     let url = db.url.clone();
-    let dirs: Vec<_> = (0..n).map(|i| data_dir(&format!("fleet-{i}"))).collect();
+    let dirs: Vec<_> = (0..n)
+        .map(|i| data_dir(&format!("fleet-{name}-{i}")))
+        .collect();
     let servers = dirs
         .iter()
         .map(|dir| start_with(dir, &[("DATABASE_URL", url.as_str())]))
@@ -73,7 +76,7 @@ fn limited_key(url: &str) -> (String, String) {
 
 #[test]
 fn three_servers_hold_one_limit_per_key() {
-    let Some(fleet) = fleet(3) else {
+    let Some(fleet) = fleet("limits", 3) else {
         return;
     };
     let (_, key) = limited_key(&fleet.url);
@@ -111,7 +114,7 @@ fn three_servers_hold_one_limit_per_key() {
 
 #[test]
 fn a_key_revoked_anywhere_is_refused_everywhere_within_five_seconds() {
-    let Some(fleet) = fleet(3) else {
+    let Some(fleet) = fleet("revoke", 3) else {
         return;
     };
     let (id, key) = limited_key(&fleet.url);
