@@ -82,16 +82,32 @@ impl AppState {
         match web::block(move || repos.take(&name, interval, tolerance)).await {
             Ok(Ok(taken)) => Decision::from_shared(rate, taken.allowed, taken.ahead_secs),
             Ok(Err(e)) => {
-                log::warn!(
-                    "rate limit: the shared bucket did not answer ({e}); limiting in this process"
-                );
+                warn_sometimes(&format!("the shared bucket did not answer ({e})"));
                 self.limiter.check(key, rate)
             }
             Err(e) => {
-                log::warn!("rate limit: {e}; limiting in this process");
+                warn_sometimes(&e.to_string());
                 self.limiter.check(key, rate)
             }
         }
+    }
+}
+
+/// Logs a limiter failure at most every 10 s: while the database is down every request would
+/// report the same thing.
+fn warn_sometimes(what: &str) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST.load(Ordering::Relaxed);
+    if now >= last + 10
+        && LAST
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        log::warn!("rate limit: {what}; limiting in this process (said at most every 10 s)");
     }
 }
 
