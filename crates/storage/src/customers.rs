@@ -179,7 +179,10 @@ impl CustomerRepository for Store {
                 count = count.filter(customers::email_normalized.eq(email.clone()));
                 rows = rows.filter(customers::email_normalized.eq(email.clone()));
             }
-            let total: i64 = count.count().get_result(conn)?;
+            let total = match &email {
+                None => crate::documents::kept_count(conn, scope, "customer", None)?,
+                Some(_) => count.count().get_result(conn)?,
+            };
             let data = rows
                 .order((customers::created_at.desc(), customers::id.desc()))
                 .limit(page.limit())

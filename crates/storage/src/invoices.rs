@@ -289,7 +289,7 @@ impl InvoiceRepository for Store {
                 && filter.created_before.is_none();
             if by_status_only {
                 let status = filter.status.map(|s| s.as_str());
-                let total = kept_count(conn, scope, DocumentKind::Invoice, status)?;
+                let total = kept_count(conn, scope, DocumentKind::Invoice.as_str(), status)?;
                 let rows = rows.into_iter().take(page.per_page() as usize).collect();
                 return Ok(Page::new(
                     to_invoices(conn, scope, rows, &url)?,

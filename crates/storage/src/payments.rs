@@ -4,7 +4,7 @@
 //! exactly one of them marks it paid. Events are written in the same transaction.
 
 use crate::connection::AnyConnection;
-use crate::documents::move_and_record;
+use crate::documents::{kept_count, move_and_record};
 use crate::events::record;
 use crate::invoice_rows::{self, load_invoice, payment_link, InvoiceRow};
 use crate::outbox::queue_receipt;
@@ -324,7 +324,14 @@ impl PaymentRepository for Store {
                 }
                 q
             };
-            let total: i64 = query().count().get_result(conn)?;
+            let by_status_only = filter.customer_id.is_none()
+                && filter.invoice_id.is_none()
+                && filter.amount_min.is_none();
+            let total = if by_status_only {
+                kept_count(conn, scope, "payment", filter.status.map(|s| s.as_str()))?
+            } else {
+                query().count().get_result(conn)?
+            };
             let data = query()
                 .order((payments::created_at.desc(), payments::id.desc()))
                 .limit(page.limit())

@@ -3,8 +3,8 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, insert_lines, public_row,
-    replace_lines, resolve_draft, resolve_lines, sweep, take_number, Resolved,
+    check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
+    public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number, Resolved,
 };
 use crate::events::record;
 use crate::outbox::{queue, Document};
@@ -174,7 +174,10 @@ impl QuotationRepository for Store {
                 }
                 q
             };
-            let total: i64 = query().count().get_result(conn)?;
+            let total = match filter.customer_id {
+                None => kept_count(conn, scope, "quotation", filter.status.map(|s| s.as_str()))?,
+                Some(_) => query().count().get_result(conn)?,
+            };
             let rows = query()
                 .order((quotations::created_at.desc(), quotations::id.desc()))
                 .limit(page.limit())

@@ -111,6 +111,51 @@ impl TestDb {
         }
     }
 
+    /// Asserts that the kept list counts (`document_counts`) equal the rows they count, for
+    /// every kind, tenant and status: what the triggers must keep true after any change.
+    pub fn assert_kept_counts(&self) {
+        use diesel::prelude::*;
+        use diesel::sql_types::{BigInt, Bool, Text};
+        #[derive(QueryableByName, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        struct Count {
+            #[diesel(sql_type = Text)]
+            kind: String,
+            #[diesel(sql_type = BigInt)]
+            account_id: i64,
+            #[diesel(sql_type = Bool)]
+            livemode: bool,
+            #[diesel(sql_type = Text)]
+            status: String,
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let url = crate::connection::DatabaseUrl::parse(&self.url).expect("test URL");
+        let Ok(mut conn) = crate::connection::establish(&url) else {
+            // Gone already: a test that took the database away on purpose.
+            return;
+        };
+        let mut kept: Vec<Count> = diesel::sql_query(
+            "SELECT kind, account_id, livemode, status, n FROM document_counts WHERE n <> 0",
+        )
+        .load(&mut conn)
+        .expect("read the kept counts");
+        let mut rows: Vec<Count> = diesel::sql_query(
+            "SELECT 'invoice' AS kind, account_id, livemode, status, COUNT(*) AS n FROM invoices \
+               GROUP BY account_id, livemode, status \
+             UNION ALL SELECT 'quotation', account_id, livemode, status, COUNT(*) FROM quotations \
+               GROUP BY account_id, livemode, status \
+             UNION ALL SELECT 'payment', account_id, livemode, status, COUNT(*) FROM payments \
+               GROUP BY account_id, livemode, status \
+             UNION ALL SELECT 'customer', account_id, livemode, '', COUNT(*) FROM customers \
+               GROUP BY account_id, livemode",
+        )
+        .load(&mut conn)
+        .expect("count the rows");
+        kept.sort();
+        rows.sort();
+        assert_eq!(kept, rows, "the kept counts differ from the rows");
+    }
+
     /// Runs raw SQL against the test database (for test setup only).
     pub fn execute(&self, sql: &str) {
         let url = crate::connection::DatabaseUrl::parse(&self.url).expect("test URL");
@@ -126,7 +171,12 @@ fn drop_pg(name: &str) {
 }
 
 impl Drop for TestDb {
+    /// Every test on a database ends with the kept counts checked against the rows, so each
+    /// test of any crate is also a test of the counting triggers.
     fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.assert_kept_counts();
+        }
         self.destroy();
     }
 }

@@ -730,3 +730,19 @@ backend_tests!(
     overdue_sweep_is_idempotent_across_sweepers,
     lists_filter_by_status_customer_and_day,
 );
+
+/// The check every test database runs when it is dropped does see counts that drifted.
+#[test]
+fn the_kept_count_check_sees_a_drift() {
+    let db = TestDb::sqlite();
+    let scope = scope(&db);
+    db.store
+        .create_invoice(scope, simple("drift@example.com", "Work"))
+        .unwrap();
+    db.assert_kept_counts();
+    db.execute("UPDATE document_counts SET n = n + 1 WHERE kind = 'invoice'");
+    let drifted =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.assert_kept_counts()));
+    assert!(drifted.is_err(), "a drifted count went unnoticed");
+    db.execute("UPDATE document_counts SET n = n - 1 WHERE kind = 'invoice'");
+}

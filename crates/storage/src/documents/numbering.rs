@@ -63,20 +63,21 @@ fn next_number(
     })
 }
 
-/// How many documents of `kind` the scope has (in `status`, or in all): the counts triggers
-/// keep in the transaction of every change (migration 000012), so this reads at most one row
-/// per status however large the account.
+/// How many rows of `kind` the scope has (in `status`, or in all): the counts triggers keep in
+/// the transaction of every change (migrations 000012 and 000015: invoices, quotations,
+/// payments, customers), so this reads at most one row per status however large the
+/// account.
 pub(crate) fn kept_count(
     conn: &mut AnyConnection,
     scope: Scope,
-    kind: DocumentKind,
+    kind: &str,
     status: Option<&str>,
 ) -> Result<i64, TxError> {
     use crate::schema::document_counts as counts;
     let mut q = counts::table
         .filter(counts::account_id.eq(scope.account_id.0))
         .filter(counts::livemode.eq(scope.livemode()))
-        .filter(counts::kind.eq(kind.as_str()))
+        .filter(counts::kind.eq(kind.to_string()))
         .select(counts::n)
         .into_boxed();
     if let Some(status) = status {
