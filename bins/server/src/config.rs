@@ -110,6 +110,11 @@ pub struct ServeArgs {
     /// Public pages: burst per client IP.
     #[arg(long, env = "PUBLIC_RATE_LIMIT_BURST", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub public_rate_limit_burst: u32,
+    /// Connections to PostgreSQL per process; 0: twice the CPUs, at least 4. More connections
+    /// than the database's cores can run only queue inside the database (measured in
+    /// docs/BENCHMARKS.md: 16 instead of 4 on two cores gave a p99 of 160 ms instead of 6 ms).
+    #[arg(long, env = "DATABASE_POOL_SIZE", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub database_pool_size: u32,
     /// Where the API's rate-limit buckets live: `database` (shared by every server on one
     /// PostgreSQL; on SQLite the same as `process`) or `process` (this process's memory: for a
     /// single server on PostgreSQL, which then spends no statement per request on them).

@@ -91,8 +91,18 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mail_enabled = mail.is_some();
     let url = args.db.database_url.clone();
     let public_url = config.public_url.clone();
+    let pool_size = match args.database_pool_size {
+        0 => std::thread::available_parallelism()
+            .map_or(4, |n| 2 * n.get() as u32)
+            .max(4),
+        n => n,
+    };
     let store = web::block(move || -> Result<Store> {
-        let pool_size = if url.starts_with("sqlite") { 8 } else { 16 };
+        let pool_size = if url.starts_with("sqlite") {
+            8
+        } else {
+            pool_size
+        };
         let store = Store::connect(&url, pool_size)?
             .with_public_url(&public_url)
             .with_mail(mail_enabled);
