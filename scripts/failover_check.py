@@ -105,7 +105,9 @@ def main():
     switches = []
     switch_at = time.monotonic()
     switches.append(("planned switch", switch_at))
-    subprocess.run(args.switch, shell=True, check=True, stdout=subprocess.DEVNULL)
+    # pg_autoctl's own progress report goes to a log: it is noisy, and only its exit matters.
+    with open(os.path.join(args.work, "switch.log"), "w") as switch_log:
+        subprocess.run(args.switch, shell=True, check=True, stdout=switch_log, stderr=switch_log)
     time.sleep(20)
 
     primary = primary_postmaster(args.monitor)
