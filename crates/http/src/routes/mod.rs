@@ -210,13 +210,14 @@ pub fn endpoints() -> Vec<Endpoint> {
 pub fn register(cfg: &mut web::ServiceConfig) {
     let mut by_path: Vec<(String, Vec<Method>, Vec<Route>)> = Vec::new();
     for e in endpoints() {
-        let (_, methods, routes) = match by_path.iter().position(|(p, _, _)| *p == e.path) {
-            Some(i) => &mut by_path[i],
+        let i = match by_path.iter().position(|(p, _, _)| *p == e.path) {
+            Some(i) => i,
             None => {
                 by_path.push((e.path.clone(), Vec::new(), Vec::new()));
-                by_path.last_mut().expect("just pushed")
+                by_path.len() - 1
             }
         };
+        let (_, methods, routes) = &mut by_path[i];
         for method in e.actix_methods() {
             routes.push((e.route)(method.clone()));
             methods.push(method);
