@@ -1,7 +1,9 @@
 //! The pool, transactions that behave the same on both backends, migrations, and the mapping of
 //! diesel failures to [`RepoError`].
 
-use crate::connection::{AnyConnection, Backend, DatabaseUrl, Manager, PooledConn, Statements};
+use crate::connection::{
+    AnyConnection, Backend, DatabaseUrl, Manager, PooledConn, Statements, WORK_LIMIT,
+};
 use crate::request_tx::{Pinned, RunningKeys};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
@@ -153,12 +155,7 @@ impl Store {
         &self,
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> RepoResult<T> {
-        let mut conn = self.checkout()?;
-        let watch = conn.watch();
-        let result = f(&mut conn.conn);
-        drop(watch);
-        conn.note(&result);
-        result.map_err(TxError::into_repo)
+        self.checkout()?.run(WORK_LIMIT, f)
     }
 
     /// Runs one statement's work on a pooled connection (never the keyed request's) that must
@@ -173,12 +170,7 @@ impl Store {
             .pool
             .get_timeout(limit)
             .map_err(|e| RepoError::Unavailable(one_line(&e.to_string())))?;
-        let mut conn = Checkout::Pool(pooled);
-        let watch = conn.watch_for(limit);
-        let result = f(&mut conn.conn);
-        drop(watch);
-        conn.note(&result);
-        result.map_err(TxError::into_repo)
+        Checkout::Pool(pooled).run(limit, f)
     }
 
     /// Runs `f` in a write transaction. SQLite starts it with `BEGIN IMMEDIATE`, so a transaction
@@ -238,6 +230,19 @@ impl r2d2::HandleError<diesel::ConnectionError> for OneLineErrors {
 }
 
 impl Checkout<'_> {
+    /// Runs `f` on the connection, watched for `limit`, noting a lost connection.
+    fn run<T>(
+        mut self,
+        limit: Duration,
+        f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
+    ) -> RepoResult<T> {
+        let watch = self.watch_for(limit);
+        let result = f(&mut self.conn);
+        drop(watch);
+        self.note(&result);
+        result.map_err(TxError::into_repo)
+    }
+
     /// Marks the connection lost when its work failed for want of one, so the pool drops it
     /// instead of lending it again.
     fn note<T>(&mut self, result: &Result<T, TxError>) {
