@@ -489,10 +489,11 @@ pub trait HealthCheck {
     fn ping(&self) -> RepoResult<()>;
 }
 
-/// One request taken from a rate-limit bucket kept where every server process sees it.
+/// Requests taken together from a rate-limit bucket kept where every server process sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Taken {
-    pub allowed: bool,
+    /// How many of the requests asked for the bucket granted: the first ones, in order.
+    pub granted: u32,
     /// How far the bucket's theoretical arrival time (GCRA) is ahead of now after the
     /// decision, in seconds: 0 for a full bucket, `burst × interval` for an empty one.
     pub ahead_secs: f64,
@@ -502,11 +503,13 @@ pub struct Taken {
 pub trait RateLimits {
     /// Whether buckets are shared here; when not, each process limits on its own.
     fn shares_rate_limits(&self) -> bool;
-    /// Takes one request from `bucket`, which refills one request per `interval` and holds
-    /// `tolerance / interval + 1` at most; by the database's clock, in one statement.
+    /// Takes up to `requests` requests from `bucket`, which refills one request per `interval`
+    /// and holds `tolerance / interval + 1` at most; as many as fit are granted, by the
+    /// database's clock, in one statement.
     fn take(
         &self,
         bucket: &str,
+        requests: u32,
         interval: std::time::Duration,
         tolerance: std::time::Duration,
     ) -> RepoResult<Taken>;

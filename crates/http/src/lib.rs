@@ -26,7 +26,7 @@ use actix_web::{web, App};
 use config::{HttpConfig, RateConfig};
 use error::ApiError;
 use invoicing_domain::ports::{RepoError, Repositories};
-use ratelimit::{BucketKey, Decision, RateLimiter};
+use ratelimit::{BucketKey, Decision, RateLimiter, SharedBuckets, TakeShared};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,8 +41,8 @@ pub struct AppState {
     repos: Arc<dyn Repositories>,
     pub config: HttpConfig,
     pub limiter: RateLimiter,
-    /// Whether the API's buckets live in the database, shared by every process.
-    shared_limits: bool,
+    /// The API's buckets in the database, shared by every process, when they live there.
+    shared_limits: Option<(SharedBuckets, TakeShared)>,
 }
 
 tokio::task_local! {
@@ -61,8 +61,10 @@ impl AppState {
     }
 
     pub fn new(repos: Arc<dyn Repositories>, config: HttpConfig) -> Self {
+        let shared_limits = (repos.shares_rate_limits() && !config.process_rate_limits)
+            .then(|| (SharedBuckets::default(), take_shared(repos.clone())));
         AppState {
-            shared_limits: repos.shares_rate_limits() && !config.process_rate_limits,
+            shared_limits,
             repos,
             config,
             limiter: RateLimiter::new(),
@@ -72,25 +74,35 @@ impl AppState {
     /// Takes a request from `key`'s bucket: the one every process shares when the database
     /// keeps them, else (or when it cannot answer in time: fail open, logged) this process's.
     pub async fn check_rate(&self, key: BucketKey, rate: RateConfig) -> Decision {
-        if !self.shared_limits {
-            return self.limiter.check(key, rate);
-        }
-        // The limiter runs outside the request's own transaction, on the shared handle.
-        let repos = self.repos.clone();
-        let (interval, tolerance) = ratelimit::gcra(rate);
-        let name = key.shared_name();
-        match web::block(move || repos.take(&name, interval, tolerance)).await {
-            Ok(Ok(taken)) => Decision::from_shared(rate, taken.allowed, taken.ahead_secs),
-            Ok(Err(e)) => {
-                warn_sometimes(&format!("the shared bucket did not answer ({e})"));
-                self.limiter.check(key, rate)
-            }
-            Err(e) => {
-                warn_sometimes(&e.to_string());
-                self.limiter.check(key, rate)
+        if let Some((buckets, take)) = &self.shared_limits {
+            if let Some(decision) = buckets.check(key, rate, take).await {
+                return decision;
             }
         }
+        self.limiter.check(key, rate)
     }
+}
+
+/// One take from the shared buckets, off the async workers and outside any request's own
+/// transaction (on the shared handle); failures are logged and read as "no answer".
+fn take_shared(repos: Arc<dyn Repositories>) -> TakeShared {
+    Arc::new(move |name: String, requests: u32, rate: RateConfig| {
+        let repos = repos.clone();
+        let (interval, tolerance) = ratelimit::gcra(rate);
+        Box::pin(async move {
+            match web::block(move || repos.take(&name, requests, interval, tolerance)).await {
+                Ok(Ok(taken)) => Some(taken),
+                Ok(Err(e)) => {
+                    warn_sometimes(&format!("the shared bucket did not answer ({e})"));
+                    None
+                }
+                Err(e) => {
+                    warn_sometimes(&e.to_string());
+                    None
+                }
+            }
+        })
+    })
 }
 
 /// Logs a limiter failure at most every 10 s: while the database is down every request would

@@ -255,25 +255,35 @@ fn postgres_a_shared_bucket_holds_across_processes() {
             let barrier = barrier.clone();
             std::thread::spawn(move || {
                 barrier.wait();
-                store.take("key:1", interval, tolerance).unwrap()
+                store.take("key:1", 1, interval, tolerance).unwrap()
             })
         })
         .collect();
     let taken: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    assert_eq!(taken.iter().filter(|t| t.allowed).count(), 10);
-    let refused = taken.iter().find(|t| !t.allowed).unwrap();
+    assert_eq!(taken.iter().filter(|t| t.granted == 1).count(), 10);
+    let refused = taken.iter().find(|t| t.granted == 0).unwrap();
     assert!(
         (9.0..=10.5).contains(&refused.ahead_secs),
         "a refused request sees the bucket 10 s from full: {refused:?}"
     );
     // Other buckets are untouched.
-    assert!(db.store.take("key:2", interval, tolerance).unwrap().allowed);
+    let take = |bucket: &str, n: u32| db.store.take(bucket, n, interval, tolerance).unwrap();
+    assert_eq!(take("key:2", 1).granted, 1);
     std::thread::sleep(StdDuration::from_millis(1100));
-    assert!(db.store.take("key:1", interval, tolerance).unwrap().allowed);
-    assert!(!db.store.take("key:1", interval, tolerance).unwrap().allowed);
+    assert_eq!(take("key:1", 1).granted, 1);
+    assert_eq!(take("key:1", 1).granted, 0);
     // Full buckets are forgotten (key:2 refilled during the second), busy ones kept (key:1).
     assert_eq!(db.store.purge_rate_limits().unwrap(), 1);
-    assert!(!db.store.take("key:1", interval, tolerance).unwrap().allowed);
+    assert_eq!(take("key:1", 1).granted, 0);
+    // Several at once: as many as fit, in one statement; a refusal takes nothing.
+    assert_eq!(take("key:3", 4).granted, 4);
+    let partly = take("key:3", 8);
+    assert_eq!(partly.granted, 6);
+    assert!((9.0..=10.5).contains(&partly.ahead_secs), "{partly:?}");
+    assert_eq!(take("key:3", 3).granted, 0);
+    std::thread::sleep(StdDuration::from_millis(2100));
+    assert_eq!(take("key:3", 5).granted, 2, "two refilled in two seconds");
+    assert_eq!(take("key:4", 40).granted, 10, "a new bucket grants its burst");
 }
 
 /// SQLite serves one process: its buckets stay in that process (the HTTP layer's limiter).

@@ -2,10 +2,15 @@
 //! client IP for public pages.
 //!
 //! On PostgreSQL the API's buckets are shared by every server on the database (GCRA in storage,
-//! one statement per request), so a fleet holds one limit per key; this module turns the
-//! shared bucket's answer into the same decision and headers. On SQLite, for public pages, and
+//! one statement for all the requests a process has waiting on a bucket: [`shared`]), so a
+//! fleet holds one limit per key; this module turns the shared bucket's answer into the same
+//! decision and headers. On SQLite, for public pages, and
 //! whenever the shared bucket cannot answer within a second (fail open: never a 500 for a
 //! limiter), the token buckets here in process memory decide.
+
+mod shared;
+
+pub use shared::{SharedBuckets, TakeShared};
 
 use crate::config::RateConfig;
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
