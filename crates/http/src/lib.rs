@@ -25,7 +25,7 @@ use actix_web::middleware::from_fn;
 use actix_web::{web, App};
 use config::{HttpConfig, RateConfig};
 use error::ApiError;
-use invoicing_domain::ports::{RepoError, Repositories};
+use invoicing_domain::ports::{BucketTake, RepoError, Repositories};
 use ratelimit::{BucketKey, Decision, RateLimiter, SharedBuckets, TakeShared};
 use std::sync::Arc;
 use std::time::Duration;
@@ -86,11 +86,17 @@ impl AppState {
 /// One take from the shared buckets, off the async workers and outside any request's own
 /// transaction (on the shared handle); failures are logged and read as "no answer".
 fn take_shared(repos: Arc<dyn Repositories>) -> TakeShared {
-    Arc::new(move |name: String, requests: u32, rate: RateConfig| {
+    Arc::new(move |name: String, requests: u32, spare: u32, rate: RateConfig| {
         let repos = repos.clone();
         let (interval, tolerance) = ratelimit::gcra(rate);
+        let ask = BucketTake {
+            requests,
+            spare,
+            interval,
+            tolerance,
+        };
         Box::pin(async move {
-            match web::block(move || repos.take(&name, requests, interval, tolerance)).await {
+            match web::block(move || repos.take(&name, ask)).await {
                 Ok(Ok(taken)) => Some(taken),
                 Ok(Err(e)) => {
                     warn_sometimes(&format!("the shared bucket did not answer ({e})"));

@@ -1,15 +1,16 @@
 //! Rate-limit buckets every process on one PostgreSQL shares (SPEC §6, §12): GCRA, one row per
 //! bucket holding its theoretical arrival time, moved by one `INSERT … ON CONFLICT DO UPDATE`
 //! outside any business transaction, timed by the database's clock. One statement takes every
-//! request a process has waiting on the bucket and grants as many as fit; a refusal is the
-//! same statement granting none, so it also reads how long to wait. SQLite serves one process,
-//! whose limiter stays in memory.
+//! request a process has waiting on the bucket, plus spares for the process's lease while the
+//! bucket is far from empty, and grants as many as fit; a refusal is the same statement
+//! granting none, so it also reads how long to wait. SQLite serves one process, whose limiter
+//! stays in memory.
 
 use crate::connection::Backend;
 use crate::store::Store;
 use diesel::prelude::*;
 use diesel::sql_types::{Double, Integer, Text};
-use invoicing_domain::ports::{RateLimits, RepoResult, Taken};
+use invoicing_domain::ports::{BucketTake, RateLimits, RepoResult, Taken};
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -25,42 +26,49 @@ struct Granted {
 /// within this, the caller limits in its own process instead.
 const TAKE_LIMIT: Duration = Duration::from_secs(1);
 
-/// GCRA for `$2` requests at once: with the bucket `ahead` seconds ahead of now (never less
-/// than 0), request j (from 0) fits when `ahead + j × interval ≤ tolerance`. A microsecond of
-/// slack absorbs the rounding of timestamps, which are kept to the microsecond.
-const GRANTED: &str = "GREATEST(0, LEAST($2, \
-     floor(($4 - EXTRACT(EPOCH FROM GREATEST(r.tat, now()) - now()) + 0.000001) / $3) + 1))";
+/// The take, with `$2` requests waiting, `$3` spares asked, `$4` the interval and `$5` the
+/// tolerance in seconds, `$6` the requests the bucket keeps back from spares (half of it).
+/// `FIT` is how many requests fit now: with the bucket `ahead` seconds ahead of now (never
+/// less than 0), request j (from 0) fits when `ahead + j × interval ≤ tolerance`. A
+/// microsecond of slack absorbs the rounding of timestamps, which are kept to the microsecond.
+static TAKE_SQL: LazyLock<String> = LazyLock::new(|| {
+    let granted = |ahead: &str| {
+        let fit = format!("(floor(($5 - {ahead} + 0.000001) / $4) + 1)");
+        format!("GREATEST(0, LEAST({fit}, $2 + GREATEST(0, LEAST($3, {fit} - $2 - $6))))")
+    };
+    let old = granted("EXTRACT(EPOCH FROM GREATEST(r.tat, now()) - now())");
+    let new = granted("0");
+    format!(
+        "INSERT INTO rate_limits AS r (bucket, tat, granted) \
+         VALUES ($1, now() + make_interval(secs => $4 * {new}), {new}) \
+         ON CONFLICT (bucket) DO UPDATE \
+         SET granted = {old}, tat = GREATEST(r.tat, now()) + make_interval(secs => $4 * {old}) \
+         RETURNING granted, EXTRACT(EPOCH FROM (tat - now()))::float8 AS ahead"
+    )
+});
+
+fn int(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
 
 impl RateLimits for Store {
     fn shares_rate_limits(&self) -> bool {
         self.backend() == Backend::Postgres
     }
 
-    fn take(
-        &self,
-        bucket: &str,
-        requests: u32,
-        interval: Duration,
-        tolerance: Duration,
-    ) -> RepoResult<Taken> {
-        let requests = i32::try_from(requests).unwrap_or(i32::MAX);
-        static SQL: LazyLock<String> = LazyLock::new(|| {
-            format!(
-            "INSERT INTO rate_limits AS r (bucket, tat, granted) \
-             VALUES ($1, now() + make_interval(secs => $3 * LEAST($2, floor($4 / $3 + 0.000001) + 1)), \
-                     LEAST($2, floor($4 / $3 + 0.000001) + 1)) \
-             ON CONFLICT (bucket) DO UPDATE \
-             SET granted = {GRANTED}, \
-                 tat = GREATEST(r.tat, now()) + make_interval(secs => $3 * {GRANTED}) \
-             RETURNING granted, EXTRACT(EPOCH FROM (tat - now()))::float8 AS ahead"
-            )
-        });
+    fn take(&self, bucket: &str, ask: BucketTake) -> RepoResult<Taken> {
+        let interval = ask.interval.as_secs_f64();
+        let tolerance = ask.tolerance.as_secs_f64();
+        // The bucket holds `tolerance / interval + 1` requests; spares leave half of them.
+        let keep = ((tolerance / interval + 1.0) / 2.0).ceil().min(f64::from(i32::MAX)) as i32;
         self.quick(TAKE_LIMIT, |conn| {
-            let row = diesel::sql_query(SQL.as_str())
+            let row = diesel::sql_query(TAKE_SQL.as_str())
                 .bind::<Text, _>(bucket)
-                .bind::<Integer, _>(requests)
-                .bind::<Double, _>(interval.as_secs_f64())
-                .bind::<Double, _>(tolerance.as_secs_f64())
+                .bind::<Integer, _>(int(ask.requests))
+                .bind::<Integer, _>(int(ask.spare))
+                .bind::<Double, _>(interval)
+                .bind::<Double, _>(tolerance)
+                .bind::<Integer, _>(keep)
                 .get_result::<Granted>(conn)?;
             Ok(Taken {
                 granted: u32::try_from(row.granted).unwrap_or(0),

@@ -237,14 +237,18 @@ fn postgres_connections_the_server_closed_are_replaced_unseen() {
 /// more passes, and the refusal says how long to wait.
 #[test]
 fn postgres_a_shared_bucket_holds_across_processes() {
-    use invoicing_domain::ports::RateLimits;
+    use invoicing_domain::ports::{BucketTake, RateLimits};
     use std::time::Duration as StdDuration;
     let Some(db) = TestDb::postgres() else {
         return;
     };
     assert!(db.store.shares_rate_limits());
-    let interval = StdDuration::from_secs(1);
-    let tolerance = StdDuration::from_secs(9);
+    let ask = |requests, spare| BucketTake {
+        requests,
+        spare,
+        interval: StdDuration::from_secs(1),
+        tolerance: StdDuration::from_secs(9),
+    };
     let stores: Vec<Store> = (0..4)
         .map(|_| Store::connect(&db.url, 4).unwrap())
         .collect();
@@ -255,7 +259,7 @@ fn postgres_a_shared_bucket_holds_across_processes() {
             let barrier = barrier.clone();
             std::thread::spawn(move || {
                 barrier.wait();
-                store.take("key:1", 1, interval, tolerance).unwrap()
+                store.take("key:1", ask(1, 0)).unwrap()
             })
         })
         .collect();
@@ -267,7 +271,7 @@ fn postgres_a_shared_bucket_holds_across_processes() {
         "a refused request sees the bucket 10 s from full: {refused:?}"
     );
     // Other buckets are untouched.
-    let take = |bucket: &str, n: u32| db.store.take(bucket, n, interval, tolerance).unwrap();
+    let take = |bucket: &str, n: u32| db.store.take(bucket, ask(n, 0)).unwrap();
     assert_eq!(take("key:2", 1).granted, 1);
     std::thread::sleep(StdDuration::from_millis(1100));
     assert_eq!(take("key:1", 1).granted, 1);
@@ -284,6 +288,12 @@ fn postgres_a_shared_bucket_holds_across_processes() {
     std::thread::sleep(StdDuration::from_millis(2100));
     assert_eq!(take("key:3", 5).granted, 2, "two refilled in two seconds");
     assert_eq!(take("key:4", 40).granted, 10, "a new bucket grants its burst");
+    // Spares only while half the bucket (5 of 10) stays: 1 + 3, then 1 + 0 twice.
+    let spare = |n: u32, spare: u32| db.store.take("key:5", ask(n, spare)).unwrap().granted;
+    assert_eq!(spare(1, 3), 4);
+    assert_eq!(spare(1, 3), 1);
+    assert_eq!(spare(1, 3), 1);
+    assert_eq!(spare(5, 9), 4, "the waiting ones still get the rest");
 }
 
 /// SQLite serves one process: its buckets stay in that process (the HTTP layer's limiter).
