@@ -14,10 +14,12 @@ use invoicing_domain::ports::AccountRepository;
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
+use invoicing_http::client::ConnectionSocket;
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
 use invoicing_http::{build_app, AppState, TlsConnection};
 use invoicing_mail::SmtpSettings;
 use invoicing_storage::{Backend, Store};
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -142,9 +144,22 @@ pub async fn run(args: ServeArgs) -> Result<()> {
 
     let mut server = HttpServer::new(move || build_app(state.clone()))
         .on_connect(|conn, data| {
-            type Tls = actix_tls::accept::rustls_0_23::TlsStream<actix_web::rt::net::TcpStream>;
-            if conn.downcast_ref::<Tls>().is_some() {
-                data.insert(TlsConnection);
+            type Tcp = actix_web::rt::net::TcpStream;
+            type Tls = actix_tls::accept::rustls_0_23::TlsStream<Tcp>;
+            let tcp = match conn.downcast_ref::<Tls>() {
+                Some(tls) => {
+                    data.insert(TlsConnection);
+                    Some(tls.get_ref().0)
+                }
+                None => conn.downcast_ref::<Tcp>(),
+            };
+            // A duplicate of the socket, for ending a stalled body's connection.
+            match tcp.map(|tcp| tcp.as_fd().try_clone_to_owned()) {
+                Some(Ok(fd)) => {
+                    data.insert(ConnectionSocket(Arc::new(fd.into())));
+                }
+                Some(Err(e)) => log::warn!("duplicating a connection's socket: {e}"),
+                None => {}
             }
         })
         // SPEC §3: the request head must be complete within 10 s, or actix answers 408 and

@@ -1,6 +1,6 @@
 //! The TLS configuration: the operator's PEM files, or a self-signed certificate for
 //! localhost/127.0.0.1 generated into DATA_DIR, reused on later starts and renewed at start when
-//! under 30 days remain or it cannot serve (SPEC §1).
+//! under 30 days remain, it cannot serve, or it was made for longer than a year (SPEC §1).
 
 use anyhow::{anyhow, Context, Result};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -109,6 +109,14 @@ fn why_renew(cert_path: &Path, key_path: &Path, now: OffsetDateTime) -> Option<S
         ));
     }
     let left = validity.not_after - now;
+    if validity.not_after - validity.not_before > LIFETIME + BACKDATE {
+        // An older version generated certificates for centuries, which TLS scanners (Mozilla's
+        // profile) refuse: an upgraded installation gets a one-year one.
+        return Some(format!(
+            "the old one is valid until {}, longer than a year",
+            validity.not_after
+        ));
+    }
     if left < RENEW_WITHIN {
         return Some(format!(
             "the old one expires at {} ({} days left)",

@@ -1,11 +1,12 @@
 //! The JSON body extractor (SPEC §3, §4): content type, size, syntax, depth, NUL characters,
 //! `null`s and field types are checked here, each with its own error, before a handler sees the
-//! value. Every body read goes through [`next_chunk`], so none waits forever for a stalled client.
+//! value. Every body read goes through [`BodyReader`], so none waits forever for a stalled client.
 //!
 //! `null` is refused everywhere except at the top level of a `PATCH` body, where it clears a
 //! field and each parser decides (`validation::double_option`): nowhere else does it mean
 //! anything, and reading it as "absent" would accept what the OpenAPI document refuses.
 
+use crate::client::ConnectionSocket;
 use crate::error::ApiError;
 use actix_web::dev::Payload;
 use actix_web::http::header::CONTENT_TYPE;
@@ -17,7 +18,7 @@ use futures_util::StreamExt;
 use invoicing_domain::validation::Violations;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const MAX_DEPTH: usize = 32;
@@ -59,13 +60,13 @@ fn read_body(
         .get(actix_web::http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    let mut payload = payload.take();
+    let mut body = BodyReader::new(req, payload.take());
     Box::pin(async move {
         if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
             return Err(ApiError::payload_too_large());
         }
         let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY_BYTES));
-        while let Some(chunk) = next_chunk(&mut payload).await? {
+        while let Some(chunk) = body.next_chunk().await? {
             if bytes.len() + chunk.len() > MAX_BODY_BYTES {
                 return Err(ApiError::payload_too_large());
             }
@@ -84,15 +85,52 @@ fn read_body(
 /// How long a body may pause between two chunks before the request is answered 408 (SPEC §3).
 pub const STALL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The next chunk of a request body, `None` at its end. Without a deadline a client that sends
-/// part of a body and then nothing would hold its connection and this task forever; the
-/// deadline restarts with every chunk, so a slow but steady upload still gets through.
-pub async fn next_chunk(payload: &mut Payload) -> Result<Option<Bytes>, ApiError> {
-    match timeout(STALL_TIMEOUT, payload.next()).await {
-        Err(_) => Err(ApiError::request_timeout()),
-        Ok(None) => Ok(None),
-        Ok(Some(Ok(chunk))) => Ok(Some(chunk)),
-        Ok(Some(Err(_))) => Err(ApiError::invalid_json("The body could not be read")),
+/// How long a whole body may take: a client dripping a byte every few seconds never stalls
+/// for 10 s, and would otherwise hold its connection for as long as it likes.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A request body read chunk by chunk, within [`STALL_TIMEOUT`] of the last chunk and
+/// [`BODY_TIMEOUT`] of the first read. Every body read goes through here.
+/// On a timeout it also stops reading the connection, which then closes once answered.
+pub struct BodyReader {
+    payload: Payload,
+    stall: Duration,
+    until: Instant,
+    socket: Option<ConnectionSocket>,
+}
+
+impl BodyReader {
+    pub fn new(req: &HttpRequest, payload: Payload) -> Self {
+        let mut reader = Self::with_limits(payload, STALL_TIMEOUT, BODY_TIMEOUT);
+        reader.socket = req.conn_data::<ConnectionSocket>().cloned();
+        reader
+    }
+
+    fn with_limits(payload: Payload, stall: Duration, total: Duration) -> Self {
+        BodyReader {
+            payload,
+            stall,
+            until: Instant::now() + total,
+            socket: None,
+        }
+    }
+
+    /// The next chunk, `None` at the end of the body.
+    pub async fn next_chunk(&mut self) -> Result<Option<Bytes>, ApiError> {
+        let wait = self
+            .stall
+            .min(self.until.saturating_duration_since(Instant::now()));
+        match timeout(wait, self.payload.next()).await {
+            Err(_) => {
+                if let Some(socket) = &self.socket {
+                    socket.stop_reading();
+                }
+                Err(ApiError::request_timeout())
+            }
+            Ok(None) => Ok(None),
+            Ok(Some(Ok(chunk))) => Ok(Some(chunk)),
+            Ok(Some(Err(_))) => Err(ApiError::invalid_json("The body could not be read")),
+        }
     }
 }
 
@@ -389,5 +427,48 @@ mod tests {
     fn depth_counts_containers() {
         let v: Value = serde_json::from_str(r#"{"a": [1, {"b": []}]}"#).unwrap();
         assert_eq!(depth(&v), 4);
+    }
+
+    /// A body that keeps dripping never stalls, but it still ends when the whole-body limit
+    /// does; a steady body within both limits is read whole.
+    #[actix_web::test]
+    async fn a_dripping_body_ends_at_the_total_limit() {
+        use futures_util::stream;
+        let drip = |bytes: usize| {
+            let chunks = stream::unfold(0usize, move |sent| async move {
+                if sent == bytes {
+                    return None;
+                }
+                actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+                Some((Ok(Bytes::from_static(b"x")), sent + 1))
+            });
+            let boxed: actix_http::BoxedPayloadStream = Box::pin(chunks);
+            Payload::from(boxed)
+        };
+        let limits = |payload| {
+            BodyReader::with_limits(
+                payload,
+                Duration::from_millis(200),
+                Duration::from_millis(400),
+            )
+        };
+        let mut reader = limits(drip(1000));
+        let mut read = 0;
+        let ended = loop {
+            match reader.next_chunk().await {
+                Ok(Some(chunk)) => read += chunk.len(),
+                Ok(None) => break None,
+                Err(e) => break Some(e),
+            }
+        };
+        assert_eq!(ended.map(|e| e.code), Some("request_timeout"));
+        assert!((4..=9).contains(&read), "read {read} bytes in 400 ms");
+
+        let mut reader = limits(drip(3));
+        let mut read = 0;
+        while let Some(chunk) = reader.next_chunk().await.unwrap() {
+            read += chunk.len();
+        }
+        assert_eq!(read, 3);
     }
 }

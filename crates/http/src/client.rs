@@ -3,11 +3,28 @@
 
 use crate::config::HttpConfig;
 use actix_web::HttpRequest;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Shutdown, TcpStream};
+use std::sync::Arc;
 
 /// Put into a connection's data by the server for connections that arrived over TLS.
 #[derive(Clone, Copy, Debug)]
 pub struct TlsConnection;
+
+/// A duplicate of the connection's socket, put into its data by the server, so that a request
+/// whose body stalls can end the connection: actix keeps reading an abandoned chunked body
+/// until it ends, which a stalled client never lets happen (SPEC §3).
+#[derive(Clone, Debug)]
+pub struct ConnectionSocket(pub Arc<TcpStream>);
+
+impl ConnectionSocket {
+    /// Stops reading from the client: actix sees the end of its input, answers what it has
+    /// and closes the connection.
+    pub fn stop_reading(&self) {
+        if let Err(e) = self.0.shutdown(Shutdown::Read) {
+            log::debug!("shutting down a stalled connection: {e}");
+        }
+    }
+}
 
 fn peer_ip(req: &HttpRequest) -> IpAddr {
     req.peer_addr()

@@ -93,7 +93,8 @@ pub async fn envelope(
     } else {
         // The request cannot be kept for these two rare paths (routing needs it unshared), so
         // they answer through an error that carries its own request id.
-        match AssertUnwindSafe(next.call(req)).catch_unwind().await {
+        let handling = crate::with_storage_deadline(next.call(req));
+        match AssertUnwindSafe(handling).catch_unwind().await {
             Ok(Ok(res)) => with_error_body(res.map_into_boxed_body(), &id),
             Ok(Err(err)) => {
                 let e = from_actix(&err);

@@ -267,7 +267,7 @@ impl ApiError {
         ApiError::invalid(
             StatusCode::REQUEST_TIMEOUT,
             "request_timeout",
-            "The request body stopped arriving: nothing came for 10 s",
+            "The request body stopped arriving (nothing came for 10 s) or took over 60 s in all",
         )
     }
 
@@ -451,6 +451,14 @@ struct Inner<'a> {
 /// Writes the SPEC §4 body, with the extra headers the error carries.
 pub fn render(e: &ApiError, request_id: &str) -> HttpResponse {
     let mut res = HttpResponse::build(e.status);
+    if matches!(
+        e.status,
+        StatusCode::REQUEST_TIMEOUT | StatusCode::PAYLOAD_TOO_LARGE
+    ) {
+        // The rest of the body was never read: the connection cannot carry another request,
+        // and a stalled client must not keep it (SPEC §3).
+        res.force_close();
+    }
     for (name, value) in &e.headers {
         res.insert_header((name.clone(), value.clone()));
     }

@@ -10,7 +10,7 @@
 //! answer or runs anew. Answers that are not kept roll the effect back with them.
 
 use crate::auth::Auth;
-use crate::body::{next_chunk, MAX_BODY_BYTES};
+use crate::body::{BodyReader, MAX_BODY_BYTES};
 use crate::envelope::{is_api_path, routing_path, RequestId};
 use crate::error::ApiError;
 use crate::{blocking, blocking_within, AppState, REQUEST_REPOS};
@@ -20,7 +20,7 @@ use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes, BytesMut};
-use actix_web::{HttpMessage, HttpResponse, ResponseError};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use invoicing_domain::idempotency::{
     IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse,
 };
@@ -50,7 +50,8 @@ pub async fn guard(
             return Ok(req.error_response(err));
         }
     };
-    let body = match read_body(req.take_payload()).await {
+    let payload = req.take_payload();
+    let body = match read_body(&req.request().clone(), payload).await {
         Ok(body) => body,
         Err(e) => return Ok(req.error_response(e)),
     };
@@ -138,9 +139,10 @@ async fn abandon(tx: Box<dyn IdempotentRequest>) {
     }
 }
 
-async fn read_body(mut payload: Payload) -> Result<Bytes, ApiError> {
+async fn read_body(req: &HttpRequest, payload: Payload) -> Result<Bytes, ApiError> {
     let mut bytes = BytesMut::new();
-    while let Some(chunk) = next_chunk(&mut payload).await? {
+    let mut body = BodyReader::new(req, payload);
+    while let Some(chunk) = body.next_chunk().await? {
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(ApiError::payload_too_large());
         }

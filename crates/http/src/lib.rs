@@ -27,13 +27,16 @@ use config::{HttpConfig, RateConfig};
 use error::ApiError;
 use invoicing_domain::ports::{BucketTake, RepoError, Repositories};
 use ratelimit::{BucketKey, Decision, RateLimiter, SharedBuckets, TakeShared};
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use client::TlsConnection;
 
 /// How long a request waits for storage before it is answered 503: within SPEC §12's 10 s even
 /// when the database has stopped answering (storage's watchdog frees the connection soon after).
+/// It counts from the request's arrival, for all its storage calls together (the limiter's,
+/// authentication's and the handler's), so several slow calls cannot add up past 10 s.
 pub const STORAGE_ANSWER_LIMIT: Duration = Duration::from_secs(9);
 
 /// What every handler shares.
@@ -48,6 +51,19 @@ pub struct AppState {
 tokio::task_local! {
     /// Set while a request that carries an idempotency key runs: its own transaction.
     static REQUEST_REPOS: Arc<dyn Repositories>;
+    /// When the request being served must have had every storage answer (set by the envelope).
+    static STORAGE_DEADLINE: Instant;
+}
+
+/// Runs a request's handling under [`STORAGE_ANSWER_LIMIT`], counted from now.
+pub async fn with_storage_deadline<F: Future>(handling: F) -> F::Output {
+    within(STORAGE_ANSWER_LIMIT, handling).await
+}
+
+async fn within<F: Future>(limit: Duration, handling: F) -> F::Output {
+    STORAGE_DEADLINE
+        .scope(Instant::now() + limit, handling)
+        .await
 }
 
 impl AppState {
@@ -86,29 +102,31 @@ impl AppState {
 /// One take from the shared buckets, off the async workers and outside any request's own
 /// transaction (on the shared handle); failures are logged and read as "no answer".
 fn take_shared(repos: Arc<dyn Repositories>) -> TakeShared {
-    Arc::new(move |name: String, requests: u32, spare: u32, rate: RateConfig| {
-        let repos = repos.clone();
-        let (interval, tolerance) = ratelimit::gcra(rate);
-        let ask = BucketTake {
-            requests,
-            spare,
-            interval,
-            tolerance,
-        };
-        Box::pin(async move {
-            match web::block(move || repos.take(&name, ask)).await {
-                Ok(Ok(taken)) => Some(taken),
-                Ok(Err(e)) => {
-                    warn_sometimes(&format!("the shared bucket did not answer ({e})"));
-                    None
+    Arc::new(
+        move |name: String, requests: u32, spare: u32, rate: RateConfig| {
+            let repos = repos.clone();
+            let (interval, tolerance) = ratelimit::gcra(rate);
+            let ask = BucketTake {
+                requests,
+                spare,
+                interval,
+                tolerance,
+            };
+            Box::pin(async move {
+                match web::block(move || repos.take(&name, ask)).await {
+                    Ok(Ok(taken)) => Some(taken),
+                    Ok(Err(e)) => {
+                        warn_sometimes(&format!("the shared bucket did not answer ({e})"));
+                        None
+                    }
+                    Err(e) => {
+                        warn_sometimes(&e.to_string());
+                        None
+                    }
                 }
-                Err(e) => {
-                    warn_sometimes(&e.to_string());
-                    None
-                }
-            }
-        })
-    })
+            })
+        },
+    )
 }
 
 /// Logs a limiter failure at most every 10 s: while the database is down every request would
@@ -160,12 +178,19 @@ where
     blocking_within(STORAGE_ANSWER_LIMIT, f).await
 }
 
-/// [`blocking`] with a limit of its own.
+/// [`blocking`] with a limit of its own; inside a request, never past the request's deadline
+/// (see [`STORAGE_ANSWER_LIMIT`]).
 pub async fn blocking_within<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, RepoError> + Send + 'static,
 {
+    let limit = match STORAGE_DEADLINE.try_with(|deadline| *deadline) {
+        Ok(deadline) => limit.min(deadline.saturating_duration_since(Instant::now())),
+        Err(_) => limit,
+    };
+    // Past the deadline the work is still handed to the blocking pool (a rollback must run)
+    // and the request answered 503 at once, as after any timeout.
     match actix_web::rt::time::timeout(limit, web::block(f)).await {
         Ok(Ok(result)) => result.map_err(ApiError::from),
         Ok(Err(e)) => {
@@ -173,8 +198,34 @@ where
             Err(ApiError::internal())
         }
         Err(_) => {
-            log::error!("the database did not answer within {} s", limit.as_secs());
+            log::error!(
+                "the database did not answer within {} ms",
+                limit.as_millis()
+            );
             Err(ApiError::service_unavailable())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Storage calls share the request's deadline: the second of two slow calls is cut off
+    /// where the deadline falls, not a whole limit after it started.
+    #[actix_web::test]
+    async fn storage_calls_share_one_deadline() {
+        let nap = || {
+            std::thread::sleep(Duration::from_millis(200));
+            Ok(())
+        };
+        let (first, second) = within(Duration::from_millis(300), async {
+            (blocking(nap).await, blocking(nap).await)
+        })
+        .await;
+        assert!(first.is_ok());
+        assert_eq!(second.map_err(|e| e.code), Err("service_unavailable"));
+        // Outside a request, a call has its whole limit.
+        assert!(blocking(nap).await.is_ok());
     }
 }

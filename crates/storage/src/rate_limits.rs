@@ -60,7 +60,9 @@ impl RateLimits for Store {
         let interval = ask.interval.as_secs_f64();
         let tolerance = ask.tolerance.as_secs_f64();
         // The bucket holds `tolerance / interval + 1` requests; spares leave half of them.
-        let keep = ((tolerance / interval + 1.0) / 2.0).ceil().min(f64::from(i32::MAX)) as i32;
+        let keep = ((tolerance / interval + 1.0) / 2.0)
+            .ceil()
+            .min(f64::from(i32::MAX)) as i32;
         self.quick(TAKE_LIMIT, |conn| {
             let row = diesel::sql_query(TAKE_SQL.as_str())
                 .bind::<Text, _>(bucket)

@@ -287,7 +287,11 @@ fn postgres_a_shared_bucket_holds_across_processes() {
     assert_eq!(take("key:3", 3).granted, 0);
     std::thread::sleep(StdDuration::from_millis(2100));
     assert_eq!(take("key:3", 5).granted, 2, "two refilled in two seconds");
-    assert_eq!(take("key:4", 40).granted, 10, "a new bucket grants its burst");
+    assert_eq!(
+        take("key:4", 40).granted,
+        10,
+        "a new bucket grants its burst"
+    );
     // Spares only while half the bucket (5 of 10) stays: 1 + 3, then 1 + 0 twice.
     let spare = |n: u32, spare: u32| db.store.take("key:5", ask(n, spare)).unwrap().granted;
     assert_eq!(spare(1, 3), 4);

@@ -32,7 +32,7 @@ pub fn connect(dir: &Path, https: &str) -> TlsStream {
 /// How a stalled request ended, as the client saw it.
 #[derive(Debug)]
 pub enum Outcome {
-    /// A whole response (head and `Content-Length` body), the connection perhaps still open.
+    /// A whole response (head and `Content-Length` body), the connection still open 2 s later.
     Answered(String),
     /// The server closed the connection; whatever it sent before is kept.
     Closed(String),
@@ -51,7 +51,19 @@ pub fn send_and_stall(mut stream: TlsStream, bytes: &[u8], bound: Duration) -> (
     loop {
         let text = || String::from_utf8_lossy(&got).to_string();
         if complete(&got) {
-            return (Outcome::Answered(text()), sent.elapsed());
+            let answered = sent.elapsed();
+            let grace = Some(Duration::from_secs(2));
+            stream.sock.set_read_timeout(grace).unwrap();
+            let closed = match stream.read(&mut buf) {
+                Ok(n) => n == 0,
+                Err(e) => !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+            };
+            let outcome = if closed {
+                Outcome::Closed(text())
+            } else {
+                Outcome::Answered(text())
+            };
+            return (outcome, answered);
         }
         if sent.elapsed() >= bound {
             return (Outcome::Hung(text()), sent.elapsed());

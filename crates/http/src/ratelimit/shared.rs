@@ -29,6 +29,9 @@ use tokio::sync::oneshot;
 /// How long a process may hand out spares after taking them.
 pub const LEASE: Duration = Duration::from_millis(100);
 
+/// How long a request waits for its turn at the shared bucket before its own process decides.
+const WAIT_LIMIT: Duration = Duration::from_secs(2);
+
 /// Spares asked in one take at most.
 const MAX_SPARE: u32 = 10_000;
 
@@ -136,7 +139,12 @@ impl SharedBuckets {
                 actix_web::rt::spawn(drain.run());
             }
         }
-        receiver.await.ok().flatten()
+        // The take itself gives up after a second (storage's limit); this bounds the wait for
+        // the blocking pool and for a take in flight before it too.
+        match actix_web::rt::time::timeout(WAIT_LIMIT, receiver).await {
+            Ok(answer) => answer.ok().flatten(),
+            Err(_) => None,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Bucket>> {
@@ -294,7 +302,10 @@ mod tests {
     }
 
     async fn check(buckets: &SharedBuckets, rate: RateConfig, take: &TakeShared) -> Decision {
-        buckets.check(BucketKey::ApiKey(1), rate, take).await.unwrap()
+        buckets
+            .check(BucketKey::ApiKey(1), rate, take)
+            .await
+            .unwrap()
     }
 
     /// Twenty-four requests that arrive while the first take is in flight are taken by one
@@ -332,8 +343,13 @@ mod tests {
             .map(|d| d.remaining)
             .collect();
         assert_eq!(remaining, vec![8, 7, 6, 5, 4, 3, 2, 1, 0]);
-        assert!(decisions[9..].iter().all(|d| !d.allowed && d.retry_after == 1));
-        assert!(buckets.lock().values().all(|b| !b.draining && b.waiting.is_empty()));
+        assert!(decisions[9..]
+            .iter()
+            .all(|d| !d.allowed && d.retry_after == 1));
+        assert!(buckets
+            .lock()
+            .values()
+            .all(|b| !b.draining && b.waiting.is_empty()));
     }
 
     /// With room in the bucket, each take asks for as many spares as requests passed since

@@ -7,7 +7,7 @@
 //! generated clients send one fixed type for an operation that takes several.
 
 use crate::auth::Auth;
-use crate::body::next_chunk;
+use crate::body::BodyReader;
 use crate::error::ApiError;
 use crate::{blocking, AppState};
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE};
@@ -60,7 +60,7 @@ pub async fn put_logo(
     req: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let mut payload = payload.into_inner();
+    let payload = payload.into_inner();
     let scope = auth.require(ApiResource::Account, Access::Write)?;
     let content_type = req
         .headers()
@@ -75,7 +75,8 @@ pub async fn put_logo(
         ));
     }
     let mut bytes = Vec::new();
-    while let Some(chunk) = next_chunk(&mut payload).await? {
+    let mut body = BodyReader::new(&req, payload);
+    while let Some(chunk) = body.next_chunk().await? {
         if bytes.len() + chunk.len() > LOGO_MAX_BYTES {
             return Err(refuse(format!(
                 "must be at most {} KiB",

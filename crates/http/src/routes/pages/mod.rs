@@ -6,7 +6,7 @@ pub mod invoice;
 pub mod quote;
 mod report_form;
 
-use crate::body::next_chunk;
+use crate::body::BodyReader;
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::ratelimit::BucketKey;
@@ -221,13 +221,13 @@ impl FromRequest for FormBody {
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
-        let mut payload = payload.take();
+        let mut body = BodyReader::new(req, payload.take());
         Box::pin(async move {
             if declared.is_some_and(|n| n > MAX_FORM_BYTES) {
                 return Err(ApiError::form_too_large());
             }
             let mut bytes = BytesMut::new();
-            while let Some(chunk) = next_chunk(&mut payload).await.map_err(not_json)? {
+            while let Some(chunk) = body.next_chunk().await.map_err(not_json)? {
                 if bytes.len() + chunk.len() > MAX_FORM_BYTES {
                     return Err(ApiError::form_too_large());
                 }
