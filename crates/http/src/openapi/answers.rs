@@ -63,7 +63,7 @@ fn body_answers(op: &mut Operation, unreadable: &str, limit: &str, media_type: &
     add(
         op,
         "408",
-        "The body stopped arriving for 10 s (`request_timeout`)",
+        "The body stopped arriving for 10 s, or took over 60 s in all (`request_timeout`)",
     );
     add(
         op,
