@@ -466,11 +466,12 @@ fn stalled_clients_are_answered_408_or_dropped() {
                 panic!("{what}: the server held the connection: {outcome:?}")
             }
         };
+        // A stalled head may be dropped without a word; a stalled body is answered.
         assert!(
-            text.is_empty() || text.starts_with("HTTP/1.1 408"),
+            (what == "a head" && text.is_empty()) || text.starts_with("HTTP/1.1 408"),
             "{what}: {outcome:?}"
         );
-        if what != "a head" && !text.is_empty() {
+        if what != "a head" {
             assert!(text.contains("\"request_timeout\""), "{what}: {outcome:?}");
         }
     }

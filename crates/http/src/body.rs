@@ -123,7 +123,7 @@ impl BodyReader {
         match timeout(wait, self.payload.next()).await {
             Err(_) => {
                 if let Some(socket) = &self.socket {
-                    socket.stop_reading();
+                    socket.stop_reading_soon();
                 }
                 Err(ApiError::request_timeout())
             }

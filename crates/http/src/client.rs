@@ -17,12 +17,17 @@ pub struct TlsConnection;
 pub struct ConnectionSocket(pub Arc<TcpStream>);
 
 impl ConnectionSocket {
-    /// Stops reading from the client: actix sees the end of its input, answers what it has
-    /// and closes the connection.
-    pub fn stop_reading(&self) {
-        if let Err(e) = self.0.shutdown(Shutdown::Read) {
-            log::debug!("shutting down a stalled connection: {e}");
-        }
+    /// Stops reading from the client shortly, once the answer being made has been written:
+    /// actix then sees the end of its input and closes the connection. (At once, TLS could
+    /// report the cut before the answer went out.)
+    pub fn stop_reading_soon(&self) {
+        let socket = self.0.clone();
+        actix_web::rt::spawn(async move {
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(100)).await;
+            if let Err(e) = socket.shutdown(Shutdown::Read) {
+                log::debug!("shutting down a stalled connection: {e}");
+            }
+        });
     }
 }
 

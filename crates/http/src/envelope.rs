@@ -93,7 +93,7 @@ pub async fn envelope(
     } else {
         // The request cannot be kept for these two rare paths (routing needs it unshared), so
         // they answer through an error that carries its own request id.
-        let handling = crate::with_storage_deadline(next.call(req));
+        let handling = crate::with_storage_budget(next.call(req));
         match AssertUnwindSafe(handling).catch_unwind().await {
             Ok(Ok(res)) => with_error_body(res.map_into_boxed_body(), &id),
             Ok(Err(err)) => {

@@ -13,7 +13,7 @@ use crate::auth::Auth;
 use crate::body::{BodyReader, MAX_BODY_BYTES};
 use crate::envelope::{is_api_path, routing_path, RequestId};
 use crate::error::ApiError;
-use crate::{blocking, blocking_within, AppState, REQUEST_REPOS};
+use crate::{blocking, blocking_final, blocking_within, AppState, REQUEST_REPOS};
 use actix_web::body::{self, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
@@ -117,7 +117,7 @@ async fn run(
         body: String::from_utf8_lossy(&bytes).to_string(),
     };
     crate::failpoint::hit("idempotency.before_commit");
-    if let Err(e) = blocking(move || tx.commit(&stored)).await {
+    if let Err(e) = blocking_final(move || tx.commit(&stored)).await {
         // Whether the commit reached the database is unknown: a retry with the key finds out.
         log::error!("committing an idempotent request: {}", e.message);
         return Ok(ServiceResponse::new(req, e.error_response()));

@@ -17,6 +17,7 @@ pub mod pdf;
 pub mod query;
 pub mod ratelimit;
 pub mod routes;
+pub mod storage_calls;
 pub mod webhook_target;
 
 use actix_web::body::MessageBody;
@@ -24,20 +25,15 @@ use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{web, App};
 use config::{HttpConfig, RateConfig};
-use error::ApiError;
-use invoicing_domain::ports::{BucketTake, RepoError, Repositories};
+use invoicing_domain::ports::{BucketTake, Repositories};
 use ratelimit::{BucketKey, Decision, RateLimiter, SharedBuckets, TakeShared};
-use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use client::TlsConnection;
-
-/// How long a request waits for storage before it is answered 503: within SPEC §12's 10 s even
-/// when the database has stopped answering (storage's watchdog frees the connection soon after).
-/// It counts from the request's arrival, for all its storage calls together (the limiter's,
-/// authentication's and the handler's), so several slow calls cannot add up past 10 s.
-pub const STORAGE_ANSWER_LIMIT: Duration = Duration::from_secs(9);
+pub use storage_calls::{
+    blocking, blocking_final, blocking_within, with_storage_budget, STORAGE_ANSWER_LIMIT,
+};
 
 /// What every handler shares.
 pub struct AppState {
@@ -51,19 +47,6 @@ pub struct AppState {
 tokio::task_local! {
     /// Set while a request that carries an idempotency key runs: its own transaction.
     static REQUEST_REPOS: Arc<dyn Repositories>;
-    /// When the request being served must have had every storage answer (set by the envelope).
-    static STORAGE_DEADLINE: Instant;
-}
-
-/// Runs a request's handling under [`STORAGE_ANSWER_LIMIT`], counted from now.
-pub async fn with_storage_deadline<F: Future>(handling: F) -> F::Output {
-    within(STORAGE_ANSWER_LIMIT, handling).await
-}
-
-async fn within<F: Future>(limit: Duration, handling: F) -> F::Output {
-    STORAGE_DEADLINE
-        .scope(Instant::now() + limit, handling)
-        .await
 }
 
 impl AppState {
@@ -91,7 +74,10 @@ impl AppState {
     /// keeps them, else (or when it cannot answer in time: fail open, logged) this process's.
     pub async fn check_rate(&self, key: BucketKey, rate: RateConfig) -> Decision {
         if let Some((buckets, take)) = &self.shared_limits {
-            if let Some(decision) = buckets.check(key, rate, take).await {
+            let started = Instant::now();
+            let decision = buckets.check(key, rate, take).await;
+            storage_calls::spend(started.elapsed());
+            if let Some(decision) = decision {
                 return decision;
             }
         }
@@ -166,66 +152,4 @@ pub fn build_app(
         .wrap(from_fn(idempotency::guard))
         .wrap(from_fn(auth::api_gate))
         .wrap(from_fn(envelope::envelope))
-}
-
-/// Runs storage work on the blocking pool, never on an async worker; 503 when it takes longer
-/// than [`STORAGE_ANSWER_LIMIT`].
-pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
-{
-    blocking_within(STORAGE_ANSWER_LIMIT, f).await
-}
-
-/// [`blocking`] with a limit of its own; inside a request, never past the request's deadline
-/// (see [`STORAGE_ANSWER_LIMIT`]).
-pub async fn blocking_within<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
-{
-    let limit = match STORAGE_DEADLINE.try_with(|deadline| *deadline) {
-        Ok(deadline) => limit.min(deadline.saturating_duration_since(Instant::now())),
-        Err(_) => limit,
-    };
-    // Past the deadline the work is still handed to the blocking pool (a rollback must run)
-    // and the request answered 503 at once, as after any timeout.
-    match actix_web::rt::time::timeout(limit, web::block(f)).await {
-        Ok(Ok(result)) => result.map_err(ApiError::from),
-        Ok(Err(e)) => {
-            log::error!("a storage task failed to complete: {e}");
-            Err(ApiError::internal())
-        }
-        Err(_) => {
-            log::error!(
-                "the database did not answer within {} ms",
-                limit.as_millis()
-            );
-            Err(ApiError::service_unavailable())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Storage calls share the request's deadline: the second of two slow calls is cut off
-    /// where the deadline falls, not a whole limit after it started.
-    #[actix_web::test]
-    async fn storage_calls_share_one_deadline() {
-        let nap = || {
-            std::thread::sleep(Duration::from_millis(200));
-            Ok(())
-        };
-        let (first, second) = within(Duration::from_millis(300), async {
-            (blocking(nap).await, blocking(nap).await)
-        })
-        .await;
-        assert!(first.is_ok());
-        assert_eq!(second.map_err(|e| e.code), Err("service_unavailable"));
-        // Outside a request, a call has its whole limit.
-        assert!(blocking(nap).await.is_ok());
-    }
 }

@@ -59,10 +59,10 @@ impl RateLimits for Store {
     fn take(&self, bucket: &str, ask: BucketTake) -> RepoResult<Taken> {
         let interval = ask.interval.as_secs_f64();
         let tolerance = ask.tolerance.as_secs_f64();
-        // The bucket holds `tolerance / interval + 1` requests; spares leave half of them.
-        let keep = ((tolerance / interval + 1.0) / 2.0)
-            .ceil()
-            .min(f64::from(i32::MAX)) as i32;
+        // The bucket holds `tolerance / interval + 1` requests (a whole number: rounded, as the
+        // division of durations may land a hair off it); spares leave half of them.
+        let holds = (tolerance / interval).round() + 1.0;
+        let keep = (holds / 2.0).ceil().min(f64::from(i32::MAX)) as i32;
         self.quick(TAKE_LIMIT, |conn| {
             let row = diesel::sql_query(TAKE_SQL.as_str())
                 .bind::<Text, _>(bucket)

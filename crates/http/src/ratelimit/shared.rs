@@ -29,8 +29,10 @@ use tokio::sync::oneshot;
 /// How long a process may hand out spares after taking them.
 pub const LEASE: Duration = Duration::from_millis(100);
 
-/// How long a request waits for its turn at the shared bucket before its own process decides.
-const WAIT_LIMIT: Duration = Duration::from_secs(2);
+/// How long a request waits for its turn at the shared bucket before its own process decides:
+/// longer than a take can last (storage gives it 1 s for a connection and 1 s for the
+/// statement), so a request normally has the shared bucket's answer.
+const WAIT_LIMIT: Duration = Duration::from_secs(3);
 
 /// Spares asked in one take at most.
 const MAX_SPARE: u32 = 10_000;
@@ -90,6 +92,27 @@ impl Bucket {
         Some(Decision::from_shared(self.rate, true, ahead))
     }
 
+    /// Passes queued requests on spares, in the order they came, while spares last; forgets
+    /// requests that are gone (they gave up waiting, or their client left), so that nothing
+    /// is taken for them.
+    fn pass_waiting(&mut self, now: Instant) {
+        let mut still = Vec::new();
+        for waiter in std::mem::take(&mut self.waiting) {
+            if waiter.is_closed() {
+                continue;
+            }
+            if still.is_empty() {
+                if let Some(decision) = self.hand_out(now) {
+                    // Gone since the check above: the spare is lost, as an unused one is.
+                    let _ = waiter.send(Some(decision));
+                    continue;
+                }
+            }
+            still.push(waiter);
+        }
+        self.waiting = still;
+    }
+
     /// Nobody waits and the last lease has run out: the bucket can be forgotten. Until then
     /// it remembers how many requests passed, which sizes the next take's spares.
     fn idle(&self, now: Instant) -> bool {
@@ -124,8 +147,11 @@ impl SharedBuckets {
                 .entry(name.clone())
                 .or_insert_with(|| Bucket::new(rate, now));
             bucket.rate = rate;
-            if let Some(decision) = bucket.hand_out(now) {
-                return Some(decision);
+            // Spares go to those already waiting first.
+            if bucket.waiting.is_empty() {
+                if let Some(decision) = bucket.hand_out(now) {
+                    return Some(decision);
+                }
             }
             bucket.waiting.push(sender);
             if !bucket.draining {
@@ -173,8 +199,10 @@ impl Drain {
                 return;
             };
             let asked = u32::try_from(waiting.len()).unwrap_or(u32::MAX);
+            // The lease runs from when the spares may have been taken, not from the answer.
+            let asked_at = Instant::now();
             let taken = (self.take)(self.name.clone(), asked, spare, rate).await;
-            self.settle(rate, taken, waiting);
+            self.settle(rate, taken, waiting, asked_at);
         }
     }
 
@@ -184,42 +212,48 @@ impl Drain {
         let now = Instant::now();
         let mut buckets = self.buckets.lock();
         let bucket = buckets.get_mut(&self.name)?;
-        let mut waiting = Vec::new();
-        for waiter in std::mem::take(&mut bucket.waiting) {
-            match bucket.hand_out(now) {
-                // A waiter that went away (its client disconnected) needs no answer.
-                Some(decision) => drop(waiter.send(Some(decision))),
-                None => waiting.push(waiter),
-            }
-        }
-        if waiting.is_empty() {
+        bucket.pass_waiting(now);
+        if bucket.waiting.is_empty() {
             bucket.draining = false;
             if bucket.idle(now) {
                 buckets.remove(&self.name);
             }
             return None;
         }
+        if now >= bucket.lease_until {
+            // Demand from before the last lease ran out says nothing about now.
+            bucket.served = 0;
+        }
         let spare = std::mem::take(&mut bucket.served).min(MAX_SPARE);
+        let waiting = std::mem::take(&mut bucket.waiting);
         Some((bucket.rate, waiting, spare))
     }
 
-    /// Answers a take's waiters and keeps its spares for the lease.
-    fn settle(&self, rate: RateConfig, taken: Option<Taken>, waiting: Vec<Waiter>) {
+    /// Answers a take's waiters, keeps its spares for the lease, and passes those who came
+    /// meanwhile on them.
+    fn settle(
+        &self,
+        rate: RateConfig,
+        taken: Option<Taken>,
+        waiting: Vec<Waiter>,
+        asked_at: Instant,
+    ) {
         let count = waiting.len();
-        let granted = taken.map_or(0, |t| usize::try_from(t.granted).unwrap_or(usize::MAX));
         for (decision, waiter) in decide(rate, taken, count).into_iter().zip(waiting) {
             let _ = waiter.send(decision);
         }
         let Some(taken) = taken else { return };
+        let granted = usize::try_from(taken.granted).unwrap_or(usize::MAX);
+        let passed = granted.min(count);
         let mut buckets = self.buckets.lock();
         if let Some(bucket) = buckets.get_mut(&self.name) {
-            let passed = granted.min(count);
             bucket.served = bucket
                 .served
                 .saturating_add(u32::try_from(passed).unwrap_or(u32::MAX));
             bucket.spares = u32::try_from(granted - passed).unwrap_or(0);
-            bucket.lease_until = Instant::now() + LEASE;
+            bucket.lease_until = asked_at + LEASE;
             bucket.ahead_secs = taken.ahead_secs;
+            bucket.pass_waiting(Instant::now());
         }
     }
 }
@@ -382,7 +416,35 @@ mod tests {
         assert_eq!(buckets.lock().values().next().unwrap().spares, 1);
         actix_web::rt::time::sleep(LEASE + Duration::from_millis(20)).await;
         check(&buckets, THOUSAND, &take).await;
-        assert_eq!(asked.lock().unwrap().len(), 3);
+        // Nor is the demand behind them remembered: the third take asks for no spare.
+        assert_eq!(*asked.lock().unwrap(), vec![(1, 0), (1, 1), (1, 0)]);
+    }
+
+    /// Requests that stopped waiting (their client left) are not taken for.
+    #[actix_web::test]
+    async fn requests_gone_are_not_taken_for() {
+        let (open, gate) = oneshot::channel();
+        let (take, asked) = bucket(10, Some(gate));
+        let buckets = SharedBuckets::default();
+        let spawn = || {
+            let (buckets, take) = (buckets.clone(), take.clone());
+            actix_web::rt::spawn(async move { check(&buckets, TEN, &take).await })
+        };
+        let first = spawn();
+        actix_web::rt::task::yield_now().await;
+        let queued: Vec<_> = (0..3).map(|_| spawn()).collect();
+        for _ in 0..4 {
+            actix_web::rt::task::yield_now().await;
+        }
+        queued[0].abort();
+        queued[2].abort();
+        actix_web::rt::task::yield_now().await;
+        open.send(()).unwrap();
+        assert!(first.await.unwrap().allowed);
+        let mut queued = queued.into_iter();
+        let (_, kept, _) = (queued.next(), queued.next().unwrap(), queued.next());
+        assert!(kept.await.unwrap().allowed);
+        assert_eq!(*asked.lock().unwrap(), vec![(1, 0), (1, 1)]);
     }
 
     /// A bucket that cannot answer answers `None` to everyone waiting, and leaves no bucket

@@ -1,0 +1,162 @@
+//! Storage calls from requests: always on the blocking pool, never on an async worker, and
+//! never waited for past the request's storage budget.
+//!
+//! A request may wait [`STORAGE_ANSWER_LIMIT`] in all for storage: its shared rate limit, its
+//! authentication and its handler's calls draw on one budget (a task-local the envelope sets),
+//! so several slow calls cannot add up past SPEC §12's 10 s, while time the client spends
+//! sending its body does not count. A call made with the budget spent is answered 503 without
+//! reaching the database. The commit of a keyed request ([`blocking_final`]) gets a short
+//! minimum, so a handler that used the whole budget is not cut off at its very end; rollbacks
+//! and `/readyz` use limits of their own ([`blocking_within`]).
+
+use crate::error::ApiError;
+use actix_web::web;
+use invoicing_domain::ports::RepoError;
+use std::cell::Cell;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+/// How long a request waits for storage in all before it is answered 503: within SPEC §12's
+/// 10 s even when the database has stopped answering (storage's watchdog frees the
+/// connection soon after).
+pub const STORAGE_ANSWER_LIMIT: Duration = Duration::from_secs(9);
+
+/// What [`blocking_final`] gets even when the budget is spent.
+const FINAL_MINIMUM: Duration = Duration::from_millis(500);
+
+tokio::task_local! {
+    /// What is left of the request's storage budget.
+    static BUDGET: Cell<Duration>;
+}
+
+/// Runs a request's handling with a storage budget of [`STORAGE_ANSWER_LIMIT`].
+pub async fn with_storage_budget<F: Future>(handling: F) -> F::Output {
+    with_budget(STORAGE_ANSWER_LIMIT, handling).await
+}
+
+async fn with_budget<F: Future>(budget: Duration, handling: F) -> F::Output {
+    BUDGET.scope(Cell::new(budget), handling).await
+}
+
+/// What is left of the current request's budget; `None` outside a request.
+fn left() -> Option<Duration> {
+    BUDGET.try_with(Cell::get).ok()
+}
+
+/// Counts `waited` against the current request's budget (nothing outside a request).
+pub fn spend(waited: Duration) {
+    let _ = BUDGET.try_with(|left| left.set(left.get().saturating_sub(waited)));
+}
+
+/// Runs storage work within what is left of the request's budget (outside a request, within
+/// [`STORAGE_ANSWER_LIMIT`]); 503 when the budget is spent or runs out while waiting.
+pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
+{
+    let limit = left().unwrap_or(STORAGE_ANSWER_LIMIT);
+    if limit.is_zero() {
+        log::error!("the request's storage budget was spent before its next storage call");
+        return Err(ApiError::service_unavailable());
+    }
+    budgeted(limit, f).await
+}
+
+/// [`blocking`] for a request's last call, its commit: at least [`FINAL_MINIMUM`].
+pub async fn blocking_final<T, F>(f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
+{
+    let limit = left().unwrap_or(STORAGE_ANSWER_LIMIT).max(FINAL_MINIMUM);
+    budgeted(limit, f).await
+}
+
+async fn budgeted<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
+{
+    let started = Instant::now();
+    let answer = blocking_within(limit, f).await;
+    spend(started.elapsed());
+    answer
+}
+
+/// Runs storage work on the blocking pool with a limit of its own, outside the budget; 503
+/// when it takes longer (the work then finishes in the background).
+pub async fn blocking_within<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
+{
+    match actix_web::rt::time::timeout(limit, web::block(f)).await {
+        Ok(Ok(result)) => result.map_err(ApiError::from),
+        Ok(Err(e)) => {
+            log::error!("a storage task failed to complete: {e}");
+            Err(ApiError::internal())
+        }
+        Err(_) => {
+            log::error!(
+                "the database did not answer within {} ms",
+                limit.as_millis()
+            );
+            Err(ApiError::service_unavailable())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn nap() -> Result<(), RepoError> {
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(())
+    }
+
+    /// Storage calls share the request's budget: the second of two slow calls is cut off
+    /// where the budget ends, and a call made once it is spent never runs; time spent
+    /// elsewhere (a body arriving) does not count.
+    #[actix_web::test]
+    async fn storage_calls_share_one_budget() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = runs.clone();
+        let (first, second, third) = with_budget(Duration::from_millis(300), async move {
+            actix_web::rt::time::sleep(Duration::from_millis(400)).await;
+            let first = blocking(nap).await;
+            let second = blocking(nap).await;
+            let third = blocking(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .await;
+            (first, second, third)
+        })
+        .await;
+        assert!(first.is_ok(), "the wait outside storage did not count");
+        assert_eq!(second.map_err(|e| e.code), Err("service_unavailable"));
+        assert_eq!(third.map_err(|e| e.code), Err("service_unavailable"));
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            0,
+            "a spent budget reaches no storage"
+        );
+        // Outside a request, a call has its whole limit.
+        assert!(blocking(nap).await.is_ok());
+    }
+
+    /// The commit gets its minimum even when the handler spent the budget.
+    #[actix_web::test]
+    async fn the_final_call_gets_its_minimum() {
+        let answer = with_budget(Duration::from_millis(100), async {
+            spend(Duration::from_secs(1));
+            blocking_final(nap).await
+        })
+        .await;
+        assert!(answer.is_ok());
+    }
+}
