@@ -8,6 +8,7 @@
 
 use crate::client::ConnectionSocket;
 use crate::error::ApiError;
+use crate::unique_keys::{UniqueKeys, REPEATED_KEY};
 use actix_web::dev::Payload;
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::rt::time::timeout;
@@ -199,9 +200,12 @@ pub fn parse_body_with<T: DeserializeOwned>(bytes: &[u8], nulls: Nulls) -> Resul
             "The request body is empty; send a JSON object",
         ));
     }
-    let mut value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        if e.to_string().contains("recursion limit") {
+    let UniqueKeys(mut value) = serde_json::from_slice(bytes).map_err(|e| {
+        let text = e.to_string();
+        if text.contains("recursion limit") {
             too_deep()
+        } else if text.starts_with(REPEATED_KEY) {
+            ApiError::invalid_json(format!("The body names a key twice: {e}"))
         } else {
             ApiError::invalid_json(format!("The body is not valid JSON: {e}"))
         }

@@ -18,6 +18,7 @@ pub mod query;
 pub mod ratelimit;
 pub mod routes;
 pub mod storage_calls;
+pub mod unique_keys;
 pub mod webhook_target;
 
 use actix_web::body::MessageBody;

@@ -43,7 +43,7 @@ impl ListQuery {
     }
 
     pub fn page(&self) -> Result<PageRequest, ApiError> {
-        let page = self.number("page", 1, "must be an integer ≥ 1")?;
+        let page = self.number("page", 1, "must be an integer from 1 to 1000000")?;
         let per_page = self.number(
             "per_page",
             DEFAULT_PER_PAGE,

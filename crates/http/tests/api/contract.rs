@@ -116,6 +116,18 @@ async fn bodies_are_checked_in_order(h: Harness) {
     assert_error(&send(&app, raw("")).await, 400, "invalid_json");
     let deep = format!("{}{}", "[".repeat(33), "]".repeat(33));
     assert_error(&send(&app, raw(&deep)).await, 400, "invalid_json");
+    // A key given twice is refused at any depth, not read as its last value.
+    for twice in [
+        r#"{"name": "Ada", "email": "a@example.com", "name": "Eve"}"#,
+        r#"{"name": "Ada", "email": "a@example.com", "metadata": {"k": "1", "k": "2"}}"#,
+    ] {
+        let r = send(&app, raw(twice)).await;
+        assert_error(&r, 400, "invalid_json");
+        assert!(r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("twice"));
+    }
     let wrong_type = send(&app, raw(r#"{"name": ["Ada"], "email": "a@example.com"}"#)).await;
     assert_error(&wrong_type, 400, "invalid_parameter");
     assert_eq!(wrong_type.body["error"]["param"], "name");
