@@ -10,7 +10,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Text, Timestamp};
 use invoicing_domain::event::{Event, EventData, EventFilter, EventId};
-use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::paging::{Page, PageRequest, COUNT_CAP};
 use invoicing_domain::ports::{EventRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::webhook_delivery::DeliveryState;
@@ -135,17 +135,25 @@ impl EventRepository for Store {
                 count = count.filter(events::event_type.eq(t.clone()));
                 rows = rows.filter(events::event_type.eq(t.clone()));
             }
-            let total: i64 = count.count().get_result(conn)?;
-            let data = rows
+            // Every change adds an event: counted up to the cap, never the whole log (SPEC §5).
+            let counted = count
+                .select(events::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64;
+            let rows = rows
                 .order((events::created_at.desc(), events::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(EventRow::as_select())
-                .load::<EventRow>(conn)?
+                .load::<EventRow>(conn)?;
+            let more = rows.len() as i64 > page.limit();
+            let data = rows
                 .into_iter()
+                .take(page.per_page() as usize)
                 .map(EventRow::into_domain)
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::new(data, page, total))
+            Ok(Page::capped(data, page, counted, more))
         })
     }
 

@@ -9,7 +9,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Text, Timestamp};
 use invoicing_domain::event::EventId;
-use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::paging::{Page, PageRequest, COUNT_CAP};
 use invoicing_domain::ports::{RepoError, RepoResult, WebhookRepository};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::webhook::{
@@ -306,20 +306,28 @@ impl WebhookRepository for Store {
             load(conn, scope, id)?;
             let of_endpoint =
                 || scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0));
-            let total: i64 = of_endpoint().count().get_result(conn)?;
-            let data = of_endpoint()
+            // Attempts grow with every event: counted up to the cap (SPEC §5).
+            let counted = of_endpoint()
+                .select(webhook_attempts::id)
+                .limit(COUNT_CAP + 1)
+                .load::<i64>(conn)?
+                .len() as i64;
+            let rows = of_endpoint()
                 .order((
                     webhook_attempts::created_at.desc(),
                     webhook_attempts::id.desc(),
                 ))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(AttemptRow::as_select())
-                .load::<AttemptRow>(conn)?
+                .load::<AttemptRow>(conn)?;
+            let more = rows.len() as i64 > page.limit();
+            let data = rows
                 .into_iter()
+                .take(page.per_page() as usize)
                 .map(AttemptRow::into_domain)
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::new(data, page, total))
+            Ok(Page::capped(data, page, counted, more))
         })
     }
 

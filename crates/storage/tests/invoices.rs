@@ -718,9 +718,54 @@ fn other_filters_count_up_to_ten_thousand(db: TestDb) {
     assert_eq!((all.total, all.total_capped), (10_002, false));
 }
 
+/// The event log grows with every change: its total is exact up to 10,000, then capped.
+fn the_event_log_counts_up_to_ten_thousand(db: TestDb) {
+    let scope = scope(&db);
+    // A customer and an invoice: two events.
+    db.store
+        .create_invoice(scope, simple("log@example.com", "Work"))
+        .unwrap();
+    let all = |page: u32| {
+        db.store
+            .list_events(
+                scope,
+                &EventFilter::default(),
+                PageRequest::new(page, 100).unwrap(),
+            )
+            .unwrap()
+    };
+    let two = all(1);
+    assert_eq!(
+        (two.total, two.total_capped, two.has_more),
+        (2, false, false)
+    );
+    // Copies written directly, `copies` of each of the two, then one more.
+    let copy = |copies: u32, limit: u32| {
+        db.execute(&format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {copies}) \
+             INSERT INTO events (account_id, livemode, event_type, data, created_at) \
+             SELECT account_id, livemode, event_type, data, created_at FROM events, n \
+             WHERE account_id = {} AND livemode = {} LIMIT {limit}",
+            scope.account_id.0,
+            scope.livemode()
+        ))
+    };
+    copy(4999, 9998);
+    let exact = all(1);
+    assert_eq!((exact.total, exact.total_capped), (10_000, false));
+    copy(1, 1);
+    let listed = all(1);
+    assert_eq!((listed.total, listed.total_capped), (10_000, true));
+    assert!(listed.has_more);
+    assert_eq!(listed.data.len(), 100);
+    let last = all(101);
+    assert_eq!((last.data.len(), last.has_more), (1, false));
+}
+
 backend_tests!(
     kept_counts_match_the_rows_after_concurrent_changes,
     other_filters_count_up_to_ten_thousand,
+    the_event_log_counts_up_to_ten_thousand,
     racing_changes_have_one_winner,
     numbering_is_gap_free_under_concurrency_and_failures,
     events_are_written_with_their_change_or_not_at_all,
