@@ -116,6 +116,40 @@ pub fn optional_text(
     check_text(v, param, s, max, true)
 }
 
+/// Characters no text takes: the C0 and C1 controls but tab, line feed and carriage return,
+/// and the bidirectional embeddings, overrides and isolates, which can make a name or an
+/// amount display as something else on an invoice ("Trojan Source"). The document's schemas
+/// are built from the same ranges.
+pub const REFUSED_CHARACTERS: &[(char, char)] = &[
+    ('\u{0}', '\u{8}'),
+    ('\u{b}', '\u{c}'),
+    ('\u{e}', '\u{1f}'),
+    ('\u{7f}', '\u{9f}'),
+    ('\u{202a}', '\u{202e}'),
+    ('\u{2066}', '\u{2069}'),
+];
+
+pub const CONTROL_CHARACTERS_REFUSED: &str = "must not contain control characters";
+
+/// Whether `c` is one of [`REFUSED_CHARACTERS`].
+pub fn is_refused_character(c: char) -> bool {
+    REFUSED_CHARACTERS
+        .iter()
+        .any(|&(low, high)| (low..=high).contains(&c))
+}
+
+/// What is wrong with the characters of `s`, if anything: NUL, then the other refused ones.
+pub fn refused_characters(s: &str) -> Option<&'static str> {
+    if s.contains('\0') {
+        // Whatever the transport (JSON, an HTML form), text never carries NUL (SPEC §3).
+        Some("must not contain NUL characters")
+    } else if s.chars().any(is_refused_character) {
+        Some(CONTROL_CHARACTERS_REFUSED)
+    } else {
+        None
+    }
+}
+
 fn check_text(
     v: &mut Violations,
     param: &str,
@@ -123,9 +157,8 @@ fn check_text(
     max: usize,
     allow_blank: bool,
 ) -> Option<String> {
-    if s.contains('\0') {
-        // Whatever the transport (JSON, an HTML form), text never carries NUL (SPEC §3).
-        v.push(param, "must not contain NUL characters");
+    if let Some(refused) = refused_characters(&s) {
+        v.push(param, refused);
         None
     } else if !allow_blank && s.trim().is_empty() {
         v.push(param, "must not be blank");
@@ -287,5 +320,31 @@ mod tests {
         outer.extend_prefixed("line_items", Violations::single("[1].quantity", "bad"));
         assert_eq!(outer.errors()[0].param, "customer.email");
         assert_eq!(outer.errors()[1].param, "line_items[1].quantity");
+    }
+
+    #[test]
+    fn text_refuses_controls_and_bidi_overrides_but_not_line_breaks() {
+        for bad in [
+            "a\u{1}b",
+            "a\u{7f}",
+            "\u{85}x",
+            "Ada\u{202e}gnp.exe",
+            "\u{2066}x\u{2069}",
+        ] {
+            let mut v = Violations::new();
+            assert_eq!(
+                required_text(&mut v, "name", Some(bad.into()), 100),
+                None,
+                "{bad:?}"
+            );
+            assert_eq!(v.errors()[0].message, CONTROL_CHARACTERS_REFUSED);
+        }
+        let mut v = Violations::new();
+        let kept = "Line one\r\n\tLine two, \u{200f}\u{5d0}\u{5d1} é";
+        assert_eq!(
+            optional_text(&mut v, "notes", Some(kept.into()), 100).as_deref(),
+            Some(kept)
+        );
+        assert!(v.is_empty());
     }
 }

@@ -16,7 +16,7 @@ use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use futures_util::StreamExt;
-use invoicing_domain::validation::Violations;
+use invoicing_domain::validation::{refused_characters, Violations};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -276,7 +276,11 @@ fn depth(value: &Value) -> usize {
 /// NUL characters anywhere, and `null` except in the top-level fields when `fields_may_be_null`.
 fn find_refused(value: &Value, at: &str, fields_may_be_null: bool, out: &mut Violations) {
     match value {
-        Value::String(s) if s.contains('\0') => out.push(at, "must not contain NUL characters"),
+        Value::String(s) => {
+            if let Some(refused) = refused_characters(s) {
+                out.push(at, refused);
+            }
+        }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if item.is_null() {
@@ -288,8 +292,8 @@ fn find_refused(value: &Value, at: &str, fields_may_be_null: bool, out: &mut Vio
         Value::Object(map) => {
             for (key, item) in map {
                 let here = invoicing_domain::validation::join_param(at, key);
-                if key.contains('\0') {
-                    out.push(here.clone(), "must not contain NUL characters");
+                if let Some(refused) = refused_characters(key) {
+                    out.push(here.clone(), refused);
                 }
                 if item.is_null() && !fields_may_be_null {
                     out.push(here.clone(), "must not be null");

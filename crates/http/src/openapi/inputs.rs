@@ -444,6 +444,9 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         text(0, invoicing_domain::credit_note::MEMO_MAX),
     );
     email_input(schemas);
+    // Every string a body carries refuses control and bidirectional characters (`body.rs`
+    // checks all of them, whatever the field).
+    refuse_controls(doc);
 }
 
 /// The `email` object of the send and resend routes (SPEC §18), as `EmailInput::parse` reads
@@ -575,4 +578,110 @@ fn put(schemas: &mut serde_json::Map<String, Value>, schema: &str, field: &str, 
             p.insert(field.to_string(), value);
         }
     }
+}
+
+/// The class of [`REFUSED_CHARACTERS`] as a regex class body.
+fn refused_class() -> String {
+    use invoicing_domain::validation::REFUSED_CHARACTERS;
+    REFUSED_CHARACTERS
+        .iter()
+        .map(|&(low, high)| format!("\\u{:04x}-\\u{:04x}", u32::from(low), u32::from(high)))
+        .collect()
+}
+
+/// Adds "none of the refused characters" to every string schema of the request bodies: as
+/// the pattern of a string that has none, or beside a pattern that could match one.
+fn refuse_controls(doc: &mut Value) {
+    let free = format!("^[^{}]*$", refused_class());
+    // Reached again: the schemas above added some (the profile's address).
+    let ops = doc["paths"]
+        .as_object()
+        .into_iter()
+        .flat_map(|p| p.values())
+        .flat_map(|item| item.as_object().into_iter().flat_map(|o| o.values()));
+    let inputs = reachable(
+        &doc["components"]["schemas"],
+        ops.map(|op| &op["requestBody"]),
+    );
+    for name in &inputs {
+        if let Some(schema) = doc["components"]["schemas"].get_mut(name) {
+            guard_strings(schema, &free);
+        }
+    }
+    let operations = doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        if let Some(body) = operation.get_mut("requestBody") {
+            guard_strings(body, &free);
+        }
+    }
+}
+
+fn guard_strings(node: &mut Value, free: &str) {
+    let Some(map) = node.as_object_mut() else {
+        return;
+    };
+    // A `$ref` is guarded where it points; keywords beside it (a metadata's key and value
+    // schemas) are walked like any others.
+    let is_string = match map.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    if is_string && !map.contains_key("enum") && !map.contains_key("const") {
+        match map.get("pattern").and_then(Value::as_str) {
+            None => {
+                map.insert("pattern".into(), Value::from(free));
+            }
+            Some(pattern) if may_match_a_control(pattern) => {
+                let guard = json!({"pattern": free});
+                match map.get_mut("allOf").and_then(Value::as_array_mut) {
+                    Some(all) => all.push(guard),
+                    None => {
+                        map.insert("allOf".into(), json!([guard]));
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    for key in ["properties", "content"] {
+        for child in map
+            .get_mut(key)
+            .and_then(Value::as_object_mut)
+            .into_iter()
+            .flat_map(|m| m.values_mut())
+        {
+            guard_strings(child, free);
+        }
+    }
+    for key in ["allOf", "oneOf", "anyOf", "prefixItems"] {
+        for child in map
+            .get_mut(key)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            guard_strings(child, free);
+        }
+    }
+    for key in ["items", "additionalProperties", "propertyNames", "schema"] {
+        if let Some(child) = map.get_mut(key) {
+            guard_strings(child, free);
+        }
+    }
+}
+
+/// Whether a string pattern could let a refused character through: not anchored at both
+/// ends, or with a negated class or an escape that names one.
+fn may_match_a_control(pattern: &str) -> bool {
+    let anchored = pattern.starts_with('^') && pattern.ends_with('$');
+    !anchored
+        || ["[^", "\\u", "\\t", "\\f", "\\s", "\\S"]
+            .iter()
+            .any(|m| pattern.contains(m))
 }

@@ -83,7 +83,7 @@ pub struct ErrorDetail {
 #[rustfmt::skip]
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`. No text may contain the NUL character (U+0000): a body or parameter with one is refused (422 or 400), in every field."),
+    info(title = "Invoicing API", version = "1", description = "Customers, invoices, quotations, payments, products, events and webhooks. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`. No text may contain the NUL character (U+0000): a body or parameter with one is refused (422 or 400), in every field. Nor may text in a body contain other control characters (U+0001–U+0008, U+000B, U+000C, U+000E–U+001F, U+007F–U+009F) or bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), keys included (422); tab, line feed and carriage return are text. Each string schema of a body states this with a pattern."),
     components(schemas(Profile, ProfilePatchInput, Locale, ErrorBody, ErrorObject, ErrorDetail, ErrorType, ErrorCode, events::EventTypeName, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
         Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
         Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,

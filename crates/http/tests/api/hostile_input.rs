@@ -5,6 +5,7 @@ use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::{init_service, TestRequest};
 use invoicing_http::build_app;
+use serde_json::{json, Value};
 
 const HOSTILE_PAGE: &str = "/invoice/x%0d%0aSet-Cookie:%20a=b?token=1";
 
@@ -163,7 +164,49 @@ async fn page_forms_are_bounded(h: Harness) {
     assert_error(&send(&app, post).await, 413, "payload_too_large");
 }
 
+/// Control characters and bidirectional overrides are refused in every text of a body, keys
+/// included, naming the field; line breaks and tabs are text. Nothing refused is stored.
+async fn control_and_bidi_characters_are_refused_in_bodies(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let create = |body: Value| json(h.req(Method::POST, "/api/v1/customers"), &body);
+    let cases = [
+        (
+            json!({"name": "Ada\u{202e}fdp.exe", "email": "a@example.com"}),
+            "name",
+        ),
+        (
+            json!({"name": "Ada", "email": "a@example.com", "address": {"line1": "x\u{85}"}}),
+            "address.line1",
+        ),
+        (
+            json!({"name": "Ada", "email": "a@example.com", "metadata": {"k\u{7}": "v"}}),
+            "metadata.k\u{7}",
+        ),
+        (
+            json!({"name": "Ada", "email": "a@example.com", "metadata": {"k": "\u{1b}[31m"}}),
+            "metadata.k",
+        ),
+    ];
+    for (body, param) in cases {
+        let r = send(&app, create(body)).await;
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["details"][0]["param"], param, "{}", r.body);
+        assert_eq!(
+            r.body["error"]["details"][0]["message"],
+            "must not contain control characters"
+        );
+    }
+    let list = send(&app, h.req(Method::GET, "/api/v1/customers")).await;
+    assert_eq!(list.body["total"], 0, "nothing refused was stored");
+    let kept = "Rue de l'\u{c9}glise 1\r\n\tB\u{e2}timent \u{5d0}";
+    let body = json!({"name": "Ada", "email": "a@example.com", "address": {"line1": kept}});
+    let r = send(&app, create(body)).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(r.body["address"]["line1"], kept);
+}
+
 http_tests!(
+    control_and_bidi_characters_are_refused_in_bodies,
     page_forms_are_bounded,
     crlf_in_a_page_path_never_reaches_a_header,
     integer_query_values_out_of_range_are_400,
