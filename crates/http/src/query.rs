@@ -61,9 +61,9 @@ impl ListQuery {
     fn number(&self, name: &str, default: u32, message: &str) -> Result<u32, ApiError> {
         match self.values.get(name) {
             None => Ok(default),
-            Some(v) => v
-                .parse::<u32>()
-                .map_err(|_| ApiError::invalid_parameter(name, message)),
+            Some(v) => integral(v)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| ApiError::invalid_parameter(name, message)),
         }
     }
 
@@ -110,9 +110,7 @@ impl ListQuery {
     ) -> Result<Option<i64>, ApiError> {
         match self.values.get(name) {
             None => Ok(None),
-            Some(v) => v
-                .parse::<i64>()
-                .ok()
+            Some(v) => integral(v)
                 .filter(|n| range.contains(n))
                 .map(Some)
                 .ok_or_else(|| ApiError::invalid_parameter(name, message)),
@@ -133,6 +131,53 @@ impl ListQuery {
             }
         }
     }
+}
+
+/// An integer as a query value may spell it: `12`, or, as the document's `integer` (a JSON
+/// Schema number with no fraction) allows and clients that format numbers send, `12.0`,
+/// `1.2e1` or `1e+16`. Exact: a value with a fraction, or beyond `i64`, is `None`, never
+/// rounded or wrapped.
+fn integral(v: &str) -> Option<i64> {
+    if let Ok(n) = v.parse::<i64>() {
+        return Some(n);
+    }
+    let (negative, unsigned) = match v.as_bytes().first()? {
+        b'-' => (true, &v[1..]),
+        b'+' => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let shift = exponent.checked_sub(i32::try_from(fraction.len()).ok()?)?;
+    let significant = digits.trim_start_matches('0');
+    let magnitude: i128 = if significant.is_empty() {
+        0
+    } else if shift >= 0 {
+        let base: i128 = significant.parse().ok()?;
+        base.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?
+    } else {
+        let drop = usize::try_from(shift.unsigned_abs()).ok()?;
+        let kept = significant.len().checked_sub(drop);
+        match kept {
+            Some(kept) if significant[kept..].bytes().all(|b| b == b'0') => {
+                if kept == 0 {
+                    0
+                } else {
+                    significant[..kept].parse().ok()?
+                }
+            }
+            // Fewer digits than the shift drops: a fraction unless they are all zeros.
+            _ => return None,
+        }
+    };
+    i64::try_from(if negative { -magnitude } else { magnitude }).ok()
 }
 
 #[cfg(test)]
@@ -159,6 +204,45 @@ mod tests {
             page("page=1&page=2").unwrap_err().param.as_deref(),
             Some("page")
         );
+    }
+
+    #[test]
+    fn integers_may_be_spelled_as_integral_numbers() {
+        for (text, n) in [
+            ("12", 12),
+            ("+12", 12),
+            ("12.0", 12),
+            ("1.2e1", 12),
+            ("1e+16", 10_000_000_000_000_000),
+            ("-3.000", -3),
+            ("0.0", 0),
+            ("-0", 0),
+            ("9223372036854775807.0", i64::MAX),
+            ("-9223372036854775808", i64::MIN),
+            ("1200e-2", 12),
+        ] {
+            assert_eq!(integral(text), Some(n), "{text}");
+        }
+        for text in [
+            "1.5",
+            "1e-1",
+            "12e-2",
+            "9223372036854775808.0",
+            "1e19",
+            "1e99999999999",
+            "",
+            ".",
+            "e1",
+            "1.2.3",
+            "0x10",
+            "1_000",
+            " 1",
+            "--1",
+            "NaN",
+            "inf",
+        ] {
+            assert_eq!(integral(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -342,11 +342,16 @@ mod tests {
             .unwrap()
     }
 
-    /// Twenty-four requests that arrive while the first take is in flight are taken by one
-    /// statement; the bucket of ten grants ten in all, the first nine of the queue in order,
-    /// each told what it left.
-    #[actix_web::test]
-    async fn requests_waiting_on_a_take_join_the_next_one() {
+    /// A take held open, and `queued` requests waiting behind it on a bucket of ten.
+    struct Pileup {
+        open: oneshot::Sender<()>,
+        first: actix_web::rt::task::JoinHandle<Decision>,
+        queued: Vec<actix_web::rt::task::JoinHandle<Decision>>,
+        asked: Asked,
+        buckets: SharedBuckets,
+    }
+
+    async fn pile_up(queued: usize) -> Pileup {
         let (open, gate) = oneshot::channel();
         let (take, asked) = bucket(10, Some(gate));
         let buckets = SharedBuckets::default();
@@ -356,10 +361,31 @@ mod tests {
         };
         let first = spawn();
         actix_web::rt::task::yield_now().await;
-        let queued: Vec<_> = (0..24).map(|_| spawn()).collect();
+        let queued = (0..queued).map(|_| spawn()).collect();
         for _ in 0..4 {
             actix_web::rt::task::yield_now().await;
         }
+        Pileup {
+            open,
+            first,
+            queued,
+            asked,
+            buckets,
+        }
+    }
+
+    /// Twenty-four requests that arrive while the first take is in flight are taken by one
+    /// statement; the bucket of ten grants ten in all, the first nine of the queue in order,
+    /// each told what it left.
+    #[actix_web::test]
+    async fn requests_waiting_on_a_take_join_the_next_one() {
+        let Pileup {
+            open,
+            first,
+            queued,
+            asked,
+            buckets,
+        } = pile_up(24).await;
         open.send(()).unwrap();
         let first = first.await.unwrap();
         assert!(first.allowed);
@@ -423,19 +449,13 @@ mod tests {
     /// Requests that stopped waiting (their client left) are not taken for.
     #[actix_web::test]
     async fn requests_gone_are_not_taken_for() {
-        let (open, gate) = oneshot::channel();
-        let (take, asked) = bucket(10, Some(gate));
-        let buckets = SharedBuckets::default();
-        let spawn = || {
-            let (buckets, take) = (buckets.clone(), take.clone());
-            actix_web::rt::spawn(async move { check(&buckets, TEN, &take).await })
-        };
-        let first = spawn();
-        actix_web::rt::task::yield_now().await;
-        let queued: Vec<_> = (0..3).map(|_| spawn()).collect();
-        for _ in 0..4 {
-            actix_web::rt::task::yield_now().await;
-        }
+        let Pileup {
+            open,
+            first,
+            queued,
+            asked,
+            ..
+        } = pile_up(3).await;
         queued[0].abort();
         queued[2].abort();
         actix_web::rt::task::yield_now().await;
