@@ -5,7 +5,7 @@ use crate::html;
 use chrono::NaiveDate;
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::money::Money;
-use invoicing_render::Document;
+use invoicing_render::{Document, Mark};
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::{Address, Message};
@@ -99,10 +99,15 @@ fn standard_text(l: &Letter<'_>) -> String {
     let before_due = l.kind == EmailKind::Reminder
         && d.due_date
             .is_some_and(|due| chrono::Utc::now().date_naive() < due);
-    let key = if before_due {
-        "email.reminder_before.body".to_string()
-    } else {
-        format!("email.{}.body", l.kind.as_str())
+    // A document sent again after it closed says so instead of asking to pay or answer.
+    let key = match (l.kind, d.mark) {
+        (EmailKind::Reminder, _) if before_due => "email.reminder_before.body".to_string(),
+        (EmailKind::Invoice, Mark::Paid) => "email.invoice_paid.body".to_string(),
+        (EmailKind::Invoice, Mark::Cancelled) => "email.invoice_cancelled.body".to_string(),
+        (EmailKind::Quotation, Mark::Accepted | Mark::Declined | Mark::Expired) => {
+            "email.quotation_closed.body".to_string()
+        }
+        (kind, _) => format!("email.{}.body", kind.as_str()),
     };
     t.fill(
         &key,
@@ -216,7 +221,7 @@ pub fn compose(sender: &Sender, l: Letter<'_>, message_id: &str) -> Result<Messa
 mod tests {
     use super::*;
     use invoicing_domain::currency::Currency;
-    use invoicing_render::{DocumentKind, Locale, Mark, Party, Totals};
+    use invoicing_render::{DocumentKind, Locale, Party, Totals};
 
     fn quotation() -> Document {
         let money = |m| Money::new(m).unwrap();
@@ -317,6 +322,66 @@ mod tests {
             "{}",
             standard_text(&l)
         );
+    }
+
+    /// Sent again once closed, a document says what it is now, in every language: a paid
+    /// invoice thanks, a cancelled one says nothing is due, a closed quotation takes no
+    /// answer; none asks to pay or to accept.
+    #[test]
+    fn a_closed_document_sent_again_says_so() {
+        let to = ["pat@example.com".to_string()];
+        let cases = [
+            (
+                DocumentKind::Invoice,
+                EmailKind::Invoice,
+                Mark::Paid,
+                "paid in full",
+            ),
+            (
+                DocumentKind::Invoice,
+                EmailKind::Invoice,
+                Mark::Cancelled,
+                "cancelled",
+            ),
+            (
+                DocumentKind::Quotation,
+                EmailKind::Quotation,
+                Mark::Accepted,
+                "no longer open",
+            ),
+            (
+                DocumentKind::Quotation,
+                EmailKind::Quotation,
+                Mark::Expired,
+                "no longer open",
+            ),
+        ];
+        for (doc_kind, kind, mark, english) in cases {
+            let mut doc = quotation();
+            doc.kind = doc_kind;
+            doc.mark = mark;
+            for locale in Locale::all() {
+                doc.locale = locale;
+                let mut l = letter(&doc, &to);
+                l.kind = kind;
+                let text = standard_text(&l);
+                assert!(!text.contains('{'), "{locale} {mark:?}: {text}");
+                assert!(text.contains("https://billing.example.com/"), "{text}");
+                if locale == Locale::En {
+                    assert!(text.contains(english), "{mark:?}: {text}");
+                    assert!(
+                        !text.contains("pay it") && !text.contains("accept"),
+                        "{text}"
+                    );
+                }
+            }
+            // The same document still open asks as before.
+            doc.mark = Mark::None;
+            doc.locale = Locale::En;
+            let mut l = letter(&doc, &to);
+            l.kind = kind;
+            assert!(!standard_text(&l).contains(english));
+        }
     }
 
     /// A merchant name with a line break cannot add a header: the display name is encoded.
