@@ -1,6 +1,7 @@
 //! The event log: written by the repositories inside the transaction of each change (with its
 //! webhook deliveries), read by the events API and the webhook workers.
 
+use crate::capped::{capped_page, count_up_to_cap};
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::events;
@@ -10,7 +11,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Text, Timestamp};
 use invoicing_domain::event::{Event, EventData, EventFilter, EventId};
-use invoicing_domain::paging::{Page, PageRequest, COUNT_CAP};
+use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{EventRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::webhook_delivery::DeliveryState;
@@ -136,24 +137,16 @@ impl EventRepository for Store {
                 rows = rows.filter(events::event_type.eq(t.clone()));
             }
             // Every change adds an event: counted up to the cap, never the whole log (SPEC §5).
-            let counted = count
-                .select(events::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64;
+            let counted = count_up_to_cap(conn, count.select(events::id))?;
             let rows = rows
                 .order((events::created_at.desc(), events::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(EventRow::as_select())
                 .load::<EventRow>(conn)?;
-            let more = rows.len() as i64 > page.limit();
-            let data = rows
-                .into_iter()
-                .take(page.per_page() as usize)
-                .map(EventRow::into_domain)
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::capped(data, page, counted, more))
+            capped_page(rows, page, counted, |rows| {
+                rows.into_iter().map(EventRow::into_domain).collect()
+            })
         })
     }
 

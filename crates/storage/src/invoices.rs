@@ -1,6 +1,7 @@
 //! Invoices: gap-free numbers, drafts and their lifecycle, the public page's read and the
 //! overdue sweep. Every change writes its event in the same transaction.
 
+use crate::capped::{capped_page, count_up_to_cap};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
@@ -24,7 +25,7 @@ use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
-use invoicing_domain::paging::{Page, PageRequest, COUNT_CAP};
+use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
@@ -297,19 +298,10 @@ impl InvoiceRepository for Store {
                     total,
                 ));
             }
-            let counted = query()
-                .select(invoices::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64;
-            let more = rows.len() as i64 > page.limit();
-            let rows = rows.into_iter().take(page.per_page() as usize).collect();
-            Ok(Page::capped(
-                to_invoices(conn, scope, rows, &url)?,
-                page,
-                counted,
-                more,
-            ))
+            let counted = count_up_to_cap(conn, query().select(invoices::id))?;
+            capped_page(rows, page, counted, |rows| {
+                to_invoices(conn, scope, rows, &url)
+            })
         })
     }
 

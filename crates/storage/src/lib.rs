@@ -3,6 +3,7 @@
 //! The backend is chosen by the `DATABASE_URL` scheme at run time.
 
 mod accounts;
+mod capped;
 pub mod connection;
 mod credit_notes;
 mod customers;

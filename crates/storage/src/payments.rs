@@ -3,6 +3,7 @@
 //! verifications of one invoice run one at a time: together they never exceed its total, and
 //! exactly one of them marks it paid. Events are written in the same transaction.
 
+use crate::capped::{capped_page, count_up_to_cap};
 use crate::connection::AnyConnection;
 use crate::documents::{kept_count, move_and_record};
 use crate::events::record;
@@ -327,21 +328,22 @@ impl PaymentRepository for Store {
             let by_status_only = filter.customer_id.is_none()
                 && filter.invoice_id.is_none()
                 && filter.amount_min.is_none();
-            let total = if by_status_only {
-                kept_count(conn, scope, "payment", filter.status.map(|s| s.as_str()))?
-            } else {
-                query().count().get_result(conn)?
-            };
-            let data = query()
+            let rows = query()
                 .order((payments::created_at.desc(), payments::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(PaymentRow::as_select())
-                .load::<PaymentRow>(conn)?
-                .into_iter()
-                .map(PaymentRow::into_domain)
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::new(data, page, total))
+                .load::<PaymentRow>(conn)?;
+            let convert =
+                |rows: Vec<PaymentRow>| rows.into_iter().map(PaymentRow::into_domain).collect();
+            if by_status_only {
+                let total = kept_count(conn, scope, "payment", filter.status.map(|s| s.as_str()))?;
+                let rows = rows.into_iter().take(page.per_page() as usize).collect();
+                return Ok(Page::new(convert(rows)?, page, total));
+            }
+            // Other filters (an amount across all payments) count up to the cap (SPEC §5).
+            let counted = count_up_to_cap(conn, query().select(payments::id))?;
+            capped_page(rows, page, counted, convert)
         })
     }
 

@@ -1,6 +1,7 @@
 //! Webhook endpoints: registration, changes, secret rotation, the delivery log, redelivery, and
 //! the fan-out that turns each event into deliveries inside the event's own transaction.
 
+use crate::capped::{capped_page, count_up_to_cap};
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, scoped};
 use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoints};
@@ -9,7 +10,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Text, Timestamp};
 use invoicing_domain::event::EventId;
-use invoicing_domain::paging::{Page, PageRequest, COUNT_CAP};
+use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RepoError, RepoResult, WebhookRepository};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::webhook::{
@@ -307,11 +308,7 @@ impl WebhookRepository for Store {
             let of_endpoint =
                 || scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0));
             // Attempts grow with every event: counted up to the cap (SPEC §5).
-            let counted = of_endpoint()
-                .select(webhook_attempts::id)
-                .limit(COUNT_CAP + 1)
-                .load::<i64>(conn)?
-                .len() as i64;
+            let counted = count_up_to_cap(conn, of_endpoint().select(webhook_attempts::id))?;
             let rows = of_endpoint()
                 .order((
                     webhook_attempts::created_at.desc(),
@@ -321,13 +318,9 @@ impl WebhookRepository for Store {
                 .offset(page.offset())
                 .select(AttemptRow::as_select())
                 .load::<AttemptRow>(conn)?;
-            let more = rows.len() as i64 > page.limit();
-            let data = rows
-                .into_iter()
-                .take(page.per_page() as usize)
-                .map(AttemptRow::into_domain)
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::capped(data, page, counted, more))
+            capped_page(rows, page, counted, |rows| {
+                rows.into_iter().map(AttemptRow::into_domain).collect()
+            })
         })
     }
 
