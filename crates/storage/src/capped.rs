@@ -1,6 +1,6 @@
 //! Totals of lists that keep no count (SPEC §5): rows counted up to `COUNT_CAP + 1`, so a list
 //! costs the same however large the account grows, and pages read one row past their end to
-//! know whether another follows.
+//! know whether another follows. Lists whose total is kept read their pages the same way.
 
 use crate::connection::AnyConnection;
 use diesel::dsl::Limit;
@@ -16,6 +16,18 @@ where
     Limit<Q>: LoadQuery<'a, AnyConnection, i64>,
 {
     Ok(ids.limit(COUNT_CAP + 1).load::<i64>(conn)?.len() as i64)
+}
+
+/// The page from `rows`, read with [`PageRequest::limit`] + 1, of a list whose total is kept
+/// (`documents::kept_count`).
+pub(crate) fn kept_page<R, T, E>(
+    rows: Vec<R>,
+    page: PageRequest,
+    total: i64,
+    convert: impl FnOnce(Vec<R>) -> Result<Vec<T>, E>,
+) -> Result<Page<T>, E> {
+    let rows = rows.into_iter().take(page.per_page() as usize).collect();
+    Ok(Page::new(convert(rows)?, page, total))
 }
 
 /// The page from `rows`, read with [`PageRequest::limit`] + 1, and the capped count.

@@ -1,5 +1,6 @@
 //! Customers: one row per email per tenant, enforced by a unique index.
 
+use crate::capped::{capped_page, count_up_to_cap, kept_page};
 use crate::connection::AnyConnection;
 use crate::events::record;
 use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
@@ -179,20 +180,20 @@ impl CustomerRepository for Store {
                 count = count.filter(customers::email_normalized.eq(email.clone()));
                 rows = rows.filter(customers::email_normalized.eq(email.clone()));
             }
-            let total = match &email {
-                None => crate::documents::kept_count(conn, scope, "customer", None)?,
-                Some(_) => count.count().get_result(conn)?,
-            };
-            let data = rows
+            let rows = rows
                 .order((customers::created_at.desc(), customers::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(CustomerRow::as_select())
-                .load::<CustomerRow>(conn)?
-                .into_iter()
-                .map(CustomerRow::into_domain)
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::new(data, page, total))
+                .load::<CustomerRow>(conn)?;
+            let convert =
+                |rows: Vec<CustomerRow>| rows.into_iter().map(CustomerRow::into_domain).collect();
+            if email.is_none() {
+                let total = crate::documents::kept_count(conn, scope, "customer", None)?;
+                return kept_page(rows, page, total, convert);
+            }
+            let counted = count_up_to_cap(conn, count.select(customers::id))?;
+            capped_page(rows, page, counted, convert)
         })
     }
 

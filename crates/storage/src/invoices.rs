@@ -1,7 +1,7 @@
 //! Invoices: gap-free numbers, drafts and their lifecycle, the public page's read and the
 //! overdue sweep. Every change writes its event in the same transaction.
 
-use crate::capped::{capped_page, count_up_to_cap};
+use crate::capped::{capped_page, count_up_to_cap, kept_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
@@ -291,12 +291,9 @@ impl InvoiceRepository for Store {
             if by_status_only {
                 let status = filter.status.map(|s| s.as_str());
                 let total = kept_count(conn, scope, DocumentKind::Invoice.as_str(), status)?;
-                let rows = rows.into_iter().take(page.per_page() as usize).collect();
-                return Ok(Page::new(
-                    to_invoices(conn, scope, rows, &url)?,
-                    page,
-                    total,
-                ));
+                return kept_page(rows, page, total, |rows| {
+                    to_invoices(conn, scope, rows, &url)
+                });
             }
             let counted = count_up_to_cap(conn, query().select(invoices::id))?;
             capped_page(rows, page, counted, |rows| {

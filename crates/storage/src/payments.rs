@@ -3,7 +3,7 @@
 //! verifications of one invoice run one at a time: together they never exceed its total, and
 //! exactly one of them marks it paid. Events are written in the same transaction.
 
-use crate::capped::{capped_page, count_up_to_cap};
+use crate::capped::{capped_page, count_up_to_cap, kept_page};
 use crate::connection::AnyConnection;
 use crate::documents::{kept_count, move_and_record};
 use crate::events::record;
@@ -338,8 +338,7 @@ impl PaymentRepository for Store {
                 |rows: Vec<PaymentRow>| rows.into_iter().map(PaymentRow::into_domain).collect();
             if by_status_only {
                 let total = kept_count(conn, scope, "payment", filter.status.map(|s| s.as_str()))?;
-                let rows = rows.into_iter().take(page.per_page() as usize).collect();
-                return Ok(Page::new(convert(rows)?, page, total));
+                return kept_page(rows, page, total, convert);
             }
             // Other filters (an amount across all payments) count up to the cap (SPEC §5).
             let counted = count_up_to_cap(conn, query().select(payments::id))?;

@@ -1,6 +1,7 @@
 //! Quotations: numbered drafts and their edits, and the repository that drives the lifecycle
 //! (`quotation_flow`): sending, the prospect's answer, expiry and conversion.
 
+use crate::capped::{capped_page, count_up_to_cap, kept_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
@@ -174,21 +175,23 @@ impl QuotationRepository for Store {
                 }
                 q
             };
-            let total = match filter.customer_id {
-                None => kept_count(conn, scope, "quotation", filter.status.map(|s| s.as_str()))?,
-                Some(_) => query().count().get_result(conn)?,
-            };
             let rows = query()
                 .order((quotations::created_at.desc(), quotations::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(QuotationRow::as_select())
                 .load::<QuotationRow>(conn)?;
-            Ok(Page::new(
-                to_quotations(conn, scope, rows, &url)?,
-                page,
-                total,
-            ))
+            if filter.customer_id.is_none() {
+                let total =
+                    kept_count(conn, scope, "quotation", filter.status.map(|s| s.as_str()))?;
+                return kept_page(rows, page, total, |rows| {
+                    to_quotations(conn, scope, rows, &url)
+                });
+            }
+            let counted = count_up_to_cap(conn, query().select(quotations::id))?;
+            capped_page(rows, page, counted, |rows| {
+                to_quotations(conn, scope, rows, &url)
+            })
         })
     }
 
