@@ -205,7 +205,7 @@ pub fn parse_body_with<T: DeserializeOwned>(bytes: &[u8], nulls: Nulls) -> Resul
         if text.contains("recursion limit") {
             too_deep()
         } else if text.starts_with(REPEATED_KEY) {
-            ApiError::invalid_json(format!("The body names a key twice: {e}"))
+            ApiError::invalid_json(format!("The body is refused: {e}"))
         } else {
             ApiError::invalid_json(format!("The body is not valid JSON: {e}"))
         }

@@ -21,23 +21,23 @@ where
 /// The page from `rows`, read with [`PageRequest::limit`] + 1, of a list whose total is kept
 /// (`documents::kept_count`).
 pub(crate) fn kept_page<R, T, E>(
-    rows: Vec<R>,
+    mut rows: Vec<R>,
     page: PageRequest,
     total: i64,
     convert: impl FnOnce(Vec<R>) -> Result<Vec<T>, E>,
 ) -> Result<Page<T>, E> {
-    let rows = rows.into_iter().take(page.per_page() as usize).collect();
+    rows.truncate(page.per_page() as usize);
     Ok(Page::new(convert(rows)?, page, total))
 }
 
 /// The page from `rows`, read with [`PageRequest::limit`] + 1, and the capped count.
 pub(crate) fn capped_page<R, T, E>(
-    rows: Vec<R>,
+    mut rows: Vec<R>,
     page: PageRequest,
     counted: i64,
     convert: impl FnOnce(Vec<R>) -> Result<Vec<T>, E>,
 ) -> Result<Page<T>, E> {
     let more = rows.len() as i64 > page.limit();
-    let rows = rows.into_iter().take(page.per_page() as usize).collect();
+    rows.truncate(page.per_page() as usize);
     Ok(Page::capped(convert(rows)?, page, counted, more))
 }
