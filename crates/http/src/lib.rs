@@ -3,6 +3,7 @@
 //! storage only through the domain's repository ports, always off the async workers.
 
 pub mod auth;
+pub mod binary;
 pub mod body;
 pub mod client;
 pub mod config;

@@ -3,7 +3,7 @@
 //! same bytes for the same document.
 
 use crate::error::ApiError;
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, X_CONTENT_TYPE_OPTIONS};
+use crate::binary::{self, Binary};
 use actix_web::{web, HttpResponse};
 use invoicing_render as render;
 pub use render::{invoice_document, quotation_document};
@@ -22,13 +22,10 @@ pub async fn respond(doc: render::Document) -> Result<HttpResponse, ApiError> {
             log::error!("rendering {filename}: {e}");
             ApiError::internal()
         })?;
-    Ok(HttpResponse::Ok()
-        .content_type("application/pdf")
-        .insert_header((
-            CONTENT_DISPOSITION,
-            format!("inline; filename=\"{filename}\""),
-        ))
-        .insert_header((CACHE_CONTROL, "private, no-store"))
-        .insert_header((X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(bytes))
+    Ok(binary::respond(Binary {
+        content_type: "application/pdf",
+        cache_control: "private, no-store",
+        filename: Some(filename),
+        bytes,
+    }))
 }

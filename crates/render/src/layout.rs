@@ -5,7 +5,7 @@
 use krilla::image::Image;
 
 use crate::qr::{self, QrRuns};
-use crate::text::{face, sanitize, wrap, Face};
+use crate::text::{sanitize, width, wrap, Face};
 use crate::{Document, DocumentKind, ImageKind, Locale, Mark, Party, RenderError};
 
 pub const PAGE_W: f32 = 595.28;
@@ -178,10 +178,10 @@ impl Ctx<'_> {
         let (f, size, color) = style;
         let s = sanitize(s);
         let mut size = size;
-        let mut w = face(f).width(&s, size);
+        let mut w = width(&s, f, size);
         if w > max_w {
             size = (size * max_w / w).max(size * 0.7);
-            w = face(f).width(&s, size);
+            w = width(&s, f, size);
         }
         self.ops().push(Op::Text {
             x: right - w,
@@ -313,7 +313,7 @@ impl Ctx<'_> {
         if let Some((key, color)) = mark_style(doc) {
             let label = sanitize(&loc.text(key).to_uppercase());
             let size = 10.0;
-            let w = face(Face::Bold).width(&label, size) + 16.0;
+            let w = width(&label, Face::Bold, size) + 16.0;
             let top = ry + 10.0;
             self.ops().push(Op::Frame {
                 x: RIGHT - w,
@@ -659,7 +659,7 @@ impl Ctx<'_> {
                 &[("n", &(i + 1).to_string()), ("m", &m.to_string())],
             );
             let text = sanitize(&n);
-            let w = face(Face::Regular).width(&text, 7.5);
+            let w = width(&text, Face::Regular, 7.5);
             page.push(Op::Text {
                 x: RIGHT - w,
                 y: y + 14.0,
@@ -673,16 +673,15 @@ impl Ctx<'_> {
 }
 
 /// A URL broken after `/`, `?`, `&`, `=` or `-` where it must be, so each piece stays readable.
-fn wrap_url(url: &str, size: f32, width: f32) -> Vec<String> {
-    let f = face(Face::Regular);
+fn wrap_url(url: &str, size: f32, max_w: f32) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = sanitize(url);
-    while f.width(&rest, size) > width {
+    while width(&rest, Face::Regular, size) > max_w {
         let mut cut = 0;
         let mut last_break = 0;
         for (i, c) in rest.char_indices() {
             let end = i + c.len_utf8();
-            if f.width(&rest[..end], size) > width {
+            if width(&rest[..end], Face::Regular, size) > max_w {
                 break;
             }
             cut = end;

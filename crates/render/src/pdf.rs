@@ -16,7 +16,7 @@ use krilla::surface::Surface;
 use krilla::{Document as PdfDocument, SerializeSettings};
 
 use crate::layout::{self, Op, Page, Rgb, PAGE_H, PAGE_W};
-use crate::text::face;
+use crate::text::{self, Face};
 use crate::{Document, RenderError};
 
 fn fill(c: Rgb) -> Fill {
@@ -98,18 +98,25 @@ fn draw(surface: &mut Surface, op: &Op, links: &mut Vec<(Rect, String)>) {
             color,
             text,
         } => {
-            let lf = face(*f);
             surface.set_fill(Some(fill(*color)));
+            for run in text::shape(text, *f).runs {
+                // The fallback font has no bold: a thin outline in the text's colour stands in.
+                let fake_bold = run.fallback && *f == Face::Bold;
+                surface.set_stroke(fake_bold.then(|| Stroke {
+                    paint: rgb::Color::new(color[0], color[1], color[2]).into(),
+                    width: size * 0.04,
+                    ..Stroke::default()
+                }));
+                surface.draw_glyphs(
+                    Point::from_xy(x + run.x * size, *y),
+                    &run.glyphs,
+                    run.font,
+                    text,
+                    *size,
+                    false,
+                );
+            }
             surface.set_stroke(None);
-            let glyphs = lf.glyphs(text);
-            surface.draw_glyphs(
-                Point::from_xy(*x, *y),
-                &glyphs,
-                lf.font.clone(),
-                text,
-                *size,
-                false,
-            );
         }
         Op::Rect { x, y, w, h, color } => {
             if let Some(path) = rect_path(*x, *y, *w, *h) {

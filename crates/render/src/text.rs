@@ -1,14 +1,20 @@
-//! The two compiled-in faces, text measurement and word wrapping. Glyphs are laid out one per
-//! character from the font's own advances (no kerning), so what is measured is what is drawn.
+//! Text as a reader expects it in every script: the compiled-in faces (DejaVu Sans regular and bold
+//! for Latin, Greek, Cyrillic, Arabic and Hebrew; Droid Sans Fallback for Chinese and Japanese),
+//! shaping with rustybuzz (Arabic joined, marks placed, kerning) and the Unicode bidirectional
+//! algorithm (right-to-left runs drawn right to left), measurement and word wrapping. Layout and
+//! drawing both go through [`shape`], so what is measured is what is drawn.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use krilla::text::{Font, GlyphId, KrillaGlyph};
-use skrifa::instance::{LocationRef, Size};
-use skrifa::{FontRef, MetadataProvider};
+use rustybuzz::{Direction, UnicodeBuffer};
+use unicode_bidi::BidiInfo;
 
 static REGULAR: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 static BOLD: &[u8] = include_bytes!("../fonts/DejaVuSans-Bold.ttf");
+/// Only embedded (as a subset) in documents that use it, so Latin-only PDFs do not grow.
+static FALLBACK: &[u8] = include_bytes!("../fonts/DroidSansFallbackFull.ttf");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Face {
@@ -16,109 +22,218 @@ pub enum Face {
     Bold,
 }
 
-/// A parsed face: the krilla handle for embedding and the metrics for layout.
-pub struct LoadedFace {
-    pub font: Font,
-    /// Advance (in em) and glyph of every character up to U+052F (Latin, Greek, Cyrillic),
-    /// looked up once; other characters go through the cmap.
-    table: Vec<(u32, f32)>,
-    charmap: skrifa::charmap::Charmap<'static>,
-    metrics: skrifa::metrics::GlyphMetrics<'static>,
+/// One font file: the krilla handle for embedding and the rustybuzz face for shaping.
+struct FontFile {
+    font: Font,
+    shaper: rustybuzz::Face<'static>,
     upem: f32,
-    question: (u32, f32),
+    /// Drawn for a glyph the shaper could not find: PDF/A forbids the empty glyph.
+    question: (u16, f32),
 }
 
-const TABLE_END: u32 = 0x530;
-
-impl LoadedFace {
-    fn load(bytes: &'static [u8]) -> LoadedFace {
+impl FontFile {
+    /// `question` is the font's question mark (the fallback font has only a full-width one).
+    fn load(bytes: &'static [u8], question: char) -> FontFile {
         // The files are compiled in and known good: failing here is a build defect.
         let font = Font::new(bytes.into(), 0).expect("the embedded font parses");
-        let font_ref = FontRef::new(bytes).expect("the embedded font parses");
-        let upem = f32::from(
-            font_ref
-                .metrics(Size::unscaled(), LocationRef::default())
-                .units_per_em,
-        );
-        let charmap = font_ref.charmap();
-        let metrics = font_ref.glyph_metrics(Size::unscaled(), LocationRef::default());
-        let lookup = |c: char| -> Option<(u32, f32)> {
-            let gid = charmap.map(c)?;
-            let adv = metrics.advance_width(gid)? / upem;
-            Some((gid.to_u32(), adv))
-        };
-        let question = lookup('?').expect("the embedded font has '?'");
-        let table = (0..TABLE_END)
-            .map(|u| char::from_u32(u).and_then(lookup).unwrap_or((0, 0.0)))
-            .collect();
-        LoadedFace {
+        let shaper = rustybuzz::Face::from_slice(bytes, 0).expect("the embedded font parses");
+        let upem = shaper.units_per_em() as f32;
+        let q = shaper
+            .glyph_index(question)
+            .expect("the embedded font has a question mark");
+        let question = (q.0, f32::from(shaper.glyph_hor_advance(q).unwrap_or(0)) / upem);
+        FontFile {
             font,
-            table,
-            charmap,
-            metrics,
+            shaper,
             upem,
             question,
         }
     }
 
-    /// Glyph and advance in em; `None` when the face has no glyph for `c`.
-    fn glyph(&self, c: char) -> Option<(u32, f32)> {
-        let u = c as u32;
-        if u < TABLE_END {
-            let g = self.table[u as usize];
-            return (g.0 != 0).then_some(g);
-        }
-        let gid = self.charmap.map(c)?;
-        let adv = self.metrics.advance_width(gid)? / self.upem;
-        Some((gid.to_u32(), adv))
-    }
-
-    /// Width of `s` at `size` points.
-    pub fn width(&self, s: &str, size: f32) -> f32 {
-        s.chars()
-            .map(|c| self.glyph(c).unwrap_or(self.question).1)
-            .sum::<f32>()
-            * size
-    }
-
-    /// Glyphs for `s`, which must already be [`sanitize`]d.
-    pub fn glyphs(&self, s: &str) -> Vec<KrillaGlyph> {
-        s.char_indices()
-            .map(|(i, c)| {
-                let (gid, adv) = self.glyph(c).unwrap_or(self.question);
-                KrillaGlyph::new(
-                    GlyphId::new(gid),
-                    adv,
-                    0.0,
-                    0.0,
-                    0.0,
-                    i..i + c.len_utf8(),
-                    None,
-                )
-            })
-            .collect()
+    fn covers(&self, c: char) -> bool {
+        self.shaper.glyph_index(c).is_some()
     }
 }
 
-pub fn face(face: Face) -> &'static LoadedFace {
-    static R: OnceLock<LoadedFace> = OnceLock::new();
-    static B: OnceLock<LoadedFace> = OnceLock::new();
+fn regular() -> &'static FontFile {
+    static F: OnceLock<FontFile> = OnceLock::new();
+    F.get_or_init(|| FontFile::load(REGULAR, '?'))
+}
+
+fn bold() -> &'static FontFile {
+    static F: OnceLock<FontFile> = OnceLock::new();
+    F.get_or_init(|| FontFile::load(BOLD, '?'))
+}
+
+fn fallback() -> &'static FontFile {
+    static F: OnceLock<FontFile> = OnceLock::new();
+    F.get_or_init(|| FontFile::load(FALLBACK, '\u{FF1F}'))
+}
+
+/// The face's own font first, then the fallback, which has no bold.
+fn fonts(face: Face) -> [&'static FontFile; 2] {
     match face {
-        Face::Regular => R.get_or_init(|| LoadedFace::load(REGULAR)),
-        Face::Bold => B.get_or_init(|| LoadedFace::load(BOLD)),
+        Face::Regular => [regular(), fallback()],
+        Face::Bold => [bold(), fallback()],
     }
 }
 
-/// What is printed for `s`: control characters become spaces and characters neither face can
-/// draw (CJK, most emoji) and private-use characters become `?`, because PDF/A forbids the empty glyph and a box
-/// would hide the loss. Both faces cover the same repertoire, so the regular one decides.
+/// Glyphs of one font, drawn from `x` (in em from the start of the line).
+pub struct Run {
+    pub font: Font,
+    /// Whether the run is in the fallback font, which has no bold of its own.
+    pub fallback: bool,
+    pub x: f32,
+    /// Their text ranges index the whole line.
+    pub glyphs: Vec<KrillaGlyph>,
+}
+
+/// A line of text shaped and put in visual order; widths in em.
+pub struct Shaped {
+    pub runs: Vec<Run>,
+    pub width: f32,
+}
+
+/// Shapes one line (no line breaks; [`sanitize`]d): bidirectional runs in visual order, each cut
+/// where the font changes, each piece shaped in its direction.
+pub fn shape(s: &str, face: Face) -> Shaped {
+    let mut out = Shaped {
+        runs: Vec::new(),
+        width: 0.0,
+    };
+    let bidi = BidiInfo::new(s, None);
+    if !bidi.has_rtl() {
+        for piece in font_pieces(s, 0..s.len(), face) {
+            push_shaped(&mut out, s, piece, false);
+        }
+        return out;
+    }
+    for para in &bidi.paragraphs {
+        let (levels, runs) = bidi.visual_runs(para, para.range.clone());
+        for run in runs {
+            let rtl = levels[run.start].is_rtl();
+            let mut pieces = font_pieces(s, run, face);
+            if rtl {
+                pieces.reverse();
+            }
+            for piece in pieces {
+                push_shaped(&mut out, s, piece, rtl);
+            }
+        }
+    }
+    out
+}
+
+/// Width of `s` at `size` points.
+pub fn width(s: &str, face: Face, size: f32) -> f32 {
+    shape(s, face).width * size
+}
+
+struct Piece {
+    file: &'static FontFile,
+    fallback: bool,
+    range: Range<usize>,
+}
+
+/// Cuts `range` of `s` where the font must change: the face's own font wherever it has the
+/// character, else the fallback. Spaces and combining marks stay with the font before them, so a
+/// name in Chinese is not cut at every space and a mark stays on its letter.
+fn font_pieces(s: &str, range: Range<usize>, face: Face) -> Vec<Piece> {
+    let [own, fb] = fonts(face);
+    let mut pieces: Vec<Piece> = Vec::new();
+    for (i, c) in s[range.clone()].char_indices() {
+        let at = range.start + i;
+        let stays = pieces
+            .last()
+            .is_some_and(|p| (c.is_whitespace() || is_mark(c)) && p.file.covers(c));
+        let fallback = !stays && !own.covers(c) && fb.covers(c);
+        match pieces.last_mut() {
+            Some(p) if stays || p.fallback == fallback => p.range.end = at + c.len_utf8(),
+            _ => pieces.push(Piece {
+                file: if fallback { fb } else { own },
+                fallback,
+                range: at..at + c.len_utf8(),
+            }),
+        }
+    }
+    pieces
+}
+
+/// Combining marks, which belong with the letter before them.
+fn is_mark(c: char) -> bool {
+    matches!(c as u32,
+        0x0300..=0x036F | 0x0591..=0x05C7 | 0x0610..=0x061A | 0x064B..=0x065F | 0x0670
+        | 0x06D6..=0x06ED | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF
+        | 0x3099..=0x309A | 0xFE20..=0xFE2F)
+}
+
+fn push_shaped(out: &mut Shaped, s: &str, piece: Piece, rtl: bool) {
+    let file = piece.file;
+    let text = &s[piece.range.clone()];
+    let mut buffer = UnicodeBuffer::new();
+    buffer.push_str(text);
+    buffer.guess_segment_properties();
+    buffer.set_direction(if rtl {
+        Direction::RightToLeft
+    } else {
+        Direction::LeftToRight
+    });
+    let shaped = rustybuzz::shape(&file.shaper, &[], buffer);
+    let infos = shaped.glyph_infos();
+    let positions = shaped.glyph_positions();
+    // A glyph's text runs from its cluster to the next cluster in logical order.
+    let mut clusters: Vec<usize> = infos.iter().map(|g| g.cluster as usize).collect();
+    clusters.sort_unstable();
+    clusters.dedup();
+    let base = piece.range.start;
+    let upem = file.upem;
+    let mut width = 0.0;
+    let glyphs = infos
+        .iter()
+        .zip(positions)
+        .map(|(info, pos)| {
+            let start = info.cluster as usize;
+            let end = clusters
+                .iter()
+                .find(|&&c| c > start)
+                .copied()
+                .unwrap_or(text.len());
+            let (gid, advance) = if info.glyph_id == 0 {
+                file.question
+            } else {
+                (info.glyph_id as u16, pos.x_advance as f32 / upem)
+            };
+            width += advance;
+            KrillaGlyph::new(
+                GlyphId::new(u32::from(gid)),
+                advance,
+                pos.x_offset as f32 / upem,
+                pos.y_offset as f32 / upem,
+                pos.y_advance as f32 / upem,
+                base + start..base + end,
+                None,
+            )
+        })
+        .collect();
+    out.runs.push(Run {
+        font: file.font.clone(),
+        fallback: piece.fallback,
+        x: out.width,
+        glyphs,
+    });
+    out.width += width;
+}
+
+/// What is printed for `s`: control characters become spaces, and characters no face can draw
+/// (Korean, recent emoji) and private-use characters become `?`, because PDF/A forbids the empty
+/// glyph and a box would hide the loss. Bold covers what regular does.
 pub fn sanitize(s: &str) -> String {
-    let f = face(Face::Regular);
+    let [own, fb] = fonts(Face::Regular);
     s.chars()
         .map(|c| {
             if c.is_control() {
                 ' '
-            } else if f.glyph(c).is_some() && !is_private_use(c) {
+            } else if (own.covers(c) || fb.covers(c)) && !is_private_use(c) {
                 c
             } else {
                 '?'
@@ -131,17 +246,18 @@ fn is_private_use(c: char) -> bool {
     matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
 }
 
-/// Greedy word wrap of `s` into lines no wider than `width`; explicit line breaks are kept and a
-/// word wider than a line is cut between characters. Never returns an empty list.
+/// Greedy word wrap of `s` into lines no wider than `width`, in logical order (each line is put
+/// in visual order when drawn, as the bidirectional algorithm asks); explicit line breaks are kept
+/// and a word wider than a line is cut between characters, as Chinese and Japanese, which have no
+/// spaces, are. Never returns an empty list.
 pub fn wrap(s: &str, f: Face, size: f32, width: f32) -> Vec<String> {
-    let lf = face(f);
-    let space = lf.width(" ", size);
+    let space = self::width(" ", f, size);
     let mut out = Vec::new();
     for para in s.split('\n') {
         let mut line = String::new();
         let mut line_w = 0.0;
         for word in para.split_whitespace() {
-            let mut w = lf.width(word, size);
+            let mut w = self::width(word, f, size);
             if !line.is_empty() && line_w + space + w <= width {
                 line.push(' ');
                 line.push_str(word);
@@ -153,20 +269,10 @@ pub fn wrap(s: &str, f: Face, size: f32, width: f32) -> Vec<String> {
             }
             let mut word = word;
             while w > width {
-                // Cut the longest prefix that fits (at least one character).
-                let mut acc = 0.0;
-                let mut cut = 0;
-                for (i, c) in word.char_indices() {
-                    let cw = lf.width(c.encode_utf8(&mut [0; 4]), size);
-                    if acc + cw > width && i > 0 {
-                        break;
-                    }
-                    acc += cw;
-                    cut = i + c.len_utf8();
-                }
+                let cut = longest_fitting_prefix(word, f, size, width);
                 out.push(word[..cut].to_string());
                 word = &word[cut..];
-                w = lf.width(word, size);
+                w = self::width(word, f, size);
             }
             line.push_str(word);
             line_w = w;
@@ -180,9 +286,29 @@ pub fn wrap(s: &str, f: Face, size: f32, width: f32) -> Vec<String> {
     out
 }
 
+/// The byte length of the longest prefix of `word` narrower than `width` (at least one character),
+/// measured shaped, by bisection over its characters.
+fn longest_fitting_prefix(word: &str, f: Face, size: f32, width: f32) -> usize {
+    let ends: Vec<usize> = word
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .collect();
+    let (mut lo, mut hi) = (0, ends.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if self::width(&word[..ends[mid]], f, size) <= width {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    ends[lo]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use krilla::text::Glyph;
 
     #[test]
     fn wraps_at_word_boundaries_within_the_width() {
@@ -194,7 +320,7 @@ mod tests {
         );
         assert!(lines.len() > 1);
         for l in &lines {
-            assert!(face(Face::Regular).width(l, 10.0) <= 80.0, "{l}");
+            assert!(width(l, Face::Regular, 10.0) <= 80.0, "{l}");
         }
         assert_eq!(
             lines.join(" "),
@@ -208,6 +334,20 @@ mod tests {
         let lines = wrap(&long, Face::Bold, 10.0, 50.0);
         assert!(lines.len() > 3);
         assert_eq!(lines.concat(), long);
+        for l in &lines {
+            assert!(width(l, Face::Bold, 10.0) <= 50.0, "{l}");
+        }
+    }
+
+    #[test]
+    fn chinese_without_spaces_wraps_between_characters() {
+        let s = "山田商事株式会社の年間保守契約と追加開発作業の請求";
+        let lines = wrap(s, Face::Regular, 10.0, 60.0);
+        assert!(lines.len() > 2, "{lines:?}");
+        assert_eq!(lines.concat(), s);
+        for l in &lines {
+            assert!(width(l, Face::Regular, 10.0) <= 60.0, "{l}");
+        }
     }
 
     #[test]
@@ -217,15 +357,57 @@ mod tests {
     }
 
     #[test]
-    fn covers_latin_greek_and_cyrillic_and_replaces_the_rest() {
-        assert_eq!(sanitize("Łódź Ωμέγα Москва"), "Łódź Ωμέγα Москва");
-        assert_eq!(sanitize("東京\u{E000}\t"), "??? ");
+    fn keeps_every_script_a_face_has_and_replaces_the_rest() {
+        let kept = "Łódź Ωμέγα Москва 王芳 山田商事 やまだ שלום مرحبا";
+        assert_eq!(sanitize(kept), kept);
+        assert_eq!(sanitize("한\u{E000}\t\u{1FAE0}"), "?? ?");
     }
 
     #[test]
     fn bold_is_wider_than_regular() {
-        assert!(
-            face(Face::Bold).width("Invoice", 12.0) > face(Face::Regular).width("Invoice", 12.0)
-        );
+        assert!(width("Invoice", Face::Bold, 12.0) > width("Invoice", Face::Regular, 12.0));
+    }
+
+    /// The glyphs' text ranges, in drawing order.
+    fn drawn(s: &str) -> Vec<&str> {
+        shape(s, Face::Regular)
+            .runs
+            .iter()
+            .flat_map(|r| r.glyphs.iter().map(|g| &s[g.text_range()]))
+            .collect()
+    }
+
+    #[test]
+    fn hebrew_is_drawn_right_to_left_inside_a_left_to_right_line() {
+        assert_eq!(drawn("ab שלום cd"), ["a", "b", " ", "ם", "ו", "ל", "ש", " ", "c", "d"]);
+    }
+
+    #[test]
+    fn arabic_letters_join_into_their_contextual_forms() {
+        let s = "مرحبا";
+        let shaped = shape(s, Face::Regular);
+        let [run] = &shaped.runs[..] else {
+            panic!("one run")
+        };
+        // Isolated forms would be the cmap's glyphs; shaping picks initial, medial and final ones.
+        let isolated: Vec<u32> = s
+            .chars()
+            .rev()
+            .map(|c| u32::from(regular().shaper.glyph_index(c).unwrap().0))
+            .collect();
+        let joined: Vec<u32> = run.glyphs.iter().map(|g| g.glyph_id().to_u32()).collect();
+        assert_eq!(joined.len(), isolated.len());
+        assert_ne!(joined, isolated, "shaped like isolated letters");
+        assert_eq!(drawn(s), ["ا", "ب", "ح", "ر", "م"], "drawn right to left");
+    }
+
+    #[test]
+    fn chinese_takes_the_fallback_font_and_latin_keeps_its_own() {
+        let shaped = shape("Invoice 王芳 GmbH", Face::Bold);
+        let fallback: Vec<bool> = shaped.runs.iter().map(|r| r.fallback).collect();
+        assert_eq!(fallback, [false, true, false]);
+        assert!(shaped.width > 0.0);
+        let xs: Vec<f32> = shaped.runs.iter().map(|r| r.x).collect();
+        assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
     }
 }

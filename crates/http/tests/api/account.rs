@@ -231,6 +231,11 @@ async fn logo_is_decoded_bounded_and_served_back(h: Harness) {
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers().get("content-type").unwrap(), "image/png");
     assert_eq!(
+        res.headers().get("x-content-type-options").unwrap(),
+        "nosniff",
+        "a browser must not guess another type for the logo"
+    );
+    assert_eq!(
         test::read_body(res).await.to_vec(),
         png,
         "served byte for byte"

@@ -206,6 +206,14 @@ pub fn text(pdf: &[u8], pages: Option<(usize, usize)>) -> String {
     normalise(&t)
 }
 
+/// `pdffonts`: the fonts the document embeds, one per row.
+pub fn fonts(pdf: &[u8]) -> String {
+    let path = save(pdf, "fonts");
+    let t = run("pdffonts", &[path.to_str().unwrap()]);
+    std::fs::remove_file(&path).ok();
+    t
+}
+
 pub fn normalise(s: &str) -> String {
     s.replace(['\u{a0}', '\u{202f}'], " ")
 }

@@ -393,9 +393,67 @@ fn a_broken_logo_is_an_error_not_a_silent_omission() {
 #[test]
 fn text_outside_the_fonts_repertoire_becomes_question_marks() {
     let mut doc = invoice(1, Locale::En);
-    doc.lines[0].description = "東京 office rent \u{E000}".into();
+    doc.lines[0].description = "한국 office rent \u{E000}".into();
     let t = squash(&text(&render_pdf(&doc).unwrap(), None));
     assert!(t.contains("?? office rent ?"), "{t}");
+}
+
+/// A customer in Chinese and lines in Japanese, Arabic and Hebrew.
+fn every_script() -> invoicing_render::Document {
+    let mut doc = invoice(4, Locale::En);
+    doc.buyer.name = "王芳".into();
+    doc.buyer.company = Some("山田商事".into());
+    doc.lines[0].description = "年間保守契約（東京本社）".into();
+    doc.lines[1].description = "خدمات استشارية".into();
+    doc.lines[2].description = "שירותי ייעוץ".into();
+    doc.lines[3].description = "Support for مرحبا and שלום".into();
+    doc
+}
+
+#[test]
+fn chinese_japanese_arabic_and_hebrew_come_back_as_typed_in_logical_order() {
+    let doc = every_script();
+    let pdf = render_pdf(&doc).unwrap();
+    let t = text(&pdf, None);
+    let rows: Vec<String> = t.lines().map(squash).collect();
+    for needle in [
+        "王芳",
+        "山田商事",
+        "年間保守契約（東京本社）",
+        "خدمات استشارية",
+        "שירותי ייעוץ",
+    ] {
+        assert!(
+            rows.iter().any(|r| r.contains(needle)),
+            "{needle:?} missing from:\n{t}"
+        );
+    }
+    // The payment link's query is the only question mark: nothing was replaced.
+    assert_eq!(t.matches('?').count(), 1, "{t}");
+    let fonts = fixture::fonts(&pdf);
+    assert!(fonts.contains("DroidSansFallback"), "{fonts}");
+    assert!(fonts.contains("DejaVuSans"), "{fonts}");
+}
+
+#[test]
+fn a_latin_only_document_does_not_embed_the_fallback_font_or_grow() {
+    let pdf = render_pdf(&invoice(3, Locale::En)).unwrap();
+    let fonts = fixture::fonts(&pdf);
+    assert!(!fonts.contains("DroidSansFallback"), "{fonts}");
+    // 46,532 bytes before shaping and the fallback font came in (2026-11-25).
+    assert!(
+        pdf.len() <= 46_532 * 110 / 100,
+        "{} bytes, more than 10 % over 46,532",
+        pdf.len()
+    );
+}
+
+#[test]
+fn a_document_in_every_script_is_still_pdf_a_and_the_same_bytes_each_time() {
+    let doc = every_script();
+    let pdf = render_pdf(&doc).unwrap();
+    assert!(declares_pdfa_3b(&xmp(&pdf)));
+    assert_eq!(pdf, render_pdf(&doc).unwrap());
 }
 
 /// Writes a PNG of the first page to the target directory for a person to look at
@@ -403,7 +461,7 @@ fn text_outside_the_fonts_repertoire_becomes_question_marks() {
 #[test]
 #[ignore = "writes a picture for a person to look at"]
 fn picture_for_a_person() {
-    let mut doc = invoice(3, Locale::En);
+    let mut doc = every_script();
     doc.mark = Mark::Paid;
     let pdf = render_pdf(&doc).unwrap();
     let path = fixture::save(&pdf, "look");
@@ -412,7 +470,7 @@ fn picture_for_a_person() {
         .args([
             "-png",
             "-r",
-            "60",
+            "110",
             "-singlefile",
             path.to_str().unwrap(),
             out.to_str().unwrap(),

@@ -10,7 +10,8 @@ use crate::auth::Auth;
 use crate::body::BodyReader;
 use crate::error::ApiError;
 use crate::{blocking, AppState};
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use crate::binary::{self, Binary};
+use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::profile::{ImageKind, Logo, LOGO_MAX_BYTES, LOGO_MAX_SIDE};
@@ -106,10 +107,12 @@ pub async fn get_logo(state: web::Data<AppState>, auth: Auth) -> Result<HttpResp
     let scope = auth.require(ApiResource::Account, Access::Read)?;
     let repos = state.repos();
     match blocking(move || repos.get_logo(scope)).await? {
-        Some(logo) => Ok(HttpResponse::Ok()
-            .insert_header((CONTENT_TYPE, logo.kind.content_type()))
-            .insert_header((CACHE_CONTROL, "private, no-cache"))
-            .body(logo.bytes)),
+        Some(logo) => Ok(binary::respond(Binary {
+            content_type: logo.kind.content_type(),
+            cache_control: "private, no-cache",
+            filename: None,
+            bytes: logo.bytes,
+        })),
         None => Err(ApiError::resource_missing("logo")),
     }
 }
