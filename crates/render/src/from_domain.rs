@@ -8,6 +8,7 @@ use invoicing_domain::decimal::TaxRate;
 use invoicing_domain::document::LineItemView;
 use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::parties::{address_lines, Issuer, Recipient};
 use invoicing_domain::profile::BrandColor;
@@ -20,8 +21,13 @@ fn money(minor: i64) -> Money {
     Money::new(minor).unwrap_or(Money::ZERO)
 }
 
-/// Street, city and state; the country has a line of its own in the render.
-fn lines_without_country(address: &Option<Address>) -> (Vec<String>, Option<String>) {
+/// Street, city and state; the country has a line of its own in the render, named in the
+/// reader's language ("Trinidad und Tobago" for `TT` in German), or as written when it is not
+/// a code.
+fn lines_without_country(
+    address: &Option<Address>,
+    locale: Locale,
+) -> (Vec<String>, Option<String>) {
     match address {
         None => (Vec::new(), None),
         Some(a) => {
@@ -29,13 +35,14 @@ fn lines_without_country(address: &Option<Address>) -> (Vec<String>, Option<Stri
                 country: None,
                 ..a.clone()
             };
-            (address_lines(&without), a.country.clone())
+            let country = a.country.as_deref().map(|c| locale.country(c).to_string());
+            (address_lines(&without), country)
         }
     }
 }
 
-fn seller(i: &Issuer) -> Party {
-    let (address_lines, country) = lines_without_country(&i.address);
+fn seller(i: &Issuer, locale: Locale) -> Party {
+    let (address_lines, country) = lines_without_country(&i.address, locale);
     // The legal name, else the name (SPEC §16): the one name documents are issued under.
     Party {
         name: i.display_name().to_string(),
@@ -50,8 +57,8 @@ fn seller(i: &Issuer) -> Party {
     }
 }
 
-fn buyer(r: &Recipient) -> Party {
-    let (address_lines, country) = lines_without_country(&r.address);
+fn buyer(r: &Recipient, locale: Locale) -> Party {
+    let (address_lines, country) = lines_without_country(&r.address, locale);
     Party {
         name: r.name.clone(),
         legal_name: None,
@@ -135,10 +142,10 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
         due_date: Some(inv.due_date),
         valid_until: None,
         currency: inv.currency,
-        seller: seller(&p.parties.issuer),
+        seller: seller(&p.parties.issuer, locale),
         logo: p.logo,
         brand_color: brand(&p.parties.issuer),
-        buyer: buyer(&p.parties.recipient),
+        buyer: buyer(&p.parties.recipient, locale),
         totals: Totals {
             subtotal: money(inv.subtotal_cents),
             taxes: taxes(&inv.line_items),
@@ -173,10 +180,10 @@ pub fn quotation_document(p: PublicQuotation) -> Document {
         due_date: None,
         valid_until: Some(q.valid_until),
         currency: q.currency,
-        seller: seller(&p.parties.issuer),
+        seller: seller(&p.parties.issuer, locale),
         logo: p.logo,
         brand_color: brand(&p.parties.issuer),
-        buyer: buyer(&p.parties.recipient),
+        buyer: buyer(&p.parties.recipient, locale),
         totals: Totals {
             subtotal: money(q.subtotal_cents),
             taxes: taxes(&q.line_items),
@@ -218,10 +225,10 @@ pub fn credit_note_document(p: PublicCreditNote) -> Document {
         due_date: None,
         valid_until: None,
         currency: c.currency,
-        seller: seller(&p.parties.issuer),
+        seller: seller(&p.parties.issuer, locale),
         logo: p.logo,
         brand_color: brand(&p.parties.issuer),
-        buyer: buyer(&p.parties.recipient),
+        buyer: buyer(&p.parties.recipient, locale),
         totals: Totals {
             subtotal: money(c.subtotal_cents),
             taxes: taxes(&c.line_items),

@@ -1,9 +1,11 @@
 //! The language a customer or prospect reads (SPEC: `locale`): fixed texts from one message
 //! catalogue per locale, and dates, amounts, quantities and rates written by that locale's CLDR
 //! conventions. Hand-written tables for six locales instead of ICU: the data is small, stable
-//! and easier to review than a dependency.
+//! and easier to review than a dependency. Country names are CLDR's, generated into
+//! `locales/countries/` by `scripts/gen-country-names`.
 
 mod catalogue;
+mod countries;
 mod format;
 
 use std::fmt;

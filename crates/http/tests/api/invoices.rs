@@ -215,6 +215,62 @@ async fn page_shows_what_the_customer_needs(h: Harness) {
     );
 }
 
+/// Addresses name their country in the customer's language (CLDR), on the page and in its PDF;
+/// a country that is not an ISO code prints as written.
+async fn page_names_countries_in_the_customers_language(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let profile = json!({"legal_name": "Pan Works GmbH",
+        "address": {"line1": "Hauptstraße 1", "postal_code": "10115", "city": "Berlin", "country": "DE"}});
+    assert_eq!(
+        call!(&app, h.req(Method::PATCH, "/api/v1/account"), profile).status,
+        200
+    );
+    let cases = [
+        ("en", "TT", ["Trinidad and Tobago", "Germany"]),
+        ("de", "TT", ["Trinidad und Tobago", "Deutschland"]),
+        ("fr", "Trinidad", ["Trinidad", "Allemagne"]),
+    ];
+    for (locale, country, expected) in cases {
+        let body = json!({
+            "customer": {"name": "Ada", "email": format!("ada-{locale}@example.com"), "locale": locale,
+                "address": {"line1": "1 Frederick Street", "city": "Port of Spain", "country": country}},
+            "line_items": [{"description": "Steelpan tuning", "quantity": 1, "unit_price_cents": 10000}]
+        });
+        let r = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
+        assert_eq!(r.status, 201, "{}", r.body);
+        let sent = call!(
+            &app,
+            h.req(
+                Method::POST,
+                &format!("/api/v1/invoices/{}/send", r.body["id"])
+            )
+        );
+        assert_eq!(sent.status, 200, "{}", sent.body);
+        let path = token_path(&sent.body);
+        let page = send_raw(&app, h.anonymous(Method::GET, &path)).await;
+        assert_eq!(page.status, 200);
+        let html = page.text();
+        let (at, query) = path.split_once('?').unwrap();
+        let pdf = send_raw(&app, h.anonymous(Method::GET, &format!("{at}/pdf?{query}"))).await;
+        assert_eq!(pdf.status, 200);
+        let words = pdf_words(&pdf.bytes);
+        for name in expected {
+            assert!(
+                html.contains(&format!("{name}<br>")),
+                "{locale}: the page lacks {name:?}:\n{html}"
+            );
+            assert!(
+                words.contains(name),
+                "{locale}: the PDF lacks {name:?}:\n{words}"
+            );
+        }
+        assert!(
+            !html.contains("TT<br>") && !html.contains("DE<br>"),
+            "{html}"
+        );
+    }
+}
+
 async fn validation_and_draft_rules(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     let bad = json!({"customer_id": 999999, "currency": "XXX", "issue_date": "2026-02-30", "payment_terms": "net_400",
@@ -535,6 +591,7 @@ async fn public_pages_are_limited_per_ip(h: Harness) {
 http_tests!(
     create_send_view_pay,
     page_shows_what_the_customer_needs,
+    page_names_countries_in_the_customers_language,
     validation_and_draft_rules,
     lists_filter_and_refuse_bad_values,
     other_tenants_get_403_on_every_route,

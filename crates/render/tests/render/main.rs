@@ -1,6 +1,7 @@
 //! Renders documents and reads them back with poppler (`pdftotext`, `pdfinfo`): what a customer's
 //! PDF viewer would show, rather than what the code meant to draw.
 
+mod countries;
 mod fixture;
 
 use fixture::{invoice, money, normalise, page_count, text};
