@@ -2,8 +2,8 @@
 //! `X-Content-Type-Options: nosniff` (SPEC §3): a browser must never guess a type other than the
 //! one declared, and the next binary route cannot forget the header.
 
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use actix_web::http::header::{HeaderValue, X_CONTENT_TYPE_OPTIONS};
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use actix_web::HttpResponse;
 
 /// A file answered with status 200.

@@ -2,8 +2,8 @@
 //! document and rendered off the async workers. The API and the public routes answer with the
 //! same bytes for the same document.
 
-use crate::error::ApiError;
 use crate::binary::{self, Binary};
+use crate::error::ApiError;
 use actix_web::{web, HttpResponse};
 use invoicing_render as render;
 pub use render::{invoice_document, quotation_document};

@@ -41,7 +41,10 @@ impl FontFile {
         let q = shaper
             .glyph_index(question)
             .expect("the embedded font has a question mark");
-        let question = (q.0, f32::from(shaper.glyph_hor_advance(q).unwrap_or(0)) / upem);
+        let question = (
+            q.0,
+            f32::from(shaper.glyph_hor_advance(q).unwrap_or(0)) / upem,
+        );
         FontFile {
             font,
             shaper,
@@ -289,10 +292,7 @@ pub fn wrap(s: &str, f: Face, size: f32, width: f32) -> Vec<String> {
 /// The byte length of the longest prefix of `word` narrower than `width` (at least one character),
 /// measured shaped, by bisection over its characters.
 fn longest_fitting_prefix(word: &str, f: Face, size: f32, width: f32) -> usize {
-    let ends: Vec<usize> = word
-        .char_indices()
-        .map(|(i, c)| i + c.len_utf8())
-        .collect();
+    let ends: Vec<usize> = word.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
     let (mut lo, mut hi) = (0, ends.len() - 1);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
@@ -379,7 +379,10 @@ mod tests {
 
     #[test]
     fn hebrew_is_drawn_right_to_left_inside_a_left_to_right_line() {
-        assert_eq!(drawn("ab שלום cd"), ["a", "b", " ", "ם", "ו", "ל", "ש", " ", "c", "d"]);
+        assert_eq!(
+            drawn("ab שלום cd"),
+            ["a", "b", " ", "ם", "ו", "ל", "ש", " ", "c", "d"]
+        );
     }
 
     #[test]

@@ -7,10 +7,10 @@
 //! generated clients send one fixed type for an operation that takes several.
 
 use crate::auth::Auth;
+use crate::binary::{self, Binary};
 use crate::body::BodyReader;
 use crate::error::ApiError;
 use crate::{blocking, AppState};
-use crate::binary::{self, Binary};
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
