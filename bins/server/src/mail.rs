@@ -130,7 +130,11 @@ impl MailRunner {
             }
         };
         match compose(&self.config.sender, letter, &message_id) {
-            Ok(message) => self.config.mailer.send(&message, &message_id),
+            Ok(message) => {
+                // Refused recipients are named as the email lists them.
+                let listed: Vec<String> = job.to.iter().chain(&job.cc).cloned().collect();
+                self.config.mailer.send(&message, &message_id, &listed)
+            }
             Err(e) => SendOutcome::Permanent(e),
         }
     }
@@ -163,10 +167,25 @@ impl JobRunner for MailRunner {
         let id = job.id.0;
         let retries = self.config.schedule.retry_delay(job.attempt).is_some();
         match (result, &outcome) {
-            (Ok(true), SendOutcome::Sent { message_id }) => log::info!(
-                "mail: email {id} ({}) sent to {} as {message_id}",
-                job.kind.as_str(),
-                job.to.len() + job.cc.len()
+            (
+                Ok(true),
+                SendOutcome::Sent {
+                    message_id,
+                    refused,
+                },
+            ) => {
+                log::info!(
+                    "mail: email {id} ({}) sent to {} as {message_id}",
+                    job.kind.as_str(),
+                    (job.to.len() + job.cc.len()).saturating_sub(refused.len())
+                );
+                for r in refused {
+                    log::warn!("mail: email {id}: {} refused: {}", r.address, r.reply);
+                }
+            }
+            (Ok(true), SendOutcome::AllRefused { error, refused }) => log::warn!(
+                "mail: email {id} failed for good: all {} recipients refused, the last: {error}",
+                refused.len()
             ),
             (Ok(true), SendOutcome::Transient(e)) if retries => log::warn!(
                 "mail: email {id} attempt {} failed, will retry: {e}",

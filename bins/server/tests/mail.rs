@@ -2,7 +2,8 @@
 //! `scripts/smtp_sink.py`) in plain text and with STARTTLS and a test CA; the received message
 //! is parsed and checked (addresses, display names, subject, both parts, the PDF, the link, the
 //! customer's language). Durability: a server that is down, a 550, a restart, two processes on
-//! one PostgreSQL; reminders exactly once; receipts.
+//! one PostgreSQL; reminders exactly once; receipts. A recipient refused at RCPT does not stop
+//! the others.
 
 mod common;
 
@@ -429,6 +430,102 @@ fn durable_delivery_on_postgres() {
         return;
     };
     durable_delivery(Some(&db.url), "mail-durable-pg");
+}
+
+/// The newest event of `event_type`'s object.
+fn last_event(api: &Api, event_type: &str) -> Value {
+    let events = api.ok(
+        "GET",
+        &format!("/events?type={event_type}&per_page=1"),
+        None,
+    );
+    events["data"][0]["data"]["object"].clone()
+}
+
+/// A recipient the server refuses at RCPT (550) does not stop the others: the message reaches
+/// the two it accepts, the email is `sent` and names the refused one with the server's reply
+/// (the resource, the list and `email.sent`). Only when every recipient is refused does the
+/// email fail, at once, naming them all.
+#[test]
+fn a_refused_recipient_does_not_stop_the_others() {
+    let dir = data_dir("mail-refused");
+    let sink = Sink::start_with(
+        &dir.join("mail"),
+        Options {
+            port: free_port(),
+            tls: None,
+            implicit: false,
+            reject: Some("^refuse"),
+        },
+    );
+    let url = sink.plain_url();
+    let server = start_with(&dir, &env(&url, &[]));
+    let api = Api::new(&server, &dir, &server.printed_key().unwrap());
+    let id = german_invoice(&api)["id"].as_i64().unwrap();
+    api.ok(
+        "POST",
+        &format!("/invoices/{id}/send"),
+        Some(json!({"email": {"cc": ["refuse-typo@example.com", "chef@example.com"]}})),
+    );
+    let eid = last_email(&api)["id"].as_i64().unwrap();
+    let e = wait_email(&api, eid, 30, |e| e["status"] != "queued");
+    assert_eq!(e["status"], "sent", "{e}");
+    assert_eq!(e["attempts"], 1, "{e}");
+    assert!(e["last_error"].is_null(), "{e}");
+    let refused = e["refused_recipients"].as_array().expect("a list").clone();
+    assert_eq!(refused.len(), 1, "{e}");
+    assert_eq!(refused[0]["address"], "refuse-typo@example.com");
+    let reply = refused[0]["reply"].as_str().unwrap();
+    assert!(
+        reply.starts_with("550 ") && reply.contains("mailbox unavailable"),
+        "the server's reply, code and text: {reply}"
+    );
+    smtp::wait_for(&sink.maildir, 1, 10);
+    assert_eq!(
+        smtp::envelope(&sink.maildir, 1)["rcpt_tos"],
+        json!(["juergen@example.de", "chef@example.com"]),
+        "the other two received it"
+    );
+    let listed = api.ok("GET", &format!("/emails?invoice_id={id}"), None);
+    assert_eq!(
+        listed["data"][0]["refused_recipients"],
+        e["refused_recipients"]
+    );
+    let event = last_event(&api, "email.sent");
+    assert_eq!(event["id"], eid);
+    assert_eq!(event["refused_recipients"], e["refused_recipients"]);
+
+    // Every recipient refused: failed after one attempt, nothing sent.
+    let all = api.ok(
+        "POST",
+        &format!("/invoices/{id}/email"),
+        Some(json!({"email": {"to": ["refuse-a@example.com"], "cc": ["refuse-b@example.com"]}})),
+    );
+    let aid = all["id"].as_i64().unwrap();
+    assert_eq!(all["refused_recipients"], json!([]), "none while queued");
+    let e = wait_email(&api, aid, 30, |e| e["status"] != "queued");
+    assert_eq!(e["status"], "failed", "{e}");
+    assert_eq!(e["attempts"], 1, "{e}");
+    let last_error = e["last_error"].as_str().unwrap();
+    assert!(
+        last_error.contains("550") && last_error.contains("refuse-b@example.com"),
+        "the last refusal: {last_error}"
+    );
+    let addresses: Vec<&str> = e["refused_recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(addresses, ["refuse-a@example.com", "refuse-b@example.com"]);
+    let event = last_event(&api, "email.failed");
+    assert_eq!(event["id"], aid);
+    assert_eq!(event["refused_recipients"], e["refused_recipients"]);
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(smtp::received(&sink.maildir).len(), 1, "nothing more sent");
+    assert!(server.stop().success());
+    sink.stop();
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

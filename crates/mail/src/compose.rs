@@ -84,6 +84,12 @@ fn mailbox(address: &str) -> Result<Mailbox, String> {
         .map_err(|e| invalid(e.to_string()))
 }
 
+/// An address as the SMTP envelope carries it (its domain in ASCII), to tell which listed
+/// address a server's reply is about.
+pub(crate) fn envelope_address(address: &str) -> Option<String> {
+    mailbox(address).ok().map(|m| m.email.to_string())
+}
+
 /// The plain text in the customer's language, with the document's figures filled in.
 fn standard_text(l: &Letter<'_>) -> String {
     let d = l.document;

@@ -7,7 +7,7 @@ use crate::documents::DocumentRow;
 use crate::events::record;
 use crate::invoice_rows::InvoiceRow;
 use crate::jobs::{self, EMAILS};
-use crate::outbox::{queue, Document, EmailRow};
+use crate::outbox::{queue, refused_json, Document, EmailRow};
 use crate::profiles::load_profile;
 use crate::quotation_rows::QuotationRow;
 use crate::rows::{missing_or_forbidden, now_db, scoped, to_db};
@@ -291,7 +291,10 @@ impl EmailQueue for Store {
             let row = emails::table.filter(emails::id.eq(job.id.0));
             let stamp = to_db(now);
             let event = match outcome {
-                SendOutcome::Sent { message_id } => {
+                SendOutcome::Sent {
+                    message_id,
+                    refused,
+                } => {
                     diesel::update(row)
                         .set((
                             emails::state.eq(EmailStatus::Sent.as_str()),
@@ -299,10 +302,25 @@ impl EmailQueue for Store {
                             emails::message_id.eq(message_id),
                             emails::sent_at.eq(stamp),
                             emails::last_error.eq(None::<String>),
+                            emails::refused_recipients.eq(refused_json(refused)),
                             emails::updated_at.eq(stamp),
                         ))
                         .execute(conn)?;
                     Some("email.sent")
+                }
+                // Nobody took it: failed at once, every refusal kept.
+                SendOutcome::AllRefused { error, refused } => {
+                    diesel::update(row)
+                        .set((
+                            emails::state.eq(EmailStatus::Failed.as_str()),
+                            emails::attempts.eq(attempts),
+                            emails::last_error.eq(error),
+                            emails::refused_recipients.eq(refused_json(refused)),
+                            emails::next_attempt_at.eq(stamp),
+                            emails::updated_at.eq(stamp),
+                        ))
+                        .execute(conn)?;
+                    Some("email.failed")
                 }
                 SendOutcome::Transient(error) | SendOutcome::Permanent(error) => {
                     let retry = match outcome {

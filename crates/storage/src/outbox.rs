@@ -12,7 +12,9 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::DocumentKind;
-use invoicing_domain::email::{EmailId, EmailKind, EmailRequest, EmailStatus, OutgoingEmail};
+use invoicing_domain::email::{
+    EmailId, EmailKind, EmailRequest, EmailStatus, OutgoingEmail, RefusedRecipient,
+};
 use invoicing_domain::invoice::Invoice;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
@@ -57,10 +59,17 @@ pub(crate) struct EmailRow {
     pub sent_at: Option<NaiveDateTime>,
     pub next_attempt_at: NaiveDateTime,
     pub created_at: NaiveDateTime,
+    /// JSON: `[{address, reply}]`.
+    pub refused_recipients: String,
 }
 
 fn addresses(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
+}
+
+/// `refused_recipients` as stored (the column defaults to `[]`).
+pub(crate) fn refused_json(refused: &[RefusedRecipient]) -> String {
+    serde_json::to_string(refused).unwrap_or_else(|_| "[]".into())
 }
 
 impl EmailRow {
@@ -88,6 +97,9 @@ impl EmailRow {
             status,
             attempts: self.attempts,
             last_error: self.last_error,
+            refused_recipients: serde_json::from_str(&self.refused_recipients).map_err(|e| {
+                RepoError::Internal(format!("email {} refused_recipients: {e}", self.id))
+            })?,
             message_id: self.message_id,
             sent_at: self.sent_at.map(from_db),
             livemode: self.livemode,

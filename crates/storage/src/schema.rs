@@ -302,6 +302,7 @@ diesel::table! {
         locked_until -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        refused_recipients -> Text,
     }
 }
 

@@ -7,7 +7,7 @@ use chrono::{Days, Duration, NaiveDate, Timelike, Utc};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::email::{
     EmailFilter, EmailInput, EmailJob, EmailKind, EmailRequest, EmailStatus, EmailSubject,
-    SendOutcome,
+    RefusedRecipient, SendOutcome,
 };
 use invoicing_domain::event::EventFilter;
 use invoicing_domain::invoice::{
@@ -112,7 +112,29 @@ fn claim_one(store: &Store, at: chrono::DateTime<Utc>) -> Option<EmailJob> {
 fn sent(id: &str) -> SendOutcome {
     SendOutcome::Sent {
         message_id: format!("<{id}@example.com>"),
+        refused: Vec::new(),
     }
+}
+
+fn refusal(address: &str) -> RefusedRecipient {
+    RefusedRecipient {
+        address: address.into(),
+        reply: format!("550 5.1.1 <{address}>: mailbox unavailable"),
+    }
+}
+
+/// The `data.object` of the newest event of `event_type`.
+fn last_event(store: &Store, scope: Scope, event_type: &str) -> Value {
+    let filter = EventFilter {
+        event_type: Some(event_type.into()),
+    };
+    store
+        .list_events(scope, &filter, PageRequest::new(1, 1).unwrap())
+        .unwrap()
+        .data[0]
+        .data
+        .object
+        .clone()
 }
 
 fn profile(store: &Store, scope: Scope, body: Value) {
@@ -297,6 +319,85 @@ fn attempts_retry_on_the_schedule_then_fail_or_succeed(db: TestDb) {
     assert_eq!(b.status, EmailStatus::Sent);
     assert_eq!(b.message_id.as_deref(), Some("<b@example.com>"));
     assert!(b.sent_at.is_some() && b.last_error.is_none() && b.next_attempt_at.is_none());
+    assert_eq!(events(&db.store, s, "email.sent"), 1);
+}
+
+/// Recipients refused at RCPT are kept with their replies, shown by the email (get and list)
+/// and named in `email.sent`; when every one is refused the email fails with all of them.
+fn refused_recipients_are_kept_and_shown(db: TestDb) {
+    let s = scope(&db, "Acme");
+    let schedule = RetrySchedule::parse("1m").unwrap();
+    let inv = invoice(&db.store, s, json!({}));
+    send(
+        &db.store,
+        s,
+        &inv,
+        Some(request(json!({
+            "to": ["juergen@example.de"],
+            "cc": ["tpyo@example.de", "boss@example.de"]
+        }))),
+    );
+    let queued = &emails(&db.store, s)[0];
+    assert_eq!(queued.refused_recipients, vec![], "none before an attempt");
+    let job = claim_one(&db.store, now()).unwrap();
+    let partly = SendOutcome::Sent {
+        message_id: "<p@example.com>".into(),
+        refused: vec![refusal("tpyo@example.de")],
+    };
+    assert!(db
+        .store
+        .record_email(&job, &partly, &schedule, now())
+        .unwrap());
+    let e = db.store.get_email(s, job.id).unwrap();
+    assert_eq!(e.status, EmailStatus::Sent);
+    assert_eq!(e.last_error, None);
+    assert_eq!(e.refused_recipients, vec![refusal("tpyo@example.de")]);
+    assert_eq!(
+        emails(&db.store, s)[0].refused_recipients,
+        e.refused_recipients
+    );
+    let shown = serde_json::to_value(&e).unwrap();
+    assert_eq!(
+        shown["refused_recipients"],
+        json!([{"address": "tpyo@example.de",
+                "reply": "550 5.1.1 <tpyo@example.de>: mailbox unavailable"}])
+    );
+    let event = last_event(&db.store, s, "email.sent");
+    assert_eq!(event["id"], json!(job.id.0));
+    assert_eq!(event["refused_recipients"], shown["refused_recipients"]);
+
+    // Every recipient refused: failed at once, with the last refusal as the error.
+    let all = db
+        .store
+        .resend_document(
+            s,
+            EmailSubject::Invoice(inv.id.0),
+            request(json!({"to": ["a@example.de"], "cc": ["b@example.de"]})),
+        )
+        .unwrap();
+    let job = claim_one(&db.store, now()).unwrap();
+    assert_eq!(job.id, all.id);
+    let refused = vec![refusal("a@example.de"), refusal("b@example.de")];
+    let outcome = SendOutcome::AllRefused {
+        error: "permanent error (550): 5.1.1 <b@example.de>: mailbox unavailable".into(),
+        refused: refused.clone(),
+    };
+    db.store
+        .record_email(&job, &outcome, &schedule, now())
+        .unwrap();
+    let e = db.store.get_email(s, all.id).unwrap();
+    assert_eq!((e.status, e.attempts), (EmailStatus::Failed, 1));
+    assert!(e.last_error.as_deref().unwrap().contains("b@example.de"));
+    assert_eq!(e.refused_recipients, refused);
+    assert!(e.next_attempt_at.is_none() && e.sent_at.is_none());
+    assert!(
+        claim_one(&db.store, now() + Duration::days(1)).is_none(),
+        "not retried"
+    );
+    assert_eq!(
+        last_event(&db.store, s, "email.failed")["refused_recipients"],
+        serde_json::to_value(&refused).unwrap()
+    );
     assert_eq!(events(&db.store, s, "email.sent"), 1);
 }
 
@@ -564,6 +665,7 @@ backend_tests!(
     a_send_with_email_queues_it_in_the_same_transaction,
     resend_needs_a_document_that_left_draft,
     attempts_retry_on_the_schedule_then_fail_or_succeed,
+    refused_recipients_are_kept_and_shown,
     a_stale_claim_records_nothing,
     renewed_leases_and_a_stable_message_id,
     receipts_only_with_mail_on_and_asked_for,

@@ -230,6 +230,9 @@ pub struct OutgoingEmail {
     /// SMTP attempts so far.
     pub attempts: i32,
     pub last_error: Option<String>,
+    /// The recipients the SMTP server refused at `RCPT TO` (5xx), each with its reply: the
+    /// message went to every other one. Empty until an attempt names some.
+    pub refused_recipients: Vec<RefusedRecipient>,
     /// The `Message-ID` header, once sent.
     pub message_id: Option<String>,
     #[serde(serialize_with = "crate::time::serialize_opt")]
@@ -244,6 +247,17 @@ pub struct OutgoingEmail {
 
 impl OutgoingEmail {
     pub const OBJECT: &'static str = "email";
+}
+
+/// A recipient the SMTP server refused at `RCPT TO` with a permanent (5xx) reply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RefusedRecipient {
+    /// As the email's `to` or `cc` lists it.
+    pub address: String,
+    /// The server's reply, code and text on one line, e.g.
+    /// `550 5.1.1 <typo@example.com>: mailbox unavailable`.
+    pub reply: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -285,11 +299,21 @@ pub struct EmailJob {
 /// What one SMTP attempt ended in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SendOutcome {
+    /// The server took the message for at least one recipient; `refused` are the others,
+    /// refused at `RCPT TO` with a 5xx (empty when every recipient was accepted).
     Sent {
         message_id: String,
+        refused: Vec<RefusedRecipient>,
     },
     /// A connection failure or an SMTP 4xx: tried again on the schedule.
     Transient(String),
     /// An SMTP 5xx, or a message that cannot be built: failed at once.
     Permanent(String),
+    /// Every recipient was refused at `RCPT TO` with a 5xx: nothing was sent and the email
+    /// fails at once, `error` being the last refusal (as a [`SendOutcome::Permanent`] would
+    /// name it) and `refused` every one of them.
+    AllRefused {
+        error: String,
+        refused: Vec<RefusedRecipient>,
+    },
 }

@@ -18,7 +18,9 @@ use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
 };
 use invoicing_domain::document::{LineItemInput, LineItemView};
-use invoicing_domain::email::{EmailInput, EmailKind, EmailStatus, OutgoingEmail, SendInput};
+use invoicing_domain::email::{
+    EmailInput, EmailKind, EmailStatus, OutgoingEmail, RefusedRecipient, SendInput,
+};
 use invoicing_domain::event::{Event, EventData};
 use invoicing_domain::invoice::{Invoice, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
@@ -90,7 +92,7 @@ pub struct ErrorDetail {
         Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList,
         Product, ProductInput, ProductPatchInput, products::ProductList,
         WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery,
-        OutgoingEmail, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,
+        OutgoingEmail, RefusedRecipient, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,
         CreditNote, CreditNoteInput, CreditReason, credit_notes::CreditNoteList,
         RecurringInvoice, RecurringInput, RecurringPatchInput, RecurringStatus, Interval, recurring::RecurringList)),
 )]
