@@ -61,7 +61,7 @@ pub(crate) fn render(p: &Page<'_>) -> String {
         .message
         .map(|m| {
             format!(
-                "<div style=\"border-left:4px solid {};padding:4px 12px;margin:0 0 20px\">{}</div>",
+                "<div dir=\"auto\" style=\"border-left:4px solid {};padding:4px 12px;margin:0 0 20px\">{}</div>",
                 p.accent,
                 paragraphs(m, None)
             )
@@ -96,7 +96,7 @@ pub(crate) fn render(p: &Page<'_>) -> String {
          <body style=\"margin:0;padding:0;background:#f4f4f5\">\
          <div style=\"max-width:600px;margin:0 auto;padding:24px;background:#ffffff;\
          font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#222\">\
-         {logo}<div style=\"font-size:20px;font-weight:bold;margin-bottom:20px\">{merchant}</div>\
+         {logo}<div dir=\"auto\" style=\"font-size:20px;font-weight:bold;margin-bottom:20px\">{merchant}</div>\
          {message}{body}\
          <table style=\"border-collapse:collapse;margin:8px 0\">{summary}</table>{button}\
          </div></body></html>\n",
@@ -105,4 +105,38 @@ pub(crate) fn render(p: &Page<'_>) -> String {
         merchant = escape(p.merchant),
         body = paragraphs(p.body, p.link),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_merchant_typed_takes_its_own_direction_and_the_catalogue_text_stays_ltr() {
+        let html = render(&Page {
+            locale: Locale::En,
+            title: "Invoice INV-1",
+            merchant: "شركة النور",
+            has_logo: false,
+            accent: "#1F5FBF".into(),
+            message: Some("شكرا لتعاملكم معنا"),
+            body: "Here is your invoice.",
+            link: None,
+            link_label: "Pay",
+            summary: Vec::new(),
+        });
+        assert!(
+            html.contains("<div dir=\"auto\" style=\"font-size:20px;font-weight:bold;margin-bottom:20px\">شركة النور</div>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<div dir=\"auto\" style=\"border-left:4px solid #1F5FBF"),
+            "{html}"
+        );
+        assert!(html.contains("<html lang=\"en\">"), "{html}");
+        assert!(
+            html.contains("<p style=\"margin:0 0 16px\">Here is your invoice.</p>"),
+            "{html}"
+        );
+    }
 }

@@ -256,7 +256,7 @@ async fn page_names_countries_in_the_customers_language(h: Harness) {
         let words = pdf_words(&pdf.bytes);
         for name in expected {
             assert!(
-                html.contains(&format!("{name}<br>")),
+                html.contains(&format!("<bdi>{name}</bdi><br>")),
                 "{locale}: the page lacks {name:?}:\n{html}"
             );
             assert!(
@@ -265,9 +265,47 @@ async fn page_names_countries_in_the_customers_language(h: Harness) {
             );
         }
         assert!(
-            !html.contains("TT<br>") && !html.contains("DE<br>"),
+            !html.contains(">TT<") && !html.contains(">DE<"),
             "{html}"
         );
+    }
+}
+
+/// Names and lines in Chinese, Arabic and Hebrew: the page lets each take its own direction, and
+/// the PDF prints every character (the render crate's tests look at the shaping itself).
+async fn other_scripts_print_on_the_page_and_in_the_pdf(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let body = json!({
+        "customer": {"name": "王芳", "email": "wang@example.com", "company": "山田商事"},
+        "line_items": [
+            {"description": "خدمات استشارية", "quantity": 1, "unit_price_cents": 10000},
+            {"description": "שירותי ייעוץ", "quantity": 1, "unit_price_cents": 5000}
+        ]
+    });
+    let r = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let sent = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", r.body["id"])
+        )
+    );
+    let path = token_path(&sent.body);
+    let html = send_raw(&app, h.anonymous(Method::GET, &path)).await.text();
+    for needle in [
+        "<strong dir=\"auto\">王芳</strong>",
+        "<bdi>山田商事</bdi>",
+        "<td dir=\"auto\">خدمات استشارية</td>",
+        "<td dir=\"auto\">שירותי ייעוץ</td>",
+    ] {
+        assert!(html.contains(needle), "{needle}:\n{html}");
+    }
+    let (at, query) = path.split_once('?').unwrap();
+    let pdf = send_raw(&app, h.anonymous(Method::GET, &format!("{at}/pdf?{query}"))).await;
+    let words = pdf_words(&pdf.bytes);
+    for needle in ["王芳", "山田商事", "خدمات", "استشارية", "שירותי", "ייעוץ"] {
+        assert!(words.contains(needle), "{needle}:\n{words}");
     }
 }
 
@@ -592,6 +630,7 @@ http_tests!(
     create_send_view_pay,
     page_shows_what_the_customer_needs,
     page_names_countries_in_the_customers_language,
+    other_scripts_print_on_the_page_and_in_the_pdf,
     validation_and_draft_rules,
     lists_filter_and_refuse_bad_values,
     other_tenants_get_403_on_every_route,
