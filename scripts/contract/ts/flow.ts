@@ -33,3 +33,20 @@ export function invoiceOf(event: Event): Invoice | undefined {
   const object = event.data.object;
   return object.object === "invoice" ? object : undefined;
 }
+
+// Files are Blobs (generate.mjs): the logo goes up as its bytes, a PDF comes back as a Blob.
+export async function files(invoiceId: number, png: Blob): Promise<number> {
+  const { response } = await api.PUT("/api/v1/account/logo", {
+    body: png,
+    bodySerializer: (body) => body,
+    headers: { "Content-Type": "image/png" },
+  });
+  const { data: pdf } = await api.GET("/api/v1/invoices/{id}/pdf", {
+    params: { path: { id: invoiceId } },
+    parseAs: "blob",
+  });
+  const bytes: Blob | undefined = pdf;
+  // @ts-expect-error a logo is bytes, not text
+  await api.PUT("/api/v1/account/logo", { body: "not an image" });
+  return response.status + (bytes?.size ?? 0);
+}
