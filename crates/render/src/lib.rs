@@ -1,8 +1,10 @@
 //! Turns one billing document (invoice, quotation or credit note) and the merchant's identity into
 //! PDF bytes, and does nothing else: no database, no HTTP, no file or network access. Fonts (DejaVu
-//! Sans, subset on embedding) are compiled in, texts and formats come from the domain's locale
-//! catalogues, and the same input always yields the same bytes. Every document is PDF/A-3b (the
-//! SPEC asks it of invoices and credit notes; quotations get it too, at no cost).
+//! Sans, and Droid Sans Fallback for Chinese and Japanese; each subset on embedding) are compiled
+//! in, text is shaped and put in bidirectional order (Arabic and Hebrew right to left), texts and
+//! formats come from the domain's locale catalogues, and the same input always yields the same
+//! bytes. Every document is PDF/A-3b (the SPEC asks it of invoices and credit notes; quotations get
+//! it too, at no cost).
 
 mod from_domain;
 mod layout;

@@ -1,20 +1,26 @@
 //! Text as a reader expects it in every script: the compiled-in faces (DejaVu Sans regular and bold
-//! for Latin, Greek, Cyrillic, Arabic and Hebrew; Droid Sans Fallback for Chinese and Japanese),
+//! for Latin, Greek, Cyrillic, Arabic and Hebrew; Droid Sans Fallback for Chinese and Japanese,
+//! NanumGothic for Korean),
 //! shaping with rustybuzz (Arabic joined, marks placed, kerning) and the Unicode bidirectional
 //! algorithm (right-to-left runs drawn right to left), measurement and word wrapping. Layout and
 //! drawing both go through [`shape`], so what is measured is what is drawn.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 use krilla::text::{Font, GlyphId, KrillaGlyph};
-use rustybuzz::{Direction, UnicodeBuffer};
+use rustybuzz::{Direction, Script, ShapePlan, UnicodeBuffer};
 use unicode_bidi::BidiInfo;
 
 static REGULAR: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 static BOLD: &[u8] = include_bytes!("../fonts/DejaVuSans-Bold.ttf");
-/// Only embedded (as a subset) in documents that use it, so Latin-only PDFs do not grow.
-static FALLBACK: &[u8] = include_bytes!("../fonts/DroidSansFallbackFull.ttf");
+/// The fallbacks are only embedded (as subsets) in documents that use them, so Latin-only PDFs
+/// do not grow.
+static CHINESE_JAPANESE: &[u8] = include_bytes!("../fonts/DroidSansFallbackFull.ttf");
+static KOREAN: &[u8] = include_bytes!("../fonts/NanumGothic.ttf");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Face {
@@ -68,23 +74,29 @@ fn bold() -> &'static FontFile {
     F.get_or_init(|| FontFile::load(BOLD, '?'))
 }
 
-fn fallback() -> &'static FontFile {
+fn chinese_japanese() -> &'static FontFile {
     static F: OnceLock<FontFile> = OnceLock::new();
-    F.get_or_init(|| FontFile::load(FALLBACK, '\u{FF1F}'))
+    F.get_or_init(|| FontFile::load(CHINESE_JAPANESE, '\u{FF1F}'))
 }
 
-/// The face's own font first, then the fallback, which has no bold.
-fn fonts(face: Face) -> [&'static FontFile; 2] {
-    match face {
-        Face::Regular => [regular(), fallback()],
-        Face::Bold => [bold(), fallback()],
-    }
+fn korean() -> &'static FontFile {
+    static F: OnceLock<FontFile> = OnceLock::new();
+    F.get_or_init(|| FontFile::load(KOREAN, '?'))
+}
+
+/// The face's own font first, then the fallbacks, which have no bold.
+fn fonts(face: Face) -> [&'static FontFile; 3] {
+    let own = match face {
+        Face::Regular => regular(),
+        Face::Bold => bold(),
+    };
+    [own, chinese_japanese(), korean()]
 }
 
 /// Glyphs of one font, drawn from `x` (in em from the start of the line).
 pub struct Run {
     pub font: Font,
-    /// Whether the run is in the fallback font, which has no bold of its own.
+    /// Whether the run is in a fallback font, which has no bold of its own.
     pub fallback: bool,
     pub x: f32,
     /// Their text ranges index the whole line.
@@ -133,28 +145,29 @@ pub fn width(s: &str, face: Face, size: f32) -> f32 {
 }
 
 struct Piece {
+    /// Index into [`fonts`]: 0 is the face's own.
+    font: usize,
     file: &'static FontFile,
-    fallback: bool,
     range: Range<usize>,
 }
 
-/// Cuts `range` of `s` where the font must change: the face's own font wherever it has the
-/// character, else the fallback. Spaces and combining marks stay with the font before them, so a
-/// name in Chinese is not cut at every space and a mark stays on its letter.
+/// Cuts `range` of `s` where the font must change: the first of [`fonts`] that has the character
+/// (the face's own when none has it: it draws `?`). Spaces and combining marks stay with the font
+/// before them, so a name in Chinese is not cut at every space and a mark stays on its letter.
 fn font_pieces(s: &str, range: Range<usize>, face: Face) -> Vec<Piece> {
-    let [own, fb] = fonts(face);
+    let chain = fonts(face);
     let mut pieces: Vec<Piece> = Vec::new();
     for (i, c) in s[range.clone()].char_indices() {
         let at = range.start + i;
-        let stays = pieces
-            .last()
-            .is_some_and(|p| (c.is_whitespace() || is_mark(c)) && p.file.covers(c));
-        let fallback = !stays && !own.covers(c) && fb.covers(c);
+        let font = match pieces.last() {
+            Some(p) if (c.is_whitespace() || is_mark(c)) && p.file.covers(c) => p.font,
+            _ => chain.iter().position(|f| f.covers(c)).unwrap_or(0),
+        };
         match pieces.last_mut() {
-            Some(p) if stays || p.fallback == fallback => p.range.end = at + c.len_utf8(),
+            Some(p) if p.font == font => p.range.end = at + c.len_utf8(),
             _ => pieces.push(Piece {
-                file: if fallback { fb } else { own },
-                fallback,
+                font,
+                file: chain[font],
                 range: at..at + c.len_utf8(),
             }),
         }
@@ -176,12 +189,15 @@ fn push_shaped(out: &mut Shaped, s: &str, piece: Piece, rtl: bool) {
     let mut buffer = UnicodeBuffer::new();
     buffer.push_str(text);
     buffer.guess_segment_properties();
-    buffer.set_direction(if rtl {
+    let direction = if rtl {
         Direction::RightToLeft
     } else {
         Direction::LeftToRight
+    };
+    buffer.set_direction(direction);
+    let shaped = with_plan(file, direction, buffer.script(), |plan| {
+        rustybuzz::shape_with_plan(&file.shaper, plan, buffer)
     });
-    let shaped = rustybuzz::shape(&file.shaper, &[], buffer);
     let infos = shaped.glyph_infos();
     let positions = shaped.glyph_positions();
     // A glyph's text runs from its cluster to the next cluster in logical order.
@@ -220,23 +236,54 @@ fn push_shaped(out: &mut Shaped, s: &str, piece: Piece, rtl: bool) {
         .collect();
     out.runs.push(Run {
         font: file.font.clone(),
-        fallback: piece.fallback,
+        fallback: piece.font > 0,
         x: out.width,
         glyphs,
     });
     out.width += width;
 }
 
+type PlanKey = (usize, Direction, Script);
+
+/// Runs `f` with the shaping plan for this font, direction and script. A plan is built once per
+/// thread and kept: building one costs more than shaping a word with it.
+fn with_plan<T>(
+    file: &'static FontFile,
+    direction: Direction,
+    script: Script,
+    f: impl FnOnce(&ShapePlan) -> T,
+) -> T {
+    thread_local! {
+        static PLANS: RefCell<HashMap<PlanKey, Rc<ShapePlan>>> = RefCell::new(HashMap::new());
+    }
+    let key = (std::ptr::from_ref(file) as usize, direction, script);
+    let plan = PLANS.with_borrow_mut(|plans| {
+        plans
+            .entry(key)
+            .or_insert_with(|| {
+                Rc::new(ShapePlan::new(
+                    &file.shaper,
+                    direction,
+                    Some(script),
+                    None,
+                    &[],
+                ))
+            })
+            .clone()
+    });
+    f(&plan)
+}
+
 /// What is printed for `s`: control characters become spaces, and characters no face can draw
-/// (Korean, recent emoji) and private-use characters become `?`, because PDF/A forbids the empty
-/// glyph and a box would hide the loss. Bold covers what regular does.
+/// (recent emoji, rare scripts) and private-use characters become `?`, because PDF/A forbids the
+/// empty glyph and a box would hide the loss. Bold covers what regular does.
 pub fn sanitize(s: &str) -> String {
-    let [own, fb] = fonts(Face::Regular);
+    let chain = fonts(Face::Regular);
     s.chars()
         .map(|c| {
             if c.is_control() {
                 ' '
-            } else if (own.covers(c) || fb.covers(c)) && !is_private_use(c) {
+            } else if chain.iter().any(|f| f.covers(c)) && !is_private_use(c) {
                 c
             } else {
                 '?'
@@ -358,9 +405,9 @@ mod tests {
 
     #[test]
     fn keeps_every_script_a_face_has_and_replaces_the_rest() {
-        let kept = "Łódź Ωμέγα Москва 王芳 山田商事 やまだ שלום مرحبا";
+        let kept = "Łódź Ωμέγα Москва 王芳 山田商事 やまだ 김민준 שלום مرحبا";
         assert_eq!(sanitize(kept), kept);
-        assert_eq!(sanitize("한\u{E000}\t\u{1FAE0}"), "?? ?");
+        assert_eq!(sanitize("\u{E000}\t\u{1FAE0}\u{10900}"), "? ??");
     }
 
     #[test]
@@ -405,10 +452,13 @@ mod tests {
     }
 
     #[test]
-    fn chinese_takes_the_fallback_font_and_latin_keeps_its_own() {
-        let shaped = shape("Invoice 王芳 GmbH", Face::Bold);
+    fn chinese_and_korean_take_their_fallbacks_and_latin_keeps_its_own() {
+        let shaped = shape("Invoice 王芳 GmbH 김민준", Face::Bold);
+        let fonts: Vec<Font> = shaped.runs.iter().map(|r| r.font.clone()).collect();
+        let [own, cj, ko] = super::fonts(Face::Bold).map(|f| f.font.clone());
+        assert!(fonts == [own.clone(), cj, own, ko], "{fonts:?}");
         let fallback: Vec<bool> = shaped.runs.iter().map(|r| r.fallback).collect();
-        assert_eq!(fallback, [false, true, false]);
+        assert_eq!(fallback, [false, true, false, true]);
         assert!(shaped.width > 0.0);
         let xs: Vec<f32> = shaped.runs.iter().map(|r| r.x).collect();
         assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");

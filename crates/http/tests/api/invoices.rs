@@ -264,10 +264,7 @@ async fn page_names_countries_in_the_customers_language(h: Harness) {
                 "{locale}: the PDF lacks {name:?}:\n{words}"
             );
         }
-        assert!(
-            !html.contains(">TT<") && !html.contains(">DE<"),
-            "{html}"
-        );
+        assert!(!html.contains(">TT<") && !html.contains(">DE<"), "{html}");
     }
 }
 
@@ -304,7 +301,8 @@ async fn other_scripts_print_on_the_page_and_in_the_pdf(h: Harness) {
     let (at, query) = path.split_once('?').unwrap();
     let pdf = send_raw(&app, h.anonymous(Method::GET, &format!("{at}/pdf?{query}"))).await;
     let words = pdf_words(&pdf.bytes);
-    for needle in ["王芳", "山田商事", "خدمات", "استشارية", "שירותי", "ייעוץ"] {
+    for needle in ["王芳", "山田商事", "خدمات", "استشارية", "שירותי", "ייעוץ"]
+    {
         assert!(words.contains(needle), "{needle}:\n{words}");
     }
 }

@@ -394,16 +394,17 @@ fn a_broken_logo_is_an_error_not_a_silent_omission() {
 #[test]
 fn text_outside_the_fonts_repertoire_becomes_question_marks() {
     let mut doc = invoice(1, Locale::En);
-    doc.lines[0].description = "한국 office rent \u{E000}".into();
+    doc.lines[0].description = "\u{10900}\u{10901} office rent \u{E000}".into();
     let t = squash(&text(&render_pdf(&doc).unwrap(), None));
     assert!(t.contains("?? office rent ?"), "{t}");
 }
 
-/// A customer in Chinese and lines in Japanese, Arabic and Hebrew.
+/// A customer in Chinese with an address in Korean, and lines in Japanese, Arabic and Hebrew.
 fn every_script() -> invoicing_render::Document {
     let mut doc = invoice(4, Locale::En);
     doc.buyer.name = "王芳".into();
     doc.buyer.company = Some("山田商事".into());
+    doc.buyer.address_lines[0] = "서울특별시 중구 세종대로 110".into();
     doc.lines[0].description = "年間保守契約（東京本社）".into();
     doc.lines[1].description = "خدمات استشارية".into();
     doc.lines[2].description = "שירותי ייעוץ".into();
@@ -412,7 +413,7 @@ fn every_script() -> invoicing_render::Document {
 }
 
 #[test]
-fn chinese_japanese_arabic_and_hebrew_come_back_as_typed_in_logical_order() {
+fn chinese_japanese_korean_arabic_and_hebrew_come_back_as_typed_in_logical_order() {
     let doc = every_script();
     let pdf = render_pdf(&doc).unwrap();
     let t = text(&pdf, None);
@@ -420,6 +421,7 @@ fn chinese_japanese_arabic_and_hebrew_come_back_as_typed_in_logical_order() {
     for needle in [
         "王芳",
         "山田商事",
+        "서울특별시 중구 세종대로 110",
         "年間保守契約（東京本社）",
         "خدمات استشارية",
         "שירותי ייעוץ",
@@ -432,15 +434,19 @@ fn chinese_japanese_arabic_and_hebrew_come_back_as_typed_in_logical_order() {
     // The payment link's query is the only question mark: nothing was replaced.
     assert_eq!(t.matches('?').count(), 1, "{t}");
     let fonts = fixture::fonts(&pdf);
-    assert!(fonts.contains("DroidSansFallback"), "{fonts}");
-    assert!(fonts.contains("DejaVuSans"), "{fonts}");
+    for font in ["DroidSansFallback", "NanumGothic", "DejaVuSans"] {
+        assert!(fonts.contains(font), "{fonts}");
+    }
 }
 
 #[test]
 fn a_latin_only_document_does_not_embed_the_fallback_font_or_grow() {
     let pdf = render_pdf(&invoice(3, Locale::En)).unwrap();
     let fonts = fixture::fonts(&pdf);
-    assert!(!fonts.contains("DroidSansFallback"), "{fonts}");
+    assert!(
+        !fonts.contains("DroidSansFallback") && !fonts.contains("NanumGothic"),
+        "{fonts}"
+    );
     // 46,532 bytes before shaping and the fallback font came in (2026-11-25).
     assert!(
         pdf.len() <= 46_532 * 110 / 100,
