@@ -13,55 +13,20 @@ use actix_web::http::header::{HeaderMap, AUTHORIZATION};
 use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use chrono::Utc;
-use invoicing_domain::api_key::{
-    hash_key, parse_key_shape, Access, ApiKey, ApiResource, KeyRejection, KeyScopes,
-};
+use invoicing_domain::api_key::{hash_key, parse_key_shape, ApiKey, KeyRejection, KeyScopes};
 use invoicing_domain::tenant::Scope;
 use std::future::{ready, Ready};
 
 /// Paths under the API prefix that need no key (still limited per client IP).
 const PUBLIC_API_PATHS: &[&str] = &["/api/v1/openapi.json"];
 
-/// The authenticated caller of an API request.
+/// The authenticated caller of an API request; what it may do is checked by the operations
+/// (`crate::ops::Ops::for_key`), as for the dashboard's users.
 #[derive(Clone, Debug)]
 pub struct Auth {
     pub key_id: i64,
     pub scope: Scope,
     pub scopes: KeyScopes,
-}
-
-impl Auth {
-    /// The tenant scope, if the key's scopes allow this access.
-    pub fn require(&self, resource: ApiResource, access: Access) -> Result<Scope, ApiError> {
-        if self.scopes.allows(resource, access) {
-            Ok(self.scope)
-        } else {
-            let access = match access {
-                Access::Read => "read",
-                Access::Write => "write",
-            };
-            Err(ApiError::insufficient_permissions(&format!(
-                "{}:{access}",
-                resource.as_str()
-            )))
-        }
-    }
-}
-
-impl Auth {
-    /// The scope for creating a document (`resource`); a document that brings an inline customer
-    /// may create that customer, so the key must also be allowed to write customers.
-    pub fn require_document_write(
-        &self,
-        resource: ApiResource,
-        inline_customer: bool,
-    ) -> Result<Scope, ApiError> {
-        let scope = self.require(resource, Access::Write)?;
-        if inline_customer {
-            self.require(ApiResource::Customers, Access::Write)?;
-        }
-        Ok(scope)
-    }
 }
 
 impl FromRequest for Auth {

@@ -13,6 +13,7 @@ pub mod escape;
 pub mod failpoint;
 pub mod idempotency;
 pub mod openapi;
+pub mod ops;
 pub mod path_id;
 pub mod pdf;
 pub mod query;

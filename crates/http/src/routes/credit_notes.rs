@@ -4,24 +4,17 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::routes::emails::requested;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::credit_note::{CreditNote, CreditNoteFilter, CreditNoteId, CreditNoteInput};
-use invoicing_domain::customer::CustomerId;
+use invoicing_domain::credit_note::{CreditNote, CreditNoteId, CreditNoteInput};
 use invoicing_domain::email::{EmailSubject, OutgoingEmail, SendInput};
 use invoicing_domain::invoice::InvoiceId;
 
 crate::page_schema! {
     /// A page of credit notes (SPEC §5 envelope).
     CreditNoteList of CreditNote
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("credit note")
 }
 
 /// Credit a sent, viewed, overdue or paid invoice: by lines, by a gross amount split over its
@@ -42,14 +35,8 @@ pub async fn create(
     id: Id<InvoiceId>,
     body: JsonBody<CreditNoteInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::CreditNotes, Access::Write)?;
-    let invoice = id.get()?;
-    let (new, email) = body.0.parse()?;
-    let email = requested(&state, email)?;
-    let repos = state.repos();
-    let note = blocking(move || repos.create_credit_note(scope, invoice, new, email))
-        .await
-        .map_err(|e| e.naming("invoice"))?;
+    let ops = Ops::for_key(&state, &auth);
+    let note = ops.create_credit_note(id, body.0).await?;
     Ok(HttpResponse::Created().json(note))
 }
 
@@ -68,15 +55,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::CreditNotes, Access::Read)?;
-    let q = ListQuery::parse(req.query_string(), &["invoice_id", "customer_id"])?;
-    let page = q.page()?;
-    let filter = CreditNoteFilter {
-        invoice_id: q.id("invoice_id")?.map(InvoiceId),
-        customer_id: q.id("customer_id")?.map(CustomerId),
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_credit_notes(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_credit_notes(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -93,12 +74,7 @@ pub async fn get(
     auth: Auth,
     id: Id<CreditNoteId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::CreditNotes, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let note = blocking(move || repos.get_credit_note(scope, id))
-        .await
-        .map_err(missing)?;
+    let note = Ops::for_key(&state, &auth).credit_note(id).await?;
     Ok(HttpResponse::Ok().json(note))
 }
 
@@ -116,13 +92,8 @@ pub async fn pdf(
     auth: Auth,
     id: Id<CreditNoteId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::CreditNotes, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let shown = blocking(move || repos.credit_note_as_shown(scope, id))
-        .await
-        .map_err(missing)?;
-    crate::pdf::respond(invoicing_render::credit_note_document(shown)).await
+    let doc = Ops::for_key(&state, &auth).credit_note_pdf(id).await?;
+    crate::pdf::respond(doc).await
 }
 
 /// Email a credit note (again): to its customer, or to the addresses given.
@@ -140,13 +111,9 @@ pub async fn email(
     id: Id<CreditNoteId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::CreditNotes, Access::Write)?;
-    let id = id.get()?.0;
-    let request = requested(&state, Some(body.0.email.unwrap_or_default()))?.unwrap_or_default();
-    let repos = state.repos();
-    let email =
-        blocking(move || repos.resend_document(scope, EmailSubject::CreditNote(id), request))
-            .await
-            .map_err(missing)?;
+    let about = EmailSubject::CreditNote(id.get()?.0);
+    let email = Ops::for_key(&state, &auth)
+        .resend(about, body.0.email)
+        .await?;
     Ok(HttpResponse::Accepted().json(email))
 }

@@ -3,22 +3,17 @@
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::{
-    Created, Customer, CustomerFilter, CustomerId, CustomerInput, CustomerPatchInput,
+    Created, Customer, CustomerId, CustomerInput, CustomerPatchInput,
 };
 
 crate::page_schema! {
     /// A page of customers (SPEC §5 envelope).
     CustomerList of Customer
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("customer")
 }
 
 /// Create a customer, or get the existing one with this email.
@@ -34,11 +29,8 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<CustomerInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Customers, Access::Write)?;
-    let new = body.0.parse()?;
-    let repos = state.repos();
     Ok(
-        match blocking(move || repos.create_customer(scope, new)).await? {
+        match Ops::for_key(&state, &auth).create_customer(body.0).await? {
             Created::New(c) => HttpResponse::Created().json(c),
             Created::Existing(c) => HttpResponse::Ok().json(c),
         },
@@ -60,14 +52,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Customers, Access::Read)?;
-    let query = ListQuery::parse(req.query_string(), &["email"])?;
-    let page = query.page()?;
-    let filter = CustomerFilter {
-        email: query.text("email")?,
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_customers(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_customers(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -84,12 +71,7 @@ pub async fn get(
     auth: Auth,
     id: Id<CustomerId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Customers, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let customer = blocking(move || repos.get_customer(scope, id))
-        .await
-        .map_err(missing)?;
+    let customer = Ops::for_key(&state, &auth).customer(id).await?;
     Ok(HttpResponse::Ok().json(customer))
 }
 
@@ -109,13 +91,9 @@ pub async fn update(
     id: Id<CustomerId>,
     body: JsonBody<CustomerPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Customers, Access::Write)?;
-    let id = id.get()?;
-    let patch = body.0.parse()?;
-    let repos = state.repos();
-    let customer = blocking(move || repos.update_customer(scope, id, patch))
-        .await
-        .map_err(missing)?;
+    let customer = Ops::for_key(&state, &auth)
+        .update_customer(id, body.0)
+        .await?;
     Ok(HttpResponse::Ok().json(customer))
 }
 
@@ -134,11 +112,6 @@ pub async fn delete(
     id: Id<CustomerId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Customers, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    blocking(move || repos.delete_customer(scope, id))
-        .await
-        .map_err(missing)?;
+    Ops::for_key(&state, &auth).delete_customer(id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

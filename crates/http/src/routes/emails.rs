@@ -5,40 +5,17 @@ use crate::auth::Auth;
 use crate::body::OptionalJsonBody;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::email::{
-    EmailFilter, EmailId, EmailInput, EmailRequest, EmailStatus, EmailSubject, OutgoingEmail,
-    SendInput,
-};
+use invoicing_domain::email::{EmailId, EmailStatus, EmailSubject, OutgoingEmail, SendInput};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::quotation::QuotationId;
 
 crate::page_schema! {
     /// A page of emails (SPEC §5 envelope).
     EmailList of OutgoingEmail
-}
-
-/// What a request's `email` object asks for: `None` without one; 422 `email_not_configured`
-/// when this server sends no mail, before anything changes.
-pub(crate) fn requested(
-    state: &AppState,
-    input: Option<EmailInput>,
-) -> Result<Option<EmailRequest>, ApiError> {
-    let Some(input) = input else {
-        return Ok(None);
-    };
-    if !state.config.mail_enabled {
-        return Err(ApiError::email_not_configured());
-    }
-    Ok(Some(input.parse("email")?))
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("email")
 }
 
 /// List the emails sent or queued, newest first.
@@ -57,19 +34,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Emails, Access::Read)?;
-    let q = ListQuery::parse(
-        req.query_string(),
-        &["status", "invoice_id", "quotation_id"],
-    )?;
-    let page = q.page()?;
-    let filter = EmailFilter {
-        status: q.choice("status", EmailStatus::parse, "queued, sent, failed")?,
-        invoice_id: q.id("invoice_id")?,
-        quotation_id: q.id("quotation_id")?,
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_emails(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_emails(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -86,29 +53,17 @@ pub async fn get(
     auth: Auth,
     id: Id<EmailId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Emails, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let email = blocking(move || repos.get_email(scope, id))
-        .await
-        .map_err(missing)?;
+    let email = Ops::for_key(&state, &auth).email(id).await?;
     Ok(HttpResponse::Ok().json(email))
 }
 
 async fn resend(
     state: &AppState,
     auth: &Auth,
-    resource: ApiResource,
     about: EmailSubject,
     body: SendInput,
-    what: &str,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(resource, Access::Write)?;
-    let request = requested(state, Some(body.email.unwrap_or_default()))?.unwrap_or_default();
-    let repos = state.repos();
-    let email = blocking(move || repos.resend_document(scope, about, request))
-        .await
-        .map_err(|e| e.naming(what))?;
+    let email = Ops::for_key(state, auth).resend(about, body.email).await?;
     Ok(HttpResponse::Accepted().json(email))
 }
 
@@ -128,17 +83,8 @@ pub async fn resend_invoice(
     id: Id<InvoiceId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.get()?.0;
-    let about = EmailSubject::Invoice(id);
-    resend(
-        &state,
-        &auth,
-        ApiResource::Invoices,
-        about,
-        body.0,
-        "invoice",
-    )
-    .await
+    let about = EmailSubject::Invoice(id.get()?.0);
+    resend(&state, &auth, about, body.0).await
 }
 
 /// Email a sent quotation (again): to its prospect, or to the addresses given.
@@ -157,15 +103,6 @@ pub async fn resend_quotation(
     id: Id<QuotationId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.get()?.0;
-    let about = EmailSubject::Quotation(id);
-    resend(
-        &state,
-        &auth,
-        ApiResource::Quotations,
-        about,
-        body.0,
-        "quotation",
-    )
-    .await
+    let about = EmailSubject::Quotation(id.get()?.0);
+    resend(&state, &auth, about, body.0).await
 }

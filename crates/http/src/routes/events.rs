@@ -4,12 +4,11 @@ use crate::auth::Auth;
 use crate::body::{NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::event::{Event, EventFilter, EventId, EVENT_TYPES};
+use invoicing_domain::event::{Event, EventId, EVENT_TYPES};
 use serde::Serialize;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
@@ -54,15 +53,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Events, Access::Read)?;
-    let q = ListQuery::parse(req.query_string(), &["type"])?;
-    let page = q.page()?;
-    let known = |t: &str| EVENT_TYPES.iter().find(|k| **k == t).map(|k| k.to_string());
-    let filter = EventFilter {
-        event_type: q.choice("type", known, &EVENT_TYPES.join(", "))?,
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_events(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_events(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -79,12 +72,7 @@ pub async fn get(
     auth: Auth,
     id: Id<EventId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Events, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let event = blocking(move || repos.get_event(scope, id))
-        .await
-        .map_err(|e| e.naming("event"))?;
+    let event = Ops::for_key(&state, &auth).event(id).await?;
     Ok(HttpResponse::Ok().json(event))
 }
 
@@ -116,15 +104,11 @@ pub async fn redeliver(
     id: Id<EventId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let queued = blocking(move || repos.redeliver_event(scope, id))
-        .await
-        .map_err(|e| e.naming("event"))?;
+    let queued = Ops::for_key(&state, &auth).redeliver_event(id).await?;
     Ok(HttpResponse::Accepted().json(Redelivery {
         object: Redelivery::OBJECT,
-        event_id: id.0,
+        // Redelivered, so the id was good.
+        event_id: id.get()?.0,
         queued,
     }))
 }

@@ -4,36 +4,17 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::routes::emails::requested;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use base64::Engine;
-use chrono::Utc;
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::SendInput;
-use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoicePatch, InvoicePatchInput,
-};
+use invoicing_domain::invoice::{Invoice, InvoiceId, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
-use rand::RngCore;
 
 crate::page_schema! {
     /// A page of invoices (SPEC §5 envelope).
     InvoiceList of Invoice
-}
-
-/// A payment-link capability: 192 random bits from the OS, URL-safe.
-pub(crate) fn new_token() -> String {
-    let mut bytes = [0u8; 24];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("invoice")
 }
 
 /// Create a draft invoice.
@@ -46,10 +27,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<InvoiceInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require_document_write(ApiResource::Invoices, body.0.customer.is_some())?;
-    let new = body.0.parse(Utc::now().date_naive(), new_token())?;
-    let repos = state.repos();
-    let invoice = blocking(move || repos.create_invoice(scope, new)).await?;
+    let invoice = Ops::for_key(&state, &auth).create_invoice(body.0).await?;
     Ok(HttpResponse::Created().json(invoice))
 }
 
@@ -70,24 +48,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Invoices, Access::Read)?;
-    let q = ListQuery::parse(
-        req.query_string(),
-        &["status", "customer_id", "created_after", "created_before"],
-    )?;
-    let page = q.page()?;
-    let filter = InvoiceFilter {
-        status: q.choice(
-            "status",
-            InvoiceStatus::parse,
-            "draft, sent, viewed, overdue, paid, cancelled",
-        )?,
-        customer_id: q.id("customer_id")?.map(CustomerId),
-        created_after: q.date("created_after")?,
-        created_before: q.date("created_before")?,
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_invoices(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_invoices(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -104,12 +67,7 @@ pub async fn get(
     auth: Auth,
     id: Id<InvoiceId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Invoices, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let invoice = blocking(move || repos.get_invoice(scope, id))
-        .await
-        .map_err(missing)?;
+    let invoice = Ops::for_key(&state, &auth).invoice(id).await?;
     Ok(HttpResponse::Ok().json(invoice))
 }
 
@@ -127,28 +85,8 @@ pub async fn pdf(
     auth: Auth,
     id: Id<InvoiceId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Invoices, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let shown = blocking(move || repos.invoice_as_shown(scope, id))
-        .await
-        .map_err(missing)?;
-    crate::pdf::respond(crate::pdf::invoice_document(shown)).await
-}
-
-async fn apply(
-    state: &AppState,
-    auth: &Auth,
-    id: Id<InvoiceId>,
-    patch: InvoicePatch,
-) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Invoices, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let invoice = blocking(move || repos.update_invoice(scope, id, patch))
-        .await
-        .map_err(missing)?;
-    Ok(HttpResponse::Ok().json(invoice))
+    let doc = Ops::for_key(&state, &auth).invoice_pdf(id).await?;
+    crate::pdf::respond(doc).await
 }
 
 /// Update an invoice: change its status as the transition table allows (`paid` marks it paid,
@@ -170,7 +108,9 @@ pub async fn update(
     body: JsonBody<InvoicePatchInput>,
 ) -> Result<HttpResponse, ApiError> {
     let patch = body.0.parse()?;
-    apply(&state, &auth, id, patch).await
+    let ops = Ops::for_key(&state, &auth);
+    let invoice = ops.update_invoice(id, patch).await?;
+    Ok(HttpResponse::Ok().json(invoice))
 }
 
 /// Send a draft invoice (POST or PATCH); with `{"email": {…}}` it is also emailed, in the same
@@ -190,13 +130,9 @@ pub async fn send(
     id: Id<InvoiceId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require(ApiResource::Invoices, Access::Write)?;
-    let patch = InvoicePatch {
-        status: Some(InvoiceStatus::Sent),
-        email: requested(&state, body.0.email)?,
-        ..Default::default()
-    };
-    apply(&state, &auth, id, patch).await
+    let ops = Ops::for_key(&state, &auth);
+    let invoice = ops.send_invoice(id, body.0.email).await?;
+    Ok(HttpResponse::Ok().json(invoice))
 }
 
 /// Send a draft invoice (the PATCH form of `POST /send`).

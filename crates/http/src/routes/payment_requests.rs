@@ -4,10 +4,9 @@
 
 use crate::auth::Auth;
 use crate::error::ApiError;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::ops::Ops;
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::payment::PaymentRequest;
 
 crate::page_schema! {
@@ -20,10 +19,9 @@ async fn answer(
     auth: &Auth,
     req: &HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Payments, Access::Read)?;
-    let page = ListQuery::parse(req.query_string(), &[])?.page()?;
-    let repos = state.repos();
-    let page = blocking(move || repos.list_payment_requests(scope, page)).await?;
+    let page = Ops::for_key(state, auth)
+        .payment_requests(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 

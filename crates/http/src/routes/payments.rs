@@ -4,27 +4,18 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::customer::CustomerId;
-use invoicing_domain::invoice::InvoiceId;
-use invoicing_domain::money::MAX_AMOUNT;
 use invoicing_domain::payment::{
-    Payment, PaymentChange, PaymentFilter, PaymentId, PaymentInput, PaymentPatchInput,
-    RejectPaymentInput,
+    Payment, PaymentChange, PaymentId, PaymentInput, PaymentPatchInput, RejectPaymentInput,
 };
 use invoicing_domain::payment_status::PaymentStatus;
 
 crate::page_schema! {
     /// A page of payments (SPEC §5 envelope).
     PaymentList of Payment
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("payment")
 }
 
 /// Record a payment of a sent, viewed or overdue invoice: `pending` until verified, or
@@ -43,19 +34,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<PaymentInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Payments, Access::Write)?;
-    let new = body.0.parse()?;
-    let repos = state.repos();
-    let payment = blocking(move || repos.create_payment(scope, new))
-        .await
-        .map_err(|e| {
-            // The only resource a create can miss is the invoice it names.
-            if e.code == "resource_missing" {
-                ApiError::resource_missing("invoice").with_param("invoice_id")
-            } else {
-                e
-            }
-        })?;
+    let payment = Ops::for_key(&state, &auth).create_payment(body.0).await?;
     Ok(HttpResponse::Created().json(payment))
 }
 
@@ -76,29 +55,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Payments, Access::Read)?;
-    let q = ListQuery::parse(
-        req.query_string(),
-        &["status", "customer_id", "invoice_id", "amount_min"],
-    )?;
-    let page = q.page()?;
-    let amount_min = q.integer(
-        "amount_min",
-        -MAX_AMOUNT..=MAX_AMOUNT,
-        "must be an integer of minor units within ±1000000000000000",
-    )?;
-    let filter = PaymentFilter {
-        status: q.choice(
-            "status",
-            PaymentStatus::parse,
-            "pending, verified, rejected",
-        )?,
-        customer_id: q.id("customer_id")?.map(CustomerId),
-        invoice_id: q.id("invoice_id")?.map(InvoiceId),
-        amount_min,
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_payments(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_payments(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -115,12 +74,7 @@ pub async fn get(
     auth: Auth,
     id: Id<PaymentId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Payments, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let payment = blocking(move || repos.get_payment(scope, id))
-        .await
-        .map_err(missing)?;
+    let payment = Ops::for_key(&state, &auth).payment(id).await?;
     Ok(HttpResponse::Ok().json(payment))
 }
 
@@ -130,12 +84,7 @@ async fn apply(
     id: Id<PaymentId>,
     change: PaymentChange,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Payments, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let payment = blocking(move || repos.change_payment(scope, id, change))
-        .await
-        .map_err(missing)?;
+    let payment = Ops::for_key(state, auth).change_payment(id, change).await?;
     Ok(HttpResponse::Ok().json(payment))
 }
 

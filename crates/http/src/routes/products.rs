@@ -4,30 +4,15 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::product::{
-    Product, ProductFilter, ProductId, ProductInput, ProductPatchInput,
-};
+use invoicing_domain::product::{Product, ProductId, ProductInput, ProductPatchInput};
 
 crate::page_schema! {
     /// A page of products (SPEC §5 envelope).
     ProductList of Product
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("product")
-}
-
-fn parse_active(raw: &str) -> Option<bool> {
-    match raw {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    }
 }
 
 /// Create a product.
@@ -40,10 +25,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<ProductInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Products, Access::Write)?;
-    let new = body.0.parse()?;
-    let repos = state.repos();
-    let product = blocking(move || repos.create_product(scope, new)).await?;
+    let product = Ops::for_key(&state, &auth).create_product(body.0).await?;
     Ok(HttpResponse::Created().json(product))
 }
 
@@ -61,14 +43,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Products, Access::Read)?;
-    let q = ListQuery::parse(req.query_string(), &["active"])?;
-    let page = q.page()?;
-    let filter = ProductFilter {
-        active: q.choice("active", parse_active, "true, false")?,
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_products(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_products(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -85,12 +62,7 @@ pub async fn get(
     auth: Auth,
     id: Id<ProductId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Products, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let product = blocking(move || repos.get_product(scope, id))
-        .await
-        .map_err(missing)?;
+    let product = Ops::for_key(&state, &auth).product(id).await?;
     Ok(HttpResponse::Ok().json(product))
 }
 
@@ -110,13 +82,9 @@ pub async fn update(
     id: Id<ProductId>,
     body: JsonBody<ProductPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Products, Access::Write)?;
-    let id = id.get()?;
-    let patch = body.0.parse()?;
-    let repos = state.repos();
-    let product = blocking(move || repos.update_product(scope, id, patch))
-        .await
-        .map_err(missing)?;
+    let product = Ops::for_key(&state, &auth)
+        .update_product(id, body.0)
+        .await?;
     Ok(HttpResponse::Ok().json(product))
 }
 
@@ -135,11 +103,6 @@ pub async fn delete(
     id: Id<ProductId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Products, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    blocking(move || repos.delete_product(scope, id))
-        .await
-        .map_err(missing)?;
+    Ops::for_key(&state, &auth).delete_product(id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -6,30 +6,21 @@ use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::{Ops, Origin};
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::routes::emails::requested;
-use crate::routes::invoices::new_token;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::http::header::USER_AGENT;
 use actix_web::{web, HttpRequest, HttpResponse};
-use chrono::Utc;
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::SendInput;
 use invoicing_domain::quotation::{
-    AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationFilter, QuotationId,
-    QuotationInput, QuotationPatchInput, RejectInput,
+    AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationId, QuotationInput,
+    QuotationPatchInput, RejectInput,
 };
 use invoicing_domain::quotation_status::QuotationStatus;
 
 crate::page_schema! {
     /// A page of quotations (SPEC §5 envelope).
     QuotationList of Quotation
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("quotation")
 }
 
 /// The quotation as a PDF, in the prospect's locale, as its page shows it.
@@ -46,13 +37,8 @@ pub async fn pdf(
     auth: Auth,
     id: Id<QuotationId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let shown = blocking(move || repos.quotation_as_shown(scope, id))
-        .await
-        .map_err(missing)?;
-    crate::pdf::respond(crate::pdf::quotation_document(shown)).await
+    let doc = Ops::for_key(&state, &auth).quotation_pdf(id).await?;
+    crate::pdf::respond(doc).await
 }
 
 /// Create a draft quotation.
@@ -65,10 +51,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<QuotationInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require_document_write(ApiResource::Quotations, body.0.customer.is_some())?;
-    let new = body.0.parse(Utc::now().date_naive(), new_token())?;
-    let repos = state.repos();
-    let quotation = blocking(move || repos.create_quotation(scope, new)).await?;
+    let quotation = Ops::for_key(&state, &auth).create_quotation(body.0).await?;
     Ok(HttpResponse::Created().json(quotation))
 }
 
@@ -87,19 +70,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Read)?;
-    let q = ListQuery::parse(req.query_string(), &["status", "customer_id"])?;
-    let page = q.page()?;
-    let filter = QuotationFilter {
-        status: q.choice(
-            "status",
-            QuotationStatus::parse,
-            "draft, sent, viewed, accepted, rejected, expired, converted",
-        )?,
-        customer_id: q.id("customer_id")?.map(CustomerId),
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_quotations(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_quotations(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -116,12 +89,7 @@ pub async fn get(
     auth: Auth,
     id: Id<QuotationId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let quotation = blocking(move || repos.get_quotation(scope, id))
-        .await
-        .map_err(missing)?;
+    let quotation = Ops::for_key(&state, &auth).quotation(id).await?;
     Ok(HttpResponse::Ok().json(quotation))
 }
 
@@ -142,13 +110,9 @@ pub async fn update(
     id: Id<QuotationId>,
     body: JsonBody<QuotationPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id.get()?;
-    let patch = body.0.parse()?;
-    let repos = state.repos();
-    let quotation = blocking(move || repos.update_quotation(scope, id, patch))
-        .await
-        .map_err(missing)?;
+    let quotation = Ops::for_key(&state, &auth)
+        .update_quotation(id, body.0)
+        .await?;
     Ok(HttpResponse::Ok().json(quotation))
 }
 
@@ -167,12 +131,7 @@ pub async fn delete(
     id: Id<QuotationId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    blocking(move || repos.delete_quotation(scope, id))
-        .await
-        .map_err(missing)?;
+    Ops::for_key(&state, &auth).delete_quotation(id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -194,13 +153,8 @@ pub async fn send(
     id: Id<QuotationId>,
     body: OptionalJsonBody<SendInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id.get()?;
-    let email = requested(&state, body.0.email)?;
-    let repos = state.repos();
-    let quotation = blocking(move || repos.send_quotation(scope, id, email))
-        .await
-        .map_err(missing)?;
+    let ops = Ops::for_key(&state, &auth);
+    let quotation = ops.send_quotation(id, body.0.email).await?;
     Ok(HttpResponse::Ok().json(quotation))
 }
 
@@ -241,17 +195,12 @@ pub async fn accept(
     id: Id<QuotationId>,
     body: OptionalJsonBody<AcceptInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id.get()?;
-    let answer = body.0.parse(
-        Some(client_ip(&req, &state.config).to_string()),
-        user_agent(&req),
-    )?;
-    let today = Utc::now().date_naive();
-    let repos = state.repos();
-    let quotation = blocking(move || repos.answer_quotation(scope, id, answer, today))
-        .await
-        .map_err(missing)?;
+    let origin = Origin {
+        ip: client_ip(&req, &state.config).to_string(),
+        user_agent: user_agent(&req),
+    };
+    let ops = Ops::for_key(&state, &auth);
+    let quotation = ops.accept_quotation(id, body.0, origin).await?;
     Ok(HttpResponse::Ok().json(quotation))
 }
 
@@ -271,14 +220,8 @@ pub async fn reject(
     id: Id<QuotationId>,
     body: OptionalJsonBody<RejectInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    let id = id.get()?;
-    let answer = body.0.parse()?;
-    let today = Utc::now().date_naive();
-    let repos = state.repos();
-    let quotation = blocking(move || repos.answer_quotation(scope, id, answer, today))
-        .await
-        .map_err(missing)?;
+    let ops = Ops::for_key(&state, &auth);
+    let quotation = ops.reject_quotation(id, body.0).await?;
     Ok(HttpResponse::Ok().json(quotation))
 }
 
@@ -298,17 +241,8 @@ pub async fn convert(
     id: Id<QuotationId>,
     body: OptionalJsonBody<ConvertInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Quotations, Access::Write)?;
-    // Converting writes an invoice: the key must be allowed to create one.
-    auth.require(ApiResource::Invoices, Access::Write)?;
-    let id = id.get()?;
-    let today = Utc::now().date_naive();
-    let due = body.0.parse(today)?;
-    let token = new_token();
-    let repos = state.repos();
-    let result = blocking(move || repos.convert_quotation(scope, id, due, token, today))
-        .await
-        .map_err(missing)?;
+    let ops = Ops::for_key(&state, &auth);
+    let result = ops.convert_quotation(id, body.0).await?;
     Ok(HttpResponse::Created().json(result))
 }
 

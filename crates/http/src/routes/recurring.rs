@@ -4,25 +4,17 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use chrono::Utc;
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::customer::CustomerId;
 use invoicing_domain::recurring::{
-    RecurringFilter, RecurringId, RecurringInput, RecurringInvoice, RecurringPatchInput,
-    RecurringStatus,
+    RecurringId, RecurringInput, RecurringInvoice, RecurringPatchInput, RecurringStatus,
 };
 
 crate::page_schema! {
     /// A page of recurring invoices (SPEC §5 envelope).
     RecurringList of RecurringInvoice
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("recurring invoice")
 }
 
 /// Create a schedule. The scheduler issues every invoice, the first one too: a schedule
@@ -36,14 +28,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<RecurringInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope =
-        auth.require_document_write(ApiResource::RecurringInvoices, body.0.customer.is_some())?;
-    let new = body.0.parse(Utc::now().date_naive())?;
-    if new.email && !state.config.mail_enabled {
-        return Err(ApiError::email_not_configured());
-    }
-    let repos = state.repos();
-    let created = blocking(move || repos.create_recurring(scope, new)).await?;
+    let created = Ops::for_key(&state, &auth).create_recurring(body.0).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -62,19 +47,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::RecurringInvoices, Access::Read)?;
-    let q = ListQuery::parse(req.query_string(), &["status", "customer_id"])?;
-    let page = q.page()?;
-    let filter = RecurringFilter {
-        status: q.choice(
-            "status",
-            RecurringStatus::parse,
-            "active, paused, cancelled, completed",
-        )?,
-        customer_id: q.id("customer_id")?.map(CustomerId),
-    };
-    let repos = state.repos();
-    let page = blocking(move || repos.list_recurring(scope, &filter, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_recurring(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -91,12 +66,7 @@ pub async fn get(
     auth: Auth,
     id: Id<RecurringId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::RecurringInvoices, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let found = blocking(move || repos.get_recurring(scope, id))
-        .await
-        .map_err(missing)?;
+    let found = Ops::for_key(&state, &auth).recurring(id).await?;
     Ok(HttpResponse::Ok().json(found))
 }
 
@@ -117,16 +87,9 @@ pub async fn update(
     id: Id<RecurringId>,
     body: JsonBody<RecurringPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::RecurringInvoices, Access::Write)?;
-    let id = id.get()?;
-    let patch = body.0.parse()?;
-    if patch.email == Some(true) && !state.config.mail_enabled {
-        return Err(ApiError::email_not_configured());
-    }
-    let repos = state.repos();
-    let updated = blocking(move || repos.update_recurring(scope, id, patch))
-        .await
-        .map_err(missing)?;
+    let updated = Ops::for_key(&state, &auth)
+        .update_recurring(id, body.0)
+        .await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -136,13 +99,7 @@ async fn change(
     id: Id<RecurringId>,
     to: RecurringStatus,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::RecurringInvoices, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let today = Utc::now().date_naive();
-    let changed = blocking(move || repos.change_recurring(scope, id, to, today))
-        .await
-        .map_err(missing)?;
+    let changed = Ops::for_key(state, auth).change_recurring(id, to).await?;
     Ok(HttpResponse::Ok().json(changed))
 }
 

@@ -4,18 +4,14 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
+use crate::ops::Ops;
 use crate::path_id::Id;
-use crate::query::ListQuery;
-use crate::webhook_target::check_target;
-use crate::{blocking, AppState};
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::ports::RepoError;
 use invoicing_domain::webhook::{
     WebhookEndpoint, WebhookEndpointId, WebhookInput, WebhookPatchInput,
 };
 use invoicing_domain::webhook_delivery::DeliveryAttempt;
-use invoicing_domain::webhook_signature::WebhookSecret;
 
 crate::page_schema! {
     /// A page of webhook endpoints (SPEC §5 envelope).
@@ -25,14 +21,6 @@ crate::page_schema! {
 crate::page_schema! {
     /// A page of delivery attempts, newest first (SPEC §5 envelope).
     DeliveryAttemptList of DeliveryAttempt
-}
-
-fn missing(e: ApiError) -> ApiError {
-    e.naming("webhook endpoint")
-}
-
-fn new_secret() -> WebhookSecret {
-    WebhookSecret::generate(&mut rand::rngs::OsRng)
 }
 
 /// Register an endpoint. The answer carries its signing secret, shown only here and on rotation.
@@ -45,17 +33,7 @@ pub async fn create(
     auth: Auth,
     body: JsonBody<WebhookInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let allow_private = state.config.webhook_allow_private;
-    let new = body
-        .0
-        .parse(scope.environment, allow_private, new_secret())?;
-    let repos = state.repos();
-    let endpoint = blocking(move || {
-        check_target(&new.url, allow_private).map_err(RepoError::Invalid)?;
-        repos.create_webhook(scope, new)
-    })
-    .await?;
+    let endpoint = Ops::for_key(&state, &auth).create_webhook(body.0).await?;
     Ok(HttpResponse::Created().json(endpoint))
 }
 
@@ -72,10 +50,9 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
-    let page = ListQuery::parse(req.query_string(), &[])?.page()?;
-    let repos = state.repos();
-    let page = blocking(move || repos.list_webhooks(scope, page)).await?;
+    let page = Ops::for_key(&state, &auth)
+        .list_webhooks(req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -92,12 +69,7 @@ pub async fn get(
     auth: Auth,
     id: Id<WebhookEndpointId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let endpoint = blocking(move || repos.get_webhook(scope, id))
-        .await
-        .map_err(missing)?;
+    let endpoint = Ops::for_key(&state, &auth).webhook(id).await?;
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
@@ -117,19 +89,9 @@ pub async fn update(
     id: Id<WebhookEndpointId>,
     body: JsonBody<WebhookPatchInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id.get()?;
-    let allow_private = state.config.webhook_allow_private;
-    let patch = body.0.parse(scope.environment, allow_private)?;
-    let repos = state.repos();
-    let endpoint = blocking(move || {
-        if let Some(url) = &patch.url {
-            check_target(url, allow_private).map_err(RepoError::Invalid)?;
-        }
-        repos.update_webhook(scope, id, patch)
-    })
-    .await
-    .map_err(missing)?;
+    let endpoint = Ops::for_key(&state, &auth)
+        .update_webhook(id, body.0)
+        .await?;
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
@@ -147,12 +109,7 @@ pub async fn delete(
     id: Id<WebhookEndpointId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    blocking(move || repos.delete_webhook(scope, id))
-        .await
-        .map_err(missing)?;
+    Ops::for_key(&state, &auth).delete_webhook(id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -171,13 +128,9 @@ pub async fn rotate_secret(
     id: Id<WebhookEndpointId>,
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Write)?;
-    let id = id.get()?;
-    let repos = state.repos();
-    let secret = new_secret();
-    let endpoint = blocking(move || repos.rotate_webhook_secret(scope, id, secret))
-        .await
-        .map_err(missing)?;
+    let endpoint = Ops::for_key(&state, &auth)
+        .rotate_webhook_secret(id)
+        .await?;
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
@@ -199,12 +152,8 @@ pub async fn deliveries(
     req: HttpRequest,
     id: Id<WebhookEndpointId>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Webhooks, Access::Read)?;
-    let id = id.get()?;
-    let page = ListQuery::parse(req.query_string(), &[])?.page()?;
-    let repos = state.repos();
-    let page = blocking(move || repos.list_delivery_attempts(scope, id, page))
-        .await
-        .map_err(missing)?;
+    let page = Ops::for_key(&state, &auth)
+        .delivery_attempts(id, req.query_string())
+        .await?;
     Ok(HttpResponse::Ok().json(page))
 }

@@ -10,41 +10,12 @@ use crate::auth::Auth;
 use crate::binary::{self, Binary};
 use crate::body::BodyReader;
 use crate::error::ApiError;
-use crate::{blocking, AppState};
+use crate::ops::{refuse_logo as refuse, Ops};
+use crate::AppState;
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::profile::{ImageKind, Logo, LOGO_MAX_BYTES, LOGO_MAX_SIDE};
-use invoicing_domain::validation::Violations;
-use std::io::Cursor;
-
-fn refuse(message: impl Into<String>) -> ApiError {
-    Violations::single("logo", message).into()
-}
-
-/// What the bytes are, if they decode as a PNG or a JPEG within the limits.
-pub(crate) fn check_logo(bytes: &[u8]) -> Result<ImageKind, ApiError> {
-    let unreadable = || refuse("is not a readable PNG or JPEG image");
-    let (kind, format) = match image::guess_format(bytes) {
-        Ok(image::ImageFormat::Png) => (ImageKind::Png, image::ImageFormat::Png),
-        Ok(image::ImageFormat::Jpeg) => (ImageKind::Jpeg, image::ImageFormat::Jpeg),
-        _ => return Err(unreadable()),
-    };
-    // The header first, so a small file claiming huge dimensions is refused before decoding.
-    let reader = image::ImageReader::with_format(Cursor::new(bytes), format);
-    let (width, height) = reader.into_dimensions().map_err(|_| unreadable())?;
-    if width == 0 || height == 0 {
-        return Err(unreadable());
-    }
-    if width > LOGO_MAX_SIDE || height > LOGO_MAX_SIDE {
-        return Err(refuse(format!(
-            "must be at most {LOGO_MAX_SIDE}×{LOGO_MAX_SIDE} pixels (this one is {width}×{height})"
-        )));
-    }
-    // Then every pixel: a truncated or corrupt file fails here.
-    image::load_from_memory_with_format(bytes, format).map_err(|_| unreadable())?;
-    Ok(kind)
-}
+use invoicing_domain::profile::LOGO_MAX_BYTES;
 
 /// Upload the logo shown on pages, PDFs and emails (replaces any earlier one).
 #[utoipa::path(put, path = "/api/v1/account/logo", tag = "account",
@@ -62,7 +33,9 @@ pub async fn put_logo(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let payload = payload.into_inner();
-    let scope = auth.require(ApiResource::Account, Access::Write)?;
+    let ops = Ops::for_key(&state, &auth);
+    // Refused before its body is read.
+    ops.caller().require(ApiResource::Account, Access::Write)?;
     let content_type = req
         .headers()
         .get(CONTENT_TYPE)
@@ -86,12 +59,7 @@ pub async fn put_logo(
         }
         bytes.extend_from_slice(&chunk);
     }
-    let repos = state.repos();
-    blocking(move || match check_logo(&bytes) {
-        Err(e) => Ok(Err(e)),
-        Ok(kind) => repos.put_logo(scope, Logo { kind, bytes }).map(Ok),
-    })
-    .await??;
+    ops.put_logo(bytes).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -104,9 +72,7 @@ pub async fn put_logo(
     ),
     security(("api_key" = [])))]
 pub async fn get_logo(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Account, Access::Read)?;
-    let repos = state.repos();
-    match blocking(move || repos.get_logo(scope)).await? {
+    match Ops::for_key(&state, &auth).logo().await? {
         Some(logo) => Ok(binary::respond(Binary {
             content_type: logo.kind.content_type(),
             cache_control: "private, no-cache",
@@ -122,8 +88,6 @@ pub async fn get_logo(state: web::Data<AppState>, auth: Auth) -> Result<HttpResp
     responses((status = 204, description = "Removed (or there was none)")),
     security(("api_key" = [])))]
 pub async fn delete_logo(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Account, Access::Write)?;
-    let repos = state.repos();
-    blocking(move || repos.delete_logo(scope)).await?;
+    Ops::for_key(&state, &auth).delete_logo().await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -5,9 +5,9 @@ pub mod logo;
 use crate::auth::Auth;
 use crate::body::JsonBody;
 use crate::error::ApiError;
-use crate::{blocking, AppState};
+use crate::ops::Ops;
+use crate::AppState;
 use actix_web::{web, HttpResponse};
-use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::profile::{Profile, ProfilePatchInput};
 
 /// The merchant's profile for this key's environment.
@@ -15,9 +15,7 @@ use invoicing_domain::profile::{Profile, ProfilePatchInput};
     responses((status = 200, description = "The profile (its defaults until first changed)", body = Profile)),
     security(("api_key" = [])))]
 pub async fn get(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Account, Access::Read)?;
-    let repos = state.repos();
-    let profile = blocking(move || repos.get_profile(scope)).await?;
+    let profile = Ops::for_key(&state, &auth).profile().await?;
     Ok(HttpResponse::Ok().json(profile))
 }
 
@@ -32,9 +30,6 @@ pub async fn update(
     auth: Auth,
     body: JsonBody<ProfilePatchInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let scope = auth.require(ApiResource::Account, Access::Write)?;
-    let patch = body.0.parse()?;
-    let repos = state.repos();
-    let profile: Profile = blocking(move || repos.update_profile(scope, patch)).await?;
+    let profile = Ops::for_key(&state, &auth).update_profile(body.0).await?;
     Ok(HttpResponse::Ok().json(profile))
 }

@@ -1,0 +1,77 @@
+//! Credit notes (SPEC §15).
+
+use super::Ops;
+use crate::error::ApiError;
+use crate::path_id::Id;
+use crate::query::ListQuery;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::credit_note::{CreditNote, CreditNoteFilter, CreditNoteId, CreditNoteInput};
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::paging::Page;
+
+const FILTERS: &[&str] = &["invoice_id", "customer_id"];
+
+fn filter(q: &ListQuery) -> Result<CreditNoteFilter, ApiError> {
+    Ok(CreditNoteFilter {
+        invoice_id: q.id("invoice_id")?.map(InvoiceId),
+        customer_id: q.id("customer_id")?.map(CustomerId),
+    })
+}
+
+impl Ops {
+    /// Credits (part of) `invoice`, and emails the note when asked.
+    pub async fn create_credit_note(
+        &self,
+        invoice: Id<InvoiceId>,
+        input: CreditNoteInput,
+    ) -> Result<CreditNote, ApiError> {
+        let scope = self
+            .caller
+            .require(ApiResource::CreditNotes, Access::Write)?;
+        let invoice = invoice.get()?;
+        let (new, email) = input.parse()?;
+        let email = self.email_request(email)?;
+        self.run(scope, "invoice", move |r, s| {
+            r.create_credit_note(s, invoice, new, email)
+        })
+        .await
+    }
+
+    pub async fn list_credit_notes(&self, query: &str) -> Result<Page<CreditNote>, ApiError> {
+        self.list(
+            ApiResource::CreditNotes,
+            query,
+            FILTERS,
+            filter,
+            |r, s, f, p| r.list_credit_notes(s, f, p),
+        )
+        .await
+    }
+
+    pub async fn credit_note(&self, id: Id<CreditNoteId>) -> Result<CreditNote, ApiError> {
+        let scope = self
+            .caller
+            .require(ApiResource::CreditNotes, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "credit note", move |r, s| r.get_credit_note(s, id))
+            .await
+    }
+
+    /// The credit note as printed, ready to render.
+    pub async fn credit_note_pdf(
+        &self,
+        id: Id<CreditNoteId>,
+    ) -> Result<invoicing_render::Document, ApiError> {
+        let scope = self
+            .caller
+            .require(ApiResource::CreditNotes, Access::Read)?;
+        let id = id.get()?;
+        let shown = self
+            .run(scope, "credit note", move |r, s| {
+                r.credit_note_as_shown(s, id)
+            })
+            .await?;
+        Ok(invoicing_render::credit_note_document(shown))
+    }
+}

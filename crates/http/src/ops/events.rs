@@ -1,0 +1,44 @@
+//! The event log (SPEC §11) and redelivering an event to the webhook endpoints.
+
+use super::Ops;
+use crate::error::ApiError;
+use crate::path_id::Id;
+use crate::query::ListQuery;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::event::{Event, EventFilter, EventId, EVENT_TYPES};
+use invoicing_domain::paging::Page;
+
+fn filter(q: &ListQuery) -> Result<EventFilter, ApiError> {
+    let known = |t: &str| EVENT_TYPES.iter().find(|k| **k == t).map(|k| k.to_string());
+    Ok(EventFilter {
+        event_type: q.choice("type", known, &EVENT_TYPES.join(", "))?,
+    })
+}
+
+impl Ops {
+    pub async fn list_events(&self, query: &str) -> Result<Page<Event>, ApiError> {
+        self.list(
+            ApiResource::Events,
+            query,
+            &["type"],
+            filter,
+            |r, s, f, p| r.list_events(s, f, p),
+        )
+        .await
+    }
+
+    pub async fn event(&self, id: Id<EventId>) -> Result<Event, ApiError> {
+        let scope = self.caller.require(ApiResource::Events, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "event", move |r, s| r.get_event(s, id))
+            .await
+    }
+
+    /// Queues the event again for every endpoint that wants it; answers how many.
+    pub async fn redeliver_event(&self, id: Id<EventId>) -> Result<usize, ApiError> {
+        let scope = self.caller.require(ApiResource::Webhooks, Access::Write)?;
+        let id = id.get()?;
+        self.run(scope, "event", move |r, s| r.redeliver_event(s, id))
+            .await
+    }
+}

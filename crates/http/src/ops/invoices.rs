@@ -1,0 +1,106 @@
+//! Invoices (SPEC §9): drafts, sending, status moves, and the PDF.
+
+use super::Ops;
+use crate::error::ApiError;
+use crate::path_id::Id;
+use crate::query::ListQuery;
+use base64::Engine;
+use chrono::Utc;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::customer::CustomerId;
+use invoicing_domain::email::EmailInput;
+use invoicing_domain::invoice::{Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoicePatch};
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::paging::Page;
+use rand::RngCore;
+
+/// A payment-link capability: 192 random bits from the OS, URL-safe.
+pub(crate) fn new_token() -> String {
+    let mut bytes = [0u8; 24];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+const FILTERS: &[&str] = &["status", "customer_id", "created_after", "created_before"];
+
+fn filter(q: &ListQuery) -> Result<InvoiceFilter, ApiError> {
+    Ok(InvoiceFilter {
+        status: q.choice(
+            "status",
+            InvoiceStatus::parse,
+            "draft, sent, viewed, overdue, paid, cancelled",
+        )?,
+        customer_id: q.id("customer_id")?.map(CustomerId),
+        created_after: q.date("created_after")?,
+        created_before: q.date("created_before")?,
+    })
+}
+
+impl Ops {
+    pub async fn create_invoice(&self, input: InvoiceInput) -> Result<Invoice, ApiError> {
+        let scope = self
+            .caller
+            .require_document_write(ApiResource::Invoices, input.customer.is_some())?;
+        let new = input.parse(Utc::now().date_naive(), new_token())?;
+        self.run(scope, "invoice", move |r, s| r.create_invoice(s, new))
+            .await
+    }
+
+    pub async fn list_invoices(&self, query: &str) -> Result<Page<Invoice>, ApiError> {
+        self.list(
+            ApiResource::Invoices,
+            query,
+            FILTERS,
+            filter,
+            |r, s, f, p| r.list_invoices(s, f, p),
+        )
+        .await
+    }
+
+    pub async fn invoice(&self, id: Id<InvoiceId>) -> Result<Invoice, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "invoice", move |r, s| r.get_invoice(s, id))
+            .await
+    }
+
+    /// The invoice as its page shows it, ready to render.
+    pub async fn invoice_pdf(
+        &self,
+        id: Id<InvoiceId>,
+    ) -> Result<invoicing_render::Document, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        let id = id.get()?;
+        let shown = self
+            .run(scope, "invoice", move |r, s| r.invoice_as_shown(s, id))
+            .await?;
+        Ok(crate::pdf::invoice_document(shown))
+    }
+
+    /// Changes an invoice as the transition table and the draft-only rules allow.
+    pub async fn update_invoice(
+        &self,
+        id: Id<InvoiceId>,
+        patch: InvoicePatch,
+    ) -> Result<Invoice, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Write)?;
+        let id = id.get()?;
+        self.run(scope, "invoice", move |r, s| r.update_invoice(s, id, patch))
+            .await
+    }
+
+    /// Sends a draft, and emails it when `email` is given.
+    pub async fn send_invoice(
+        &self,
+        id: Id<InvoiceId>,
+        email: Option<EmailInput>,
+    ) -> Result<Invoice, ApiError> {
+        self.caller.require(ApiResource::Invoices, Access::Write)?;
+        let patch = InvoicePatch {
+            status: Some(InvoiceStatus::Sent),
+            email: self.email_request(email)?,
+            ..Default::default()
+        };
+        self.update_invoice(id, patch).await
+    }
+}

@@ -1,0 +1,170 @@
+//! The operations both front doors call: the JSON API's handlers and the dashboard's. Each one
+//! checks what the caller may do, parses what the domain parses, runs its repository call off the
+//! async workers within the request's storage budget, and names the resource a "not found" is
+//! about. Handlers only read their request (a JSON body, a form, a query string), call one
+//! operation and render its answer, so no rule, status check or validation exists twice.
+
+mod account;
+mod credit_notes;
+mod customers;
+mod emails;
+mod events;
+mod invoices;
+mod payments;
+mod products;
+mod quotations;
+mod recurring;
+mod webhooks;
+
+use crate::error::ApiError;
+use crate::query::ListQuery;
+use crate::{blocking, AppState};
+use invoicing_domain::api_key::{Access, ApiResource, KeyScopes};
+use invoicing_domain::email::{EmailInput, EmailRequest};
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{RepoResult, Repositories};
+use invoicing_domain::tenant::Scope;
+use std::sync::Arc;
+
+pub use account::refuse_logo;
+pub use quotations::Origin;
+
+/// Who is asking: the tenant they act for and what they may do there.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    scope: Scope,
+    permits: Permits,
+}
+
+/// Where a caller's permissions come from.
+#[derive(Clone, Debug)]
+pub enum Permits {
+    /// An API key's scopes (SPEC §2).
+    Key(KeyScopes),
+}
+
+impl Caller {
+    pub fn new(scope: Scope, permits: Permits) -> Caller {
+        Caller { scope, permits }
+    }
+
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    fn allows(&self, resource: ApiResource, access: Access) -> bool {
+        match &self.permits {
+            Permits::Key(scopes) => scopes.allows(resource, access),
+        }
+    }
+
+    /// The tenant scope, if the caller may have this access.
+    pub fn require(&self, resource: ApiResource, access: Access) -> Result<Scope, ApiError> {
+        if self.allows(resource, access) {
+            return Ok(self.scope);
+        }
+        let access = match access {
+            Access::Read => "read",
+            Access::Write => "write",
+        };
+        Err(ApiError::insufficient_permissions(&format!(
+            "{}:{access}",
+            resource.as_str()
+        )))
+    }
+
+    /// The scope for creating a document (`resource`); a document that brings an inline customer
+    /// may create that customer, so the caller must also be allowed to write customers.
+    pub fn require_document_write(
+        &self,
+        resource: ApiResource,
+        inline_customer: bool,
+    ) -> Result<Scope, ApiError> {
+        let scope = self.require(resource, Access::Write)?;
+        if inline_customer {
+            self.require(ApiResource::Customers, Access::Write)?;
+        }
+        Ok(scope)
+    }
+}
+
+/// The operations, for one caller within one request.
+pub struct Ops {
+    repos: Arc<dyn Repositories>,
+    caller: Caller,
+    mail_enabled: bool,
+    webhook_allow_private: bool,
+}
+
+impl Ops {
+    /// Takes the request's repositories (its transaction, under an idempotency key).
+    pub fn new(state: &AppState, caller: Caller) -> Ops {
+        Ops {
+            repos: state.repos(),
+            caller,
+            mail_enabled: state.config.mail_enabled,
+            webhook_allow_private: state.config.webhook_allow_private,
+        }
+    }
+
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// Runs `f` off the async workers; a "not found" names `what`.
+    async fn run<T, F>(&self, scope: Scope, what: &'static str, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Repositories, Scope) -> RepoResult<T> + Send + 'static,
+    {
+        let repos = self.repos.clone();
+        blocking(move || f(repos.as_ref(), scope))
+            .await
+            .map_err(|e| e.naming(what))
+    }
+
+    /// A page of a list: `filters` are the query's names beside paging, `filter` reads them.
+    async fn list<T, Fl, F>(
+        &self,
+        resource: ApiResource,
+        query: &str,
+        filters: &[&str],
+        filter: impl FnOnce(&ListQuery) -> Result<Fl, ApiError>,
+        f: F,
+    ) -> Result<Page<T>, ApiError>
+    where
+        T: Send + 'static,
+        Fl: Send + 'static,
+        F: FnOnce(&dyn Repositories, Scope, &Fl, PageRequest) -> RepoResult<Page<T>>
+            + Send
+            + 'static,
+    {
+        let scope = self.caller.require(resource, Access::Read)?;
+        let q = ListQuery::parse(query, filters)?;
+        let page = q.page()?;
+        let filter = filter(&q)?;
+        let repos = self.repos.clone();
+        blocking(move || f(repos.as_ref(), scope, &filter, page)).await
+    }
+
+    /// An email to send with a document, when one is asked for and mail is configured.
+    fn email_request(&self, input: Option<EmailInput>) -> Result<Option<EmailRequest>, ApiError> {
+        let Some(input) = input else {
+            return Ok(None);
+        };
+        if !self.mail_enabled {
+            return Err(ApiError::email_not_configured());
+        }
+        Ok(Some(input.parse("email")?))
+    }
+}
+
+impl Ops {
+    /// The operations for an API request, as its key's scopes allow.
+    pub fn for_key(state: &AppState, auth: &crate::auth::Auth) -> Ops {
+        Ops::new(
+            state,
+            Caller::new(auth.scope, Permits::Key(auth.scopes.clone())),
+        )
+    }
+}
