@@ -33,30 +33,7 @@ pub struct Email(String);
 
 impl Email {
     pub fn parse(raw: &str) -> Result<Email, &'static str> {
-        let s = raw.trim();
-        if s.is_empty() {
-            return Err("is required");
-        }
-        if s.chars().count() > EMAIL_MAX {
-            return Err("must be at most 254 characters");
-        }
-        let valid = email_address::EmailAddress::parse_with_options(
-            s,
-            email_address::Options::default().without_display_text(),
-        )
-        .is_ok();
-        // A deliverable business address has a dotted domain; `user@localhost` is a typo here.
-        let dotted_domain = s
-            .rsplit_once('@')
-            .is_some_and(|(_, d)| d.contains('.') && !d.starts_with('.') && !d.ends_with('.'));
-        // Quoted local parts and address literals are valid RFC 5322 but not sendable through
-        // common relays (nor parsed by every mail library): refused up front, not at send time.
-        let plain = !s.starts_with('"') && !s.contains("@[");
-        if valid && dotted_domain && plain && !s.contains(char::is_whitespace) {
-            Ok(Email(s.to_string()))
-        } else {
-            Err("must be a valid email address")
-        }
+        parse_address(raw, false).map(|s| Email(s.to_string()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -65,6 +42,37 @@ impl Email {
 
     pub fn normalized(&self) -> String {
         self.0.to_lowercase()
+    }
+}
+
+/// The address rules every email of the domain follows, on the trimmed text it returns.
+/// `localhost_ok` also takes the one undotted domain `localhost` (the first-start dashboard user
+/// `admin@localhost`, SPEC §21); a customer's address must be deliverable, so never theirs.
+pub(crate) fn parse_address(raw: &str, localhost_ok: bool) -> Result<&str, &'static str> {
+    let s = raw.trim();
+    if s.is_empty() {
+        return Err("is required");
+    }
+    if s.chars().count() > EMAIL_MAX {
+        return Err("must be at most 254 characters");
+    }
+    let valid = email_address::EmailAddress::parse_with_options(
+        s,
+        email_address::Options::default().without_display_text(),
+    )
+    .is_ok();
+    // A deliverable business address has a dotted domain; `user@localhost` is a typo here.
+    let dotted_domain = s.rsplit_once('@').is_some_and(|(_, d)| {
+        (d.contains('.') && !d.starts_with('.') && !d.ends_with('.'))
+            || (localhost_ok && d.eq_ignore_ascii_case("localhost"))
+    });
+    // Quoted local parts and address literals are valid RFC 5322 but not sendable through
+    // common relays (nor parsed by every mail library): refused up front, not at send time.
+    let plain = !s.starts_with('"') && !s.contains("@[");
+    if valid && dotted_domain && plain && !s.contains(char::is_whitespace) {
+        Ok(s)
+    } else {
+        Err("must be a valid email address")
     }
 }
 

@@ -33,6 +33,7 @@ pub mod quotation_status;
 pub mod recurring;
 pub mod tenant;
 pub mod time;
+pub mod user;
 pub mod validation;
 pub mod webhook;
 pub mod webhook_delivery;

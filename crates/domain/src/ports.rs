@@ -28,7 +28,11 @@ use crate::quotation::{
 use crate::recurring::{
     NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringPatch, RecurringStatus,
 };
-use crate::tenant::{AccountId, Scope};
+use crate::tenant::{AccountId, Environment, Scope};
+use crate::user::{
+    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, Session,
+    SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+};
 use crate::validation::Violations;
 use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
 use crate::webhook_delivery::{AttemptOutcome, DeliveryAttempt, DeliveryJob, RetrySchedule};
@@ -524,6 +528,107 @@ pub trait RateLimits {
     fn purge_rate_limits(&self) -> RepoResult<usize>;
 }
 
+/// Dashboard users, their memberships, set-password links, sessions and the sign-in throttle
+/// (SPEC §21). Users are not tenant data: one user may belong to several accounts, so these
+/// methods name the account where it matters instead of taking a [`Scope`]. Tokens are only
+/// ever passed and kept as their SHA-256 (`user::hash_token`).
+pub trait UserRepository {
+    /// Makes the user with `email` (created without a password if there is none) a member of
+    /// `account` with `role`. `InUse` when they are a member already; `NotFound` for no account.
+    fn add_member(&self, account: AccountId, email: &UserEmail, role: Role) -> RepoResult<Member>;
+    /// The account's members, by email.
+    fn list_members(&self, account: AccountId) -> RepoResult<Vec<Member>>;
+    /// `NotFound` when the user is no member of `account` (a member of another account included);
+    /// `InvalidTransition` (409 `invalid_state_transition`) for the last owner's demotion.
+    fn change_member_role(
+        &self,
+        account: AccountId,
+        user: UserId,
+        role: Role,
+    ) -> RepoResult<Member>;
+    /// Ends the membership and the user's sessions in that account; the user stays (they may
+    /// belong elsewhere). Refused like [`Self::change_member_role`] for the last owner.
+    fn remove_member(&self, account: AccountId, user: UserId) -> RepoResult<()>;
+    fn get_user(&self, id: UserId) -> RepoResult<User>;
+    /// By [`UserEmail::normalized`]: `Ada@Example.com` finds `ada@example.com`.
+    fn find_user_by_email(&self, email: &UserEmail) -> RepoResult<Option<User>>;
+    /// The user and their password's hash, for a sign-in.
+    fn find_credentials(&self, email: &UserEmail) -> RepoResult<Option<Credentials>>;
+    /// The same by id, to confirm a signed-in user's password.
+    fn get_credentials(&self, user: UserId) -> RepoResult<Credentials>;
+    /// `InUse` when another user has that email.
+    fn change_user_email(&self, user: UserId, email: &UserEmail) -> RepoResult<User>;
+    /// The accounts the user belongs to, by account id.
+    fn list_memberships(&self, user: UserId) -> RepoResult<Vec<Membership>>;
+    /// Stores a new password hash (stamping `password_changed_at`), and in the same transaction
+    /// ends every session of the user but `keep` (the one changing it) and voids their unused
+    /// set-password links.
+    fn set_password(
+        &self,
+        user: UserId,
+        hash: &PasswordHash,
+        at: DateTime<Utc>,
+        keep: Option<SessionId>,
+    ) -> RepoResult<User>;
+    /// Keeps a set-password link (its token's hash, never the token).
+    fn create_link(&self, link: NewLink) -> RepoResult<Link>;
+    /// The link while it works (unused, not expired), without using it: the page's form.
+    fn find_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>>;
+    /// Uses the link: it answers once, however many callers race for it, and never after
+    /// `expires_at`.
+    fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>>;
+    /// In one transaction: uses the link, then [`Self::set_password`] for its user with no
+    /// session kept. `None` when the link is unknown, used or expired.
+    fn set_password_with_link(
+        &self,
+        token_hash: &str,
+        hash: &PasswordHash,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<User>>;
+    /// A session in the test environment. `Forbidden` when the user is no member of the account.
+    fn create_session(&self, new: NewSession) -> RepoResult<Session>;
+    /// The live session with that token hash, its user and their role now, noting the use
+    /// (`last_seen_at`, at most once a minute, so a session may end up to a minute early, never
+    /// late). A session past its idle or absolute limit, or whose membership is gone, is deleted
+    /// and not returned.
+    fn find_session(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<SignedIn>>;
+    fn switch_session_environment(
+        &self,
+        session: SessionId,
+        environment: Environment,
+    ) -> RepoResult<Session>;
+    /// The password was typed again in this session (re-authentication, SPEC §21).
+    fn confirm_session_password(
+        &self,
+        session: SessionId,
+        at: DateTime<Utc>,
+    ) -> RepoResult<Session>;
+    /// Ends one of the user's sessions; `NotFound` for a session that is not theirs.
+    fn delete_session(&self, user: UserId, session: SessionId) -> RepoResult<()>;
+    /// Ends every session of the user but `keep`; how many.
+    fn delete_other_sessions(&self, user: UserId, keep: Option<SessionId>) -> RepoResult<usize>;
+    /// The user's live sessions, newest first.
+    fn list_sessions(&self, user: UserId, now: DateTime<Utc>) -> RepoResult<Vec<Session>>;
+    /// A failed sign-in of the pair, seen by every process on the database.
+    fn record_login_failure(&self, key: &ThrottleKey, at: DateTime<Utc>) -> RepoResult<()>;
+    /// The pair's failures at or after `since`.
+    fn count_login_failures(&self, key: &ThrottleKey, since: DateTime<Utc>) -> RepoResult<u64>;
+    /// Forgets the pair's failures (a successful sign-in).
+    fn clear_login_failures(&self, key: &ThrottleKey) -> RepoResult<()>;
+    /// Deletes ended sessions, expired links and failures older than the throttle's window,
+    /// across users; how many rows.
+    fn purge_user_state(&self, now: DateTime<Utc>) -> RepoResult<usize>;
+    /// While the database has no user at all: creates `email` as an owner of the first account
+    /// (the Default account of a new install) with `link` made for them (its `user_id` is
+    /// replaced by the new user's), exactly once even when processes start together. `None`
+    /// when a user exists or there is no account.
+    fn bootstrap_first_owner(
+        &self,
+        email: &UserEmail,
+        link: NewLink,
+    ) -> RepoResult<Option<(AccountId, User)>>;
+}
+
 /// Everything the API needs from storage, as one object-safe handle.
 pub trait Repositories:
     AccountRepository
@@ -540,6 +645,7 @@ pub trait Repositories:
     + CreditNoteRepository
     + RecurringRepository
     + IdempotencyRepository
+    + UserRepository
     + RateLimits
     + HealthCheck
     + Send
@@ -562,6 +668,7 @@ impl<T> Repositories for T where
         + CreditNoteRepository
         + RecurringRepository
         + IdempotencyRepository
+        + UserRepository
         + RateLimits
         + HealthCheck
         + Send

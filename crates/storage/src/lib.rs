@@ -31,6 +31,7 @@ mod request_tx;
 mod rows;
 mod schema;
 mod store;
+mod users;
 pub mod wakeup;
 mod watchdog;
 mod webhook_queue;

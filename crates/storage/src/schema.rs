@@ -419,3 +419,62 @@ diesel::table! {
         bytes -> Binary,
     }
 }
+
+diesel::table! {
+    users (id) {
+        id -> BigInt,
+        email -> Text,
+        email_normalized -> Text,
+        password_hash -> Nullable<Text>,
+        password_changed_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    memberships (account_id, user_id) {
+        account_id -> BigInt,
+        user_id -> BigInt,
+        role -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    user_sessions (id) {
+        id -> BigInt,
+        token_hash -> Text,
+        user_id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        created_at -> Timestamp,
+        last_seen_at -> Timestamp,
+        password_entered_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    user_tokens (id) {
+        id -> BigInt,
+        token_hash -> Text,
+        user_id -> BigInt,
+        purpose -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    login_failures (id) {
+        id -> BigInt,
+        email -> Text,
+        ip -> Text,
+        failed_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(memberships -> users (user_id));
+diesel::joinable!(user_sessions -> users (user_id));
+diesel::allow_tables_to_appear_in_same_query!(users, memberships, user_sessions);

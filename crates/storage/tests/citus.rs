@@ -23,6 +23,26 @@ const GLOBAL: &[(&str, &str)] = &[
         "a bucket is taken before the key is verified (by key id or client IP)",
     ),
     (
+        "users",
+        "a user may belong to several accounts; found by email before any account is known",
+    ),
+    (
+        "memberships",
+        "read by user across accounts (a user's accounts, at sign-in)",
+    ),
+    (
+        "user_sessions",
+        "found by the cookie token's hash before the account is known",
+    ),
+    (
+        "user_tokens",
+        "set-password links, found by the token's hash",
+    ),
+    (
+        "login_failures",
+        "the sign-in throttle counts by email and IP, before any account is known",
+    ),
+    (
         "__diesel_schema_migrations",
         "the migrations' own bookkeeping",
     ),

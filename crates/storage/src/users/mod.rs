@@ -1,0 +1,275 @@
+//! Dashboard users (SPEC §21): users and memberships (`members`), set-password links (`links`),
+//! sessions (`sessions`) and the shared sign-in throttle (`throttle`). None of it is tenant data:
+//! a user may belong to several accounts, and everything here is found (by email, by a token's
+//! hash) before an account is known, so these tables carry no `scoped!` filter; the methods that
+//! concern one account name it, and never reach another's rows.
+
+mod links;
+mod members;
+mod sessions;
+mod throttle;
+
+use crate::connection::AnyConnection;
+use crate::rows::from_db;
+use crate::schema::users;
+use crate::store::{Store, TxError, BOOTSTRAP_LOCK_ID};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use invoicing_domain::ports::{RepoError, RepoResult, UserRepository};
+use invoicing_domain::tenant::{AccountId, Environment};
+use invoicing_domain::user::{
+    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, Session,
+    SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+};
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = users)]
+struct UserRow {
+    id: i64,
+    email: String,
+    password_changed_at: Option<NaiveDateTime>,
+    created_at: NaiveDateTime,
+}
+
+impl UserRow {
+    fn into_domain(self) -> Result<User, TxError> {
+        let email = UserEmail::parse(&self.email)
+            .map_err(|_| RepoError::Internal(format!("user {} has a bad email", self.id)))?;
+        Ok(User {
+            id: UserId(self.id),
+            email,
+            created_at: from_db(self.created_at),
+            password_changed_at: self.password_changed_at.map(from_db),
+        })
+    }
+}
+
+fn parse_role(text: &str) -> Result<Role, TxError> {
+    Role::parse(text).ok_or_else(|| RepoError::Internal(format!("unknown role {text:?}")).into())
+}
+
+fn load_user(conn: &mut AnyConnection, id: UserId) -> Result<User, TxError> {
+    users::table
+        .find(id.0)
+        .select(UserRow::as_select())
+        .first::<UserRow>(conn)?
+        .into_domain()
+}
+
+fn find_user(conn: &mut AnyConnection, email: &UserEmail) -> Result<Option<User>, TxError> {
+    users::table
+        .filter(users::email_normalized.eq(email.normalized()))
+        .select(UserRow::as_select())
+        .first::<UserRow>(conn)
+        .optional()?
+        .map(UserRow::into_domain)
+        .transpose()
+}
+
+fn credentials(
+    conn: &mut AnyConnection,
+    by: users::BoxedQuery<'_, crate::connection::MultiBackend>,
+) -> Result<Option<Credentials>, TxError> {
+    let found = by
+        .select((UserRow::as_select(), users::password_hash))
+        .first::<(UserRow, Option<String>)>(conn)
+        .optional()?;
+    found
+        .map(|(row, hash)| {
+            Ok(Credentials {
+                user: row.into_domain()?,
+                password_hash: hash.map(PasswordHash::from_stored),
+            })
+        })
+        .transpose()
+}
+
+/// Retries a write that lost a race on a unique index (a user created by email at the same
+/// time): the retry finds the winner's row.
+fn retrying<T>(
+    store: &Store,
+    f: impl Fn(&mut AnyConnection) -> Result<T, TxError>,
+) -> RepoResult<T> {
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        match store.try_write(&f) {
+            Err(e) if e.is_unique_violation() && attempts < 3 => continue,
+            result => return result.map_err(TxError::into_repo),
+        }
+    }
+}
+
+impl UserRepository for Store {
+    fn add_member(&self, account: AccountId, email: &UserEmail, role: Role) -> RepoResult<Member> {
+        retrying(self, |conn| members::add(conn, account, email, role))
+    }
+
+    fn list_members(&self, account: AccountId) -> RepoResult<Vec<Member>> {
+        self.read(|conn| members::list(conn, account))
+    }
+
+    fn change_member_role(
+        &self,
+        account: AccountId,
+        user: UserId,
+        role: Role,
+    ) -> RepoResult<Member> {
+        self.write(|conn| members::change_role(conn, account, user, role))
+    }
+
+    fn remove_member(&self, account: AccountId, user: UserId) -> RepoResult<()> {
+        self.write(|conn| members::remove(conn, account, user))
+    }
+
+    fn get_user(&self, id: UserId) -> RepoResult<User> {
+        self.read(|conn| load_user(conn, id))
+    }
+
+    fn find_user_by_email(&self, email: &UserEmail) -> RepoResult<Option<User>> {
+        self.read(|conn| find_user(conn, email))
+    }
+
+    fn find_credentials(&self, email: &UserEmail) -> RepoResult<Option<Credentials>> {
+        self.read(|conn| {
+            let by = users::table
+                .filter(users::email_normalized.eq(email.normalized()))
+                .into_boxed();
+            credentials(conn, by)
+        })
+    }
+
+    fn get_credentials(&self, user: UserId) -> RepoResult<Credentials> {
+        self.read(|conn| {
+            credentials(conn, users::table.find(user.0).into_boxed())?
+                .ok_or_else(|| RepoError::NotFound.into())
+        })
+    }
+
+    fn change_user_email(&self, user: UserId, email: &UserEmail) -> RepoResult<User> {
+        let result = self.try_write(|conn| members::change_email(conn, user, email));
+        // Two users renamed to one email at once: the unique index stops the second.
+        result.map_err(|e| {
+            if e.is_unique_violation() {
+                RepoError::InUse(members::EMAIL_TAKEN.into())
+            } else {
+                e.into_repo()
+            }
+        })
+    }
+
+    fn list_memberships(&self, user: UserId) -> RepoResult<Vec<Membership>> {
+        self.read(|conn| members::of_user(conn, user))
+    }
+
+    fn set_password(
+        &self,
+        user: UserId,
+        hash: &PasswordHash,
+        at: DateTime<Utc>,
+        keep: Option<SessionId>,
+    ) -> RepoResult<User> {
+        self.write(|conn| links::set_password(conn, user, hash, at, keep))
+    }
+
+    fn create_link(&self, link: NewLink) -> RepoResult<Link> {
+        self.write(|conn| links::create(conn, &link))
+    }
+
+    fn find_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>> {
+        self.read(|conn| Ok(links::find(conn, token_hash, now)?.map(|(_, link)| link)))
+    }
+
+    fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>> {
+        self.write(|conn| links::consume(conn, token_hash, now))
+    }
+
+    fn set_password_with_link(
+        &self,
+        token_hash: &str,
+        hash: &PasswordHash,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<User>> {
+        self.write(|conn| match links::consume(conn, token_hash, now)? {
+            Some(link) => links::set_password(conn, link.user_id, hash, now, None).map(Some),
+            None => Ok(None),
+        })
+    }
+
+    fn create_session(&self, new: NewSession) -> RepoResult<Session> {
+        self.write(|conn| sessions::create(conn, &new))
+    }
+
+    fn find_session(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<SignedIn>> {
+        sessions::find(self, token_hash, now)
+    }
+
+    fn switch_session_environment(
+        &self,
+        session: SessionId,
+        environment: Environment,
+    ) -> RepoResult<Session> {
+        self.write(|conn| sessions::switch_environment(conn, session, environment))
+    }
+
+    fn confirm_session_password(
+        &self,
+        session: SessionId,
+        at: DateTime<Utc>,
+    ) -> RepoResult<Session> {
+        self.write(|conn| sessions::confirm_password(conn, session, at))
+    }
+
+    fn delete_session(&self, user: UserId, session: SessionId) -> RepoResult<()> {
+        self.write(|conn| sessions::delete(conn, user, session))
+    }
+
+    fn delete_other_sessions(&self, user: UserId, keep: Option<SessionId>) -> RepoResult<usize> {
+        self.write(|conn| sessions::delete_others(conn, user, keep))
+    }
+
+    fn list_sessions(&self, user: UserId, now: DateTime<Utc>) -> RepoResult<Vec<Session>> {
+        self.read(|conn| sessions::list(conn, user, now))
+    }
+
+    fn record_login_failure(&self, key: &ThrottleKey, at: DateTime<Utc>) -> RepoResult<()> {
+        self.write(|conn| throttle::record(conn, key, at))
+    }
+
+    fn count_login_failures(&self, key: &ThrottleKey, since: DateTime<Utc>) -> RepoResult<u64> {
+        self.read(|conn| throttle::count(conn, key, since))
+    }
+
+    fn clear_login_failures(&self, key: &ThrottleKey) -> RepoResult<()> {
+        self.write(|conn| throttle::clear(conn, key))
+    }
+
+    fn purge_user_state(&self, now: DateTime<Utc>) -> RepoResult<usize> {
+        self.write(|conn| {
+            Ok(
+                sessions::purge(conn, now)?
+                    + links::purge(conn, now)?
+                    + throttle::purge(conn, now)?,
+            )
+        })
+    }
+
+    fn bootstrap_first_owner(
+        &self,
+        email: &UserEmail,
+        link: NewLink,
+    ) -> RepoResult<Option<(AccountId, User)>> {
+        self.write(|conn| {
+            // The same lock as the account's bootstrap: processes starting together take turns,
+            // and the first one's user is what the others find. SQLite's write transaction is
+            // exclusive already.
+            if let AnyConnection::Postgresql(_) = conn {
+                conn.batch_execute(&format!(
+                    "SELECT pg_advisory_xact_lock({BOOTSTRAP_LOCK_ID})"
+                ))?;
+            }
+            members::bootstrap_first_owner(conn, email, link)
+        })
+    }
+}
