@@ -1,6 +1,7 @@
 //! Events (SPEC §11): every state change, with the resource as the API returned it after the
 //! change, written in the same transaction as the change.
 
+use crate::tenant::Actor;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -66,6 +67,8 @@ pub struct Event {
     #[serde(serialize_with = "crate::time::serialize")]
     pub created_at: DateTime<Utc>,
     pub livemode: bool,
+    /// Who caused it (SPEC §21).
+    pub actor: Actor,
     pub data: EventData,
 }
 

@@ -14,7 +14,7 @@ use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use chrono::Utc;
 use invoicing_domain::api_key::{hash_key, parse_key_shape, ApiKey, KeyRejection, KeyScopes};
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Actor, Scope};
 use std::future::{ready, Ready};
 
 /// Paths under the API prefix that need no key (still limited per client IP).
@@ -125,7 +125,8 @@ pub async fn api_gate(
             Some(Ok(key)) => {
                 req.extensions_mut().insert(Auth {
                     key_id: key.id.0,
-                    scope: Scope::new(key.account_id, key.environment),
+                    scope: Scope::new(key.account_id, key.environment)
+                        .acting_as(Actor::ApiKey(key.id.0)),
                     scopes: key.scopes,
                 });
                 next.call(req).await?.map_into_boxed_body()

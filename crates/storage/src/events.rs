@@ -9,11 +9,11 @@ use crate::store::{Store, TxError};
 use crate::webhooks::{fan_out, selection_pattern, ALL_EVENTS};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Text, Timestamp};
+use diesel::sql_types::{BigInt, Bool, Nullable, Text, Timestamp};
 use invoicing_domain::event::{Event, EventData, EventFilter, EventId};
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{EventRepository, RepoError, RepoResult};
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Actor, ActorType, Scope};
 use invoicing_domain::webhook_delivery::DeliveryState;
 use serde::Serialize;
 
@@ -25,26 +25,38 @@ struct EventRow {
     event_type: String,
     data: String,
     created_at: NaiveDateTime,
+    actor_type: String,
+    actor_id: Option<i64>,
 }
 
 impl EventRow {
     fn into_domain(self) -> Result<Event, TxError> {
         let object = serde_json::from_str(&self.data)
             .map_err(|e| RepoError::Internal(format!("event {} data: {e}", self.id)))?;
+        let actor = ActorType::parse(&self.actor_type)
+            .and_then(|kind| Actor::from_parts(kind, self.actor_id))
+            .ok_or_else(|| {
+                RepoError::Internal(format!(
+                    "event {} actor: {} {:?}",
+                    self.id, self.actor_type, self.actor_id
+                ))
+            })?;
         Ok(Event {
             id: EventId(self.id),
             object: Event::OBJECT,
             event_type: self.event_type,
             created_at: from_db(self.created_at),
             livemode: self.livemode,
+            actor,
             data: EventData { object },
         })
     }
 }
 
-/// Writes an event carrying `object` as the API returns it, with its webhook deliveries; call
-/// inside the change's transaction. On PostgreSQL both are one statement (the event's insert
-/// and the fan-out in one `WITH`); SQLite, which has no inserting `WITH`, takes two.
+/// Writes an event carrying `object` as the API returns it, caused by `scope`'s actor, with its
+/// webhook deliveries; call inside the change's transaction. On PostgreSQL both are one
+/// statement (the event's insert and the fan-out in one `WITH`); SQLite, which has no inserting
+/// `WITH`, takes two.
 pub(crate) fn record(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -56,17 +68,18 @@ pub(crate) fn record(
     let now = now_db();
     if let AnyConnection::Postgresql(_) = conn {
         let row: RecordedRow = diesel::sql_query(format!(
-            "WITH e AS (INSERT INTO events (account_id, livemode, event_type, data, created_at) \
-               VALUES ($1, $2, $3, $4, $5) \
-               RETURNING id, livemode, event_type, data, created_at), \
+            "WITH e AS (INSERT INTO events (account_id, livemode, event_type, data, created_at, \
+               actor_type, actor_id) \
+               VALUES ($1, $2, $3, $4, $5, $7, $8) \
+               RETURNING id, livemode, event_type, data, created_at, actor_type, actor_id), \
              d AS (INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, \
                state, attempts, next_attempt_at, created_at, updated_at) \
                SELECT w.account_id, w.livemode, w.id, e.id, '{pending}', 0, $5, $5, $5 \
                FROM webhook_endpoints w, e \
                WHERE w.account_id = $1 AND w.livemode = $2 AND w.enabled \
                  AND (w.events = '{all}' OR w.events LIKE $6 ESCAPE '\\') RETURNING 1) \
-             SELECT e.id, e.livemode, e.event_type, e.data, e.created_at, \
-               (SELECT count(*) FROM d) AS queued FROM e",
+             SELECT e.id, e.livemode, e.event_type, e.data, e.created_at, e.actor_type, \
+               e.actor_id, (SELECT count(*) FROM d) AS queued FROM e",
             pending = DeliveryState::Pending.as_str(),
             all = ALL_EVENTS,
         ))
@@ -76,6 +89,8 @@ pub(crate) fn record(
         .bind::<Text, _>(&data)
         .bind::<Timestamp, _>(now)
         .bind::<Text, _>(selection_pattern(event_type))
+        .bind::<Text, _>(scope.actor.kind().as_str())
+        .bind::<Nullable<BigInt>, _>(scope.actor.id())
         .get_result(conn)?;
         if row.queued > 0 {
             crate::wakeup::bell().ring();
@@ -89,6 +104,8 @@ pub(crate) fn record(
             events::event_type.eq(event_type),
             events::data.eq(data),
             events::created_at.eq(now),
+            events::actor_type.eq(scope.actor.kind().as_str()),
+            events::actor_id.eq(scope.actor.id()),
         ))
         .returning(returning::<EventRow>())
         .get_result::<EventRow>(conn)?

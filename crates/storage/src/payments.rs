@@ -27,7 +27,7 @@ use invoicing_domain::payment::{
 use invoicing_domain::payment_amount::{InvoiceBalance, PaymentAmountError};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::{PaymentRepository, RepoError, RepoResult};
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Actor, Scope};
 use invoicing_domain::validation::{Metadata, Violations};
 
 fn invalid(param: &str, message: impl Into<String>) -> TxError {
@@ -153,7 +153,7 @@ fn verify(
     let payment = load_payment(conn, scope, PaymentId(row.id))?;
     record(conn, scope, PaymentStatus::Verified.event_type(), &payment)?;
     if after.is_settled() {
-        let invoice = move_and_record(conn, inv, InvoiceStatus::Paid, |c| {
+        let invoice = move_and_record(conn, scope, inv, InvoiceStatus::Paid, |c| {
             load_invoice(c, scope, InvoiceId(inv.id), url)
         })?;
         queue_receipt(conn, scope, &invoice, mail)?;
@@ -249,7 +249,8 @@ fn report(
     if !found.status()?.is_public() {
         return Err(RepoError::NotFound.into());
     }
-    let scope = found.scope();
+    // Reported on the invoice's page: the customer acts.
+    let scope = found.scope().acting_as(Actor::Customer);
     let inv = lock_invoice(conn, scope, InvoiceId(found.id))?;
     require_open(&inv, "payments can be reported")?;
     let currency = currency_of(&inv)?;

@@ -21,7 +21,7 @@ use invoicing_domain::quotation::{
     Answer, ConversionResult, PublicQuotation, Quotation, QuotationId,
 };
 use invoicing_domain::quotation_status::QuotationStatus;
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Actor, Scope};
 use invoicing_domain::validation::Metadata;
 
 pub(crate) fn refused(e: impl ToString) -> TxError {
@@ -29,15 +29,16 @@ pub(crate) fn refused(e: impl ToString) -> TxError {
 }
 
 /// Moves the quotation to `to` through the document core (conditional on the status it was
-/// read in) and records the event.
+/// read in) and records the event, caused by `scope`'s actor.
 pub(crate) fn move_quotation(
     conn: &mut AnyConnection,
+    scope: Scope,
     row: &QuotationRow,
     to: QuotationStatus,
     url: &str,
 ) -> Result<Quotation, TxError> {
-    move_and_record(conn, row, to, |c| {
-        load_quotation(c, row.scope(), QuotationId(row.id), url)
+    move_and_record(conn, scope, row, to, |c| {
+        load_quotation(c, scope, QuotationId(row.id), url)
     })
 }
 
@@ -48,8 +49,11 @@ pub(crate) enum Answered {
     ExpiredInstead(NaiveDate),
 }
 
+/// Answers the quotation as `scope`'s actor (the merchant through the API, or the prospect on
+/// the page). An expiry it finds instead is the system's, as when the scheduler finds it.
 pub(crate) fn answer(
     conn: &mut AnyConnection,
+    scope: Scope,
     row: &QuotationRow,
     answer: &Answer,
     today: NaiveDate,
@@ -57,7 +61,8 @@ pub(crate) fn answer(
 ) -> Result<Answered, TxError> {
     let status = row.status()?;
     if status.awaits_answer() && row.valid_until < today {
-        move_quotation(conn, row, QuotationStatus::Expired, url)?;
+        let system = scope.acting_as(Actor::System);
+        move_quotation(conn, system, row, QuotationStatus::Expired, url)?;
         return Ok(Answered::ExpiredInstead(row.valid_until));
     }
     let target = scoped!(quotations, row.scope()).filter(quotations::id.eq(row.id));
@@ -77,7 +82,7 @@ pub(crate) fn answer(
                     quotations::accepted_user_agent.eq(user_agent),
                 ))
                 .execute(conn)?;
-            move_quotation(conn, row, QuotationStatus::Accepted, url)?
+            move_quotation(conn, scope, row, QuotationStatus::Accepted, url)?
         }
         Answer::Reject { reason } => {
             status
@@ -86,7 +91,7 @@ pub(crate) fn answer(
             diesel::update(target)
                 .set(quotations::rejection_reason.eq(reason))
                 .execute(conn)?;
-            move_quotation(conn, row, QuotationStatus::Rejected, url)?
+            move_quotation(conn, scope, row, QuotationStatus::Rejected, url)?
         }
     };
     Ok(Answered::Done(Box::new(quotation)))

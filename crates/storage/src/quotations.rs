@@ -27,7 +27,7 @@ use invoicing_domain::quotation::{
     QuotationId, QuotationPatch,
 };
 use invoicing_domain::quotation_status::QuotationStatus;
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Actor, Scope};
 
 fn insert(
     conn: &mut AnyConnection,
@@ -239,7 +239,7 @@ impl QuotationRepository for Store {
         let url = self.public_url();
         self.write(|conn| {
             let row = load_row(conn, scope, id)?;
-            let quotation = move_quotation(conn, &row, QuotationStatus::Sent, &url)?;
+            let quotation = move_quotation(conn, scope, &row, QuotationStatus::Sent, &url)?;
             if let Some(request) = email {
                 let doc = Document {
                     kind: DocumentKind::Quotation,
@@ -263,7 +263,7 @@ impl QuotationRepository for Store {
         let url = self.public_url();
         finish_answer(self.write(|conn| {
             let row = load_row(conn, scope, id)?;
-            answer(conn, &row, &answer_, today, &url)
+            answer(conn, scope, &row, &answer_, today, &url)
         }))
     }
 
@@ -304,7 +304,12 @@ impl QuotationRepository for Store {
         let url = self.public_url();
         let answered = self.write(|conn| {
             let row = public_row::<QuotationRow>(conn, number, token)?;
-            Ok((row.clone(), answer(conn, &row, &answer_, today, &url)?))
+            // Answered on the quotation's page: the prospect acts.
+            let prospect = row.scope().acting_as(Actor::Customer);
+            Ok((
+                row.clone(),
+                answer(conn, prospect, &row, &answer_, today, &url)?,
+            ))
         })?;
         finish_answer(Ok(answered.1))?;
         self.read(|conn| public_view(conn, &answered.0, &url))

@@ -128,6 +128,8 @@ diesel::table! {
         event_type -> Text,
         data -> Text,
         created_at -> Timestamp,
+        actor_type -> Text,
+        actor_id -> Nullable<BigInt>,
     }
 }
 

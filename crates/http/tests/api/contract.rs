@@ -789,6 +789,7 @@ async fn openapi_outputs_are_required_typed_and_discriminated() {
         "Address",
         "LineItemView",
         "EventData",
+        "Actor",
         "ErrorBody",
         "ErrorObject",
         "ErrorDetail",
@@ -841,6 +842,7 @@ async fn openapi_outputs_are_required_typed_and_discriminated() {
         ("ErrorObject", "type", "ErrorType"),
         ("ErrorObject", "code", "ErrorCode"),
         ("Event", "type", "EventType"),
+        ("Actor", "type", "ActorType"),
     ] {
         assert!(
             refers(&schemas[schema]["properties"][field], enumeration),
@@ -867,6 +869,19 @@ async fn openapi_outputs_are_required_typed_and_discriminated() {
     for code in invoicing_http::error::ERROR_CODES {
         assert!(codes.contains(&Value::from(*code)), "{code}");
     }
+    // SPEC §21: who caused an event, a kind and the key's or user's id (null otherwise).
+    assert_eq!(
+        schemas["Event"]["properties"]["actor"]["$ref"],
+        "#/components/schemas/Actor"
+    );
+    assert_eq!(
+        schemas["ActorType"]["enum"],
+        serde_json::json!(["api_key", "user", "system", "customer"])
+    );
+    assert_eq!(
+        schemas["Actor"]["properties"]["id"]["type"],
+        serde_json::json!(["integer", "null"])
+    );
     let types = schemas["EventType"]["enum"].as_array().unwrap();
     assert_eq!(types.len(), invoicing_domain::event::EVENT_TYPES.len());
     // An event narrows to its resource by `object`.
@@ -929,6 +944,7 @@ async fn openapi_outputs_are_required_typed_and_discriminated() {
     let events = send(&app, h.req(Method::GET, "/api/v1/events")).await;
     for event in events.body["data"].as_array().unwrap() {
         check("Event", event);
+        check("Actor", &event["actor"]);
         let object = event["data"]["object"]["object"].as_str().unwrap();
         let target = data["discriminator"]["mapping"][object].as_str().unwrap();
         check(target.rsplit('/').next().unwrap(), &event["data"]["object"]);

@@ -11,6 +11,7 @@ mod contract;
 mod credit_notes;
 mod customers;
 mod emails;
+mod events;
 mod hostile_input;
 mod idempotency;
 mod invoices;

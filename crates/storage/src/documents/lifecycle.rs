@@ -14,7 +14,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document_rules::{self, DocumentStatus, PatchRefused, PatchShape};
 use invoicing_domain::ports::{RepoError, RepoResult};
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Actor, Scope};
 use invoicing_domain::validation::Violations;
 use serde::Serialize;
 
@@ -74,22 +74,33 @@ pub(crate) fn move_status<R: DocumentRow>(
     Ok(())
 }
 
-/// `move_status`, then the document as `load` reads it, recorded as `to`'s event.
+/// `move_status`, then the document as `load` reads it, recorded as `to`'s event caused by
+/// `scope`'s actor. `scope` is the caller's (the row's tenant; a row read from the database
+/// knows its tenant but not who acts).
 pub(crate) fn move_and_record<R: DocumentRow, D: Serialize>(
     conn: &mut AnyConnection,
+    scope: Scope,
     row: &R,
     to: R::Status,
     load: impl FnOnce(&mut AnyConnection) -> Result<D, TxError>,
 ) -> Result<D, TxError> {
+    if scope != row.scope() {
+        return Err(RepoError::Internal(format!(
+            "a {} {} moved from another tenant's scope",
+            R::Status::KIND.as_str(),
+            row.id()
+        ))
+        .into());
+    }
     move_status(conn, row, to)?;
     let document = load(conn)?;
-    record(conn, row.scope(), to.event_type(), &document)?;
+    record(conn, scope, to.event_type(), &document)?;
     Ok(document)
 }
 
-/// A public read of a sent document: the first one moves it to viewed and writes the event.
-/// Concurrent first views, or a cancel committed meanwhile, find the status moved, which is no
-/// error for a reader (and writes nothing).
+/// A public read of a sent document: the first one moves it to viewed and writes the event,
+/// caused by the customer. Concurrent first views, or a cancel committed meanwhile, find the
+/// status moved, which is no error for a reader (and writes nothing).
 pub(crate) fn first_view<R: DocumentRow, D: Serialize>(
     conn: &mut AnyConnection,
     row: &R,
@@ -98,7 +109,8 @@ pub(crate) fn first_view<R: DocumentRow, D: Serialize>(
     if row.status()? != R::Status::SENT {
         return Ok(());
     }
-    match move_and_record(conn, row, R::Status::VIEWED, load) {
+    let customer = row.scope().acting_as(Actor::Customer);
+    match move_and_record(conn, customer, row, R::Status::VIEWED, load) {
         Ok(_) | Err(TxError::Repo(RepoError::InvalidTransition(_))) => Ok(()),
         Err(e) => Err(e),
     }
@@ -134,8 +146,9 @@ pub(crate) fn public_row<R: DocumentRow>(
 }
 
 /// Moves every document `due` returns to `to`, one transaction each, in batches until none
-/// is left; the number moved. A document another process (or a request) moved first is
-/// skipped, so racing sweepers write one event per document between them.
+/// is left; the number moved; the events are the system's. A document another process (or a
+/// request) moved first is skipped, so racing sweepers write one event per document between
+/// them.
 pub(crate) fn sweep<R: DocumentRow, D: Serialize>(
     store: &Store,
     due: impl Fn(&mut AnyConnection) -> Result<Vec<R>, TxError>,
@@ -149,7 +162,8 @@ pub(crate) fn sweep<R: DocumentRow, D: Serialize>(
             return Ok(moved);
         }
         for row in batch {
-            match store.write(|conn| move_and_record(conn, &row, to, |c| load(c, &row))) {
+            let system = row.scope().acting_as(Actor::System);
+            match store.write(|conn| move_and_record(conn, system, &row, to, |c| load(c, &row))) {
                 Ok(_) => moved += 1,
                 Err(RepoError::InvalidTransition(_)) => {}
                 Err(e) => return Err(e),

@@ -1,0 +1,2 @@
+ALTER TABLE events DROP COLUMN actor_id;
+ALTER TABLE events DROP COLUMN actor_type;
