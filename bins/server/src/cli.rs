@@ -1,4 +1,8 @@
-//! The operator commands: accounts and keys, printed as JSON on stdout.
+//! The operator commands: accounts, keys and dashboard users (`cli/users.rs`), printed as JSON
+//! on stdout.
+
+mod users;
+pub use users::users;
 
 use crate::config::{AccountsCommand, KeysCommand};
 use anyhow::{anyhow, Context, Result};
@@ -13,7 +17,7 @@ use invoicing_domain::time::format;
 use invoicing_storage::Store;
 use serde_json::{json, Value};
 
-fn open(url: &str) -> Result<Store> {
+pub(crate) fn open(url: &str) -> Result<Store> {
     let store = Store::connect(url, 2)?;
     store.migrate()?;
     Ok(store)
@@ -41,7 +45,7 @@ pub fn key_json(key: &ApiKey, plain: Option<&str>) -> Value {
     v
 }
 
-fn print(v: &Value) -> Result<()> {
+pub(crate) fn print(v: &Value) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }

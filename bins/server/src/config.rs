@@ -31,6 +31,9 @@ pub enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Manage dashboard users and their roles.
+    #[command(subcommand)]
+    Users(UsersCommand),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -178,6 +181,57 @@ pub enum KeysCommand {
         #[command(flatten)]
         db: DbArgs,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UsersCommand {
+    /// Add a user (created if new) to an account with a role; prints a one-time link, valid
+    /// 24 hours, where they set their password.
+    Create {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        email: String,
+        #[arg(long, value_parser = ["owner", "staff", "viewer"])]
+        role: String,
+        #[command(flatten)]
+        link: LinkArgs,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Print a new one-time link, valid 24 hours, where the user sets a new password.
+    ResetPassword {
+        #[arg(long)]
+        email: String,
+        #[command(flatten)]
+        link: LinkArgs,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// List an account's users and their roles.
+    List {
+        #[arg(long)]
+        account: i64,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Remove a user from an account (never its last owner).
+    Remove {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        email: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+/// Where the one-time links the users commands print point.
+#[derive(Args, Debug, Clone)]
+pub struct LinkArgs {
+    /// Base address of the dashboard, as the server's PUBLIC_URL.
+    #[arg(long, env = "PUBLIC_URL", default_value = "https://localhost:8443")]
+    pub public_url: String,
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ fn main() {
             .map(|()| println!("{{\"migrated\": true}}")),
         Some(Command::Accounts(cmd)) => cli::accounts(cmd),
         Some(Command::Keys(cmd)) => cli::keys(cmd),
+        Some(Command::Users(cmd)) => cli::users(cmd),
     };
     let _ = std::io::stdout().flush();
     if let Err(e) = result {

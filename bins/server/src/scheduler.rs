@@ -1,15 +1,16 @@
 //! The scheduler: every `SCHEDULER_INTERVAL_SECS` it turns invoices past their due date into
 //! overdue and quotations past their validity into expired, issues recurring invoices whose period
-//! has come, queues the payment reminders whose
-//! day has come (when mail is on), and forgets idempotency keys older than their retention. The database decides which process makes each change, so several
-//! servers may run it.
+//! has come, queues the payment reminders whose day has come (when mail is on), and forgets
+//! idempotency keys older than their retention, ended dashboard sessions, expired set-password
+//! links and old sign-in failures. The database decides which process makes each change, so
+//! several servers may run it.
 
 use actix_web::web;
 use chrono::Utc;
 use invoicing_domain::idempotency::RETENTION;
 use invoicing_domain::ports::{
     EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RateLimits,
-    RecurringRepository,
+    RecurringRepository, UserRepository,
 };
 use invoicing_storage::Store;
 use std::time::Duration;
@@ -46,6 +47,12 @@ pub async fn run(store: Store, every: Duration) {
         sweep("full rate-limit bucket(s) forgotten", move || {
             s.purge_rate_limits()
         })
+        .await;
+        let s = store.clone();
+        sweep(
+            "ended session(s), expired link(s) and old sign-in failure(s) forgotten",
+            move || s.purge_user_state(Utc::now()),
+        )
         .await;
     }
 }

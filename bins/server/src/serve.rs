@@ -8,10 +8,14 @@ use crate::tls;
 use crate::webhooks::WebhookRunner;
 use actix_web::{web, HttpServer};
 use anyhow::{anyhow, Context, Result};
+use chrono::Utc;
 use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
 use invoicing_domain::currency::Currency;
-use invoicing_domain::ports::AccountRepository;
+use invoicing_domain::ports::{AccountRepository, UserRepository};
 use invoicing_domain::tenant::Environment;
+use invoicing_domain::user::{
+    set_password_url, LinkPurpose, NewLink, SecretToken, UserEmail, UserId,
+};
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
 use invoicing_http::client::ConnectionSocket;
@@ -24,6 +28,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const DRAIN_SECS: u64 = 30;
+/// The dashboard's first owner on a new install (SPEC §21); they may change the email once
+/// signed in.
+const FIRST_OWNER: &str = "admin@localhost";
 /// Deliveries in flight at once per process: a slow receiver holds up only one of them.
 const WEBHOOK_THREADS: usize = 4;
 /// Emails in flight at once per process.
@@ -62,6 +69,28 @@ fn bootstrap(store: &Store) -> Result<()> {
         );
         println!("    {}", key.plain());
         println!("This key will not be shown again: store it now.");
+    }
+    bootstrap_owner(store)
+}
+
+/// While the database has no dashboard user (a new install, or one from before users): makes
+/// `admin@localhost` an owner of the first account and shows the one-time link where they set
+/// their password, exactly once however many processes start together.
+fn bootstrap_owner(store: &Store) -> Result<()> {
+    let email = UserEmail::parse(FIRST_OWNER).map_err(|e| anyhow!("{FIRST_OWNER}: {e}"))?;
+    let token = SecretToken::generate(&mut rand::rngs::OsRng);
+    // The new user's id replaces the placeholder.
+    let link = NewLink::new(UserId(0), LinkPurpose::Invitation, &token, Utc::now());
+    if let Some((account, user)) = store.bootstrap_first_owner(&email, link)? {
+        println!(
+            "Created dashboard user {} (owner of account {account}). Set its password within 24 hours at:",
+            user.email
+        );
+        println!("    {}", set_password_url(&store.public_url(), &token));
+        println!(
+            "This link works once and will not be shown again \
+             (`invoicing-server users reset-password --email {FIRST_OWNER}` makes a new one)."
+        );
     }
     Ok(())
 }

@@ -478,3 +478,308 @@ fn stalled_clients_are_answered_408_or_dropped() {
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The one-time link a start printed (SPEC §21): its token, if the start made the first owner.
+fn printed_link(printed: &[String]) -> Option<String> {
+    let made = printed
+        .iter()
+        .any(|l| l.starts_with("Created dashboard user admin@localhost (owner of account 1)"));
+    let token = printed.iter().find_map(|l| {
+        l.trim()
+            .strip_prefix(&format!("{PUBLIC_URL}/dashboard/set-password?token="))
+            .map(str::to_string)
+    });
+    assert_eq!(made, token.is_some(), "{printed:?}");
+    token
+}
+
+/// Stops a server once it answers: SIGTERM right after the "listening" lines can arrive before
+/// the server has installed its signal handlers, which ends it without a drain.
+fn stop_when_up(dir: &Path, server: Server) {
+    let agent = bounded_agent(dir);
+    let health = format!("{}/healthz", server.https);
+    assert_eq!(call(&agent, "GET", &health, None, None).0, 200);
+    assert!(server.stop().success());
+}
+
+/// The CLI's failure: what it said on stderr.
+fn cli_fails(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("DATABASE_URL", db_url(dir))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The token of a printed set-password link, and how long it has left.
+fn link_token(out: &serde_json::Value) -> (String, chrono::Duration) {
+    let url = out["set_password_url"].as_str().expect("a link");
+    let token = url
+        .strip_prefix(&format!("{PUBLIC_URL}/dashboard/set-password?token="))
+        .unwrap_or_else(|| panic!("{url}"));
+    let expires = out["set_password_url_expires_at"].as_str().unwrap();
+    let left = chrono::DateTime::parse_from_rfc3339(expires)
+        .unwrap()
+        .with_timezone(&chrono::Utc)
+        - chrono::Utc::now();
+    (token.to_string(), left)
+}
+
+#[test]
+fn first_start_link_and_the_users_commands() {
+    use chrono::Utc;
+    use invoicing_domain::ports::UserRepository;
+    use invoicing_domain::user::{hash_token, LinkPurpose, PasswordHash};
+
+    let dir = data_dir("users");
+    let server = start(&dir);
+    let first = printed_link(&server.printed).expect("the first start prints a link");
+    assert_eq!(first.len(), 43);
+    stop_when_up(&dir, server);
+    let server = start(&dir);
+    assert_eq!(printed_link(&server.printed), None, "only the first start");
+    stop_when_up(&dir, server);
+
+    let store = invoicing_storage::Store::connect(&db_url(&dir), 1).unwrap();
+    let link = store
+        .find_link(&hash_token(&first), Utc::now())
+        .unwrap()
+        .expect("the printed link works");
+    assert_eq!(link.purpose, LinkPurpose::Invitation);
+    let members = cli(&dir, &["users", "list", "--account", "1"]);
+    assert_eq!(members["data"][0]["user"]["email"], "admin@localhost");
+    assert_eq!(members["data"][0]["role"], "owner");
+    assert_eq!(members["data"][0]["user"]["id"], link.user_id.0);
+    assert_eq!(members["data"][0]["user"]["has_password"], false);
+
+    let url = ["--public-url", PUBLIC_URL];
+    let create = |email: &str, role: &str, account: &str| {
+        let mut args = vec!["users", "create", "--account", account, "--email", email];
+        args.extend(["--role", role]);
+        args.extend(url);
+        cli(&dir, &args)
+    };
+    let ada = create(" Ada@Example.COM ", "staff", "1");
+    assert_eq!(
+        (ada["role"].as_str(), ada["account_id"].as_i64()),
+        (Some("staff"), Some(1))
+    );
+    assert_eq!(ada["user"]["email"], "Ada@example.com");
+    let (token, left) = link_token(&ada);
+    assert!(left > chrono::Duration::hours(23), "valid 24 h: {left}");
+    assert!(left <= chrono::Duration::hours(24), "valid 24 h: {left}");
+    let ada_id = invoicing_domain::user::UserId(ada["user"]["id"].as_i64().unwrap());
+    assert_eq!(
+        store
+            .find_link(&hash_token(&token), Utc::now())
+            .unwrap()
+            .map(|l| l.user_id),
+        Some(ada_id)
+    );
+    let mut reset = vec!["users", "reset-password", "--email", "ada@example.com"];
+    reset.extend(url);
+    let reset = cli(&dir, &reset);
+    let (reset_token, _) = link_token(&reset);
+    assert_eq!(
+        store
+            .consume_link(&hash_token(&reset_token), Utc::now())
+            .unwrap()
+            .map(|l| (l.user_id, l.purpose)),
+        Some((ada_id, LinkPurpose::PasswordReset))
+    );
+
+    let listed = cli(&dir, &["users", "list", "--account", "1"]);
+    let listed: Vec<(&str, &str)> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["user"]["email"].as_str().unwrap(),
+                m["role"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [("Ada@example.com", "staff"), ("admin@localhost", "owner")]
+    );
+
+    // The same person in a second account; a user who signs in already gets no link.
+    cli(&dir, &["accounts", "create", "--name", "Second"]);
+    store
+        .set_password(
+            ada_id,
+            &PasswordHash::from_stored("$argon2id$x".into()),
+            Utc::now(),
+            None,
+        )
+        .unwrap();
+    let again = create("ada@example.com", "owner", "2");
+    assert_eq!(again["user"]["id"].as_i64(), Some(ada_id.0));
+    assert_eq!(again["set_password_url"], serde_json::Value::Null);
+    let second = cli(&dir, &["users", "list", "--account", "2"]);
+    assert_eq!(second["data"].as_array().unwrap().len(), 1);
+
+    // Refusals say why.
+    for (args, says) in [
+        (
+            &[
+                "users",
+                "create",
+                "--account",
+                "1",
+                "--email",
+                "ada@example.com",
+                "--role",
+                "viewer",
+            ][..],
+            "already a member",
+        ),
+        (
+            &[
+                "users",
+                "create",
+                "--account",
+                "1",
+                "--email",
+                "x@example.com",
+                "--role",
+                "admin",
+            ][..],
+            "admin",
+        ),
+        (
+            &[
+                "users",
+                "create",
+                "--account",
+                "1",
+                "--email",
+                "not an email",
+                "--role",
+                "staff",
+            ][..],
+            "--email must be a valid email address",
+        ),
+        (
+            &[
+                "users",
+                "create",
+                "--account",
+                "9",
+                "--email",
+                "x@example.com",
+                "--role",
+                "staff",
+            ][..],
+            "no account 9",
+        ),
+        (&["users", "list", "--account", "9"][..], "no account 9"),
+        (
+            &["users", "reset-password", "--email", "nobody@example.com"][..],
+            "no user with email nobody@example.com",
+        ),
+        (
+            &[
+                "users",
+                "remove",
+                "--account",
+                "1",
+                "--email",
+                "admin@localhost",
+            ][..],
+            "at least one owner",
+        ),
+        (
+            &[
+                "users",
+                "remove",
+                "--account",
+                "2",
+                "--email",
+                "admin@localhost",
+            ][..],
+            "not a member of account 2",
+        ),
+    ] {
+        let said = cli_fails(&dir, args);
+        assert!(said.contains(says), "{args:?}: {said}");
+    }
+    let removed = cli(
+        &dir,
+        &[
+            "users",
+            "remove",
+            "--account",
+            "1",
+            "--email",
+            "ADA@example.com",
+        ],
+    );
+    assert_eq!(removed["removed"], true);
+    let listed = cli(&dir, &["users", "list", "--account", "1"]);
+    assert_eq!(listed["data"].as_array().unwrap().len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn processes_starting_together_print_the_first_link_once() {
+    use invoicing_domain::ports::UserRepository;
+    use invoicing_domain::user::hash_token;
+    use std::sync::{Arc, Barrier};
+
+    let Some(db) = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)
+    else {
+        return;
+    };
+    let barrier = Arc::new(Barrier::new(3));
+    let started: Vec<(std::path::PathBuf, Server)> = (0..3)
+        .map(|i| {
+            let (url, barrier) = (db.url.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let dir = data_dir(&format!("users-fleet-{i}"));
+                barrier.wait();
+                let server = start_with(&dir, &[("DATABASE_URL", url.as_str())]);
+                (dir, server)
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .collect();
+    let (dirs, servers): (Vec<_>, Vec<_>) = started.into_iter().unzip();
+    let links: Vec<String> = servers
+        .iter()
+        .filter_map(|s| printed_link(&s.printed))
+        .collect();
+    assert_eq!(
+        links.len(),
+        1,
+        "one process makes the owner and prints the link"
+    );
+    assert_eq!(
+        servers.iter().filter(|s| s.printed_key().is_some()).count(),
+        1
+    );
+    let link = db
+        .store
+        .find_link(&hash_token(&links[0]), chrono::Utc::now())
+        .unwrap()
+        .expect("the printed link works");
+    let members = db
+        .store
+        .list_members(invoicing_domain::tenant::AccountId(1))
+        .unwrap();
+    assert_eq!(members.len(), 1);
+    assert_eq!(members[0].user.id, link.user_id);
+    for (d, s) in dirs.iter().zip(servers) {
+        stop_when_up(d, s);
+    }
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
