@@ -2,7 +2,7 @@
 //! the hash of the random token in their cookie, ending after 30 idle minutes or 12 hours.
 
 use super::{Role, User, UserId};
-use crate::tenant::{AccountId, Environment, Scope};
+use crate::tenant::{AccountId, Actor, Environment, Scope};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use std::fmt;
@@ -53,9 +53,9 @@ impl Session {
         now - self.password_entered_at < REAUTHENTICATE_AFTER
     }
 
-    /// The tenant the session acts for.
+    /// The tenant the session acts for, acting as its user (whom events record).
     pub fn scope(&self) -> Scope {
-        Scope::new(self.account_id, self.environment)
+        Scope::new(self.account_id, self.environment).acting_as(Actor::User(self.user_id.0))
     }
 }
 
@@ -113,5 +113,6 @@ mod tests {
         assert!(s.password_is_recent(t0 + Duration::minutes(4)));
         assert!(!s.password_is_recent(t0 + Duration::minutes(5)));
         assert_eq!(s.scope(), Scope::new(AccountId(1), Environment::Test));
+        assert_eq!(s.scope().actor, Actor::User(1));
     }
 }
