@@ -24,6 +24,7 @@ use invoicing_domain::email::{EmailInput, EmailRequest};
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::tenant::Scope;
+use invoicing_domain::user::{Role, SignedIn};
 use std::sync::Arc;
 
 pub use account::refuse_logo;
@@ -41,6 +42,8 @@ pub struct Caller {
 pub enum Permits {
     /// An API key's scopes (SPEC §2).
     Key(KeyScopes),
+    /// A dashboard user's role in the session's account (SPEC §21).
+    Role(Role),
 }
 
 impl Caller {
@@ -55,6 +58,7 @@ impl Caller {
     fn allows(&self, resource: ApiResource, access: Access) -> bool {
         match &self.permits {
             Permits::Key(scopes) => scopes.allows(resource, access),
+            Permits::Role(role) => role.allows(resource, access),
         }
     }
 
@@ -67,6 +71,7 @@ impl Caller {
             Access::Read => "read",
             Access::Write => "write",
         };
+        // A role is refused the same access a key would need, by the same name.
         Err(ApiError::insufficient_permissions(&format!(
             "{}:{access}",
             resource.as_str()
@@ -160,11 +165,60 @@ impl Ops {
 }
 
 impl Ops {
+    /// The operations for a dashboard request, as the user's role allows, acting as the user in
+    /// the session's account and environment.
+    pub fn for_session(state: &AppState, signed_in: &SignedIn) -> Ops {
+        Ops::new(
+            state,
+            Caller::new(signed_in.session.scope(), Permits::Role(signed_in.role)),
+        )
+    }
+
     /// The operations for an API request, as its key's scopes allow.
     pub fn for_key(state: &AppState, auth: &crate::auth::Auth) -> Ops {
         Ops::new(
             state,
             Caller::new(auth.scope, Permits::Key(auth.scopes.clone())),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use invoicing_domain::tenant::{AccountId, Actor, Environment};
+
+    fn caller(role: Role) -> Caller {
+        let scope = Scope::new(AccountId(7), Environment::Live).acting_as(Actor::User(3));
+        Caller::new(scope, Permits::Role(role))
+    }
+
+    #[test]
+    fn a_role_grants_what_its_table_says_and_names_what_it_refuses() {
+        let viewer = caller(Role::Viewer);
+        assert!(viewer.require(ApiResource::Invoices, Access::Read).is_ok());
+        let refused = viewer
+            .require(ApiResource::Invoices, Access::Write)
+            .unwrap_err();
+        assert_eq!(refused.code, "insufficient_permissions");
+        let staff = caller(Role::Staff);
+        assert!(staff
+            .require_document_write(ApiResource::Invoices, true)
+            .is_ok());
+        assert!(staff.require(ApiResource::Webhooks, Access::Read).is_err());
+        assert!(caller(Role::Owner)
+            .require(ApiResource::Account, Access::Write)
+            .is_ok());
+    }
+
+    #[test]
+    fn the_scope_granted_acts_as_the_user_in_the_sessions_tenant() {
+        let scope = caller(Role::Owner)
+            .require(ApiResource::Customers, Access::Read)
+            .unwrap();
+        assert_eq!(
+            (scope.account_id, scope.environment, scope.actor),
+            (AccountId(7), Environment::Live, Actor::User(3))
+        );
     }
 }
