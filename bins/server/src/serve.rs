@@ -203,7 +203,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             .bind(&args.http_bind)
             .with_context(|| format!("binding HTTP_BIND {}", args.http_bind))?;
     }
-    for addr in server.addrs() {
+    let addrs = server.addrs();
+    let running = server.disable_signals().run();
+    stop_on_signals(running.handle())?;
+    for addr in addrs {
         let scheme = if https_addrs.contains(&addr) {
             "https"
         } else {
@@ -211,7 +214,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         };
         println!("listening on {scheme}://{addr}");
     }
-    let served = server.run().await.context("serving");
+    let served = running.await.context("serving");
     scheduler.abort();
     // Attempts in flight finish (each within its timeout); unstarted claims go back to pending.
     web::block(move || {
@@ -225,5 +228,27 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     // Worker threads have drained by now; give log output a moment to flush.
     std::thread::sleep(Duration::from_millis(10));
     log::info!("stopped");
+    Ok(())
+}
+
+/// Stops the server on TERM (draining what is in flight), INT and QUIT (at once), as actix would.
+/// The handlers are ours and in place before "listening" is printed: actix installs its own only
+/// once the server first runs, and a TERM sent in between killed the process with a failure.
+fn stop_on_signals(handle: actix_web::dev::ServerHandle) -> anyhow::Result<()> {
+    use actix_web::rt::signal::unix::{signal, SignalKind};
+    for (kind, graceful) in [
+        (SignalKind::terminate(), true),
+        (SignalKind::interrupt(), false),
+        (SignalKind::quit(), false),
+    ] {
+        let mut stream = signal(kind).context("installing a signal handler")?;
+        let handle = handle.clone();
+        actix_web::rt::spawn(async move {
+            if stream.recv().await.is_some() {
+                log::info!("signal received: stopping (graceful: {graceful})");
+                handle.stop(graceful).await;
+            }
+        });
+    }
     Ok(())
 }

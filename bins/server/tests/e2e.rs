@@ -493,13 +493,24 @@ fn printed_link(printed: &[String]) -> Option<String> {
     token
 }
 
-/// Stops a server once it answers: SIGTERM right after the "listening" lines can arrive before
-/// the server has installed its signal handlers, which ends it without a drain.
+/// Stops a server once it has answered.
 fn stop_when_up(dir: &Path, server: Server) {
     let agent = bounded_agent(dir);
     let health = format!("{}/healthz", server.https);
     assert_eq!(call(&agent, "GET", &health, None, None).0, 200);
     assert!(server.stop().success());
+}
+
+/// The signal handlers are in place before "listening" is printed: a TERM sent the moment the
+/// lines appear (as a supervisor stopping a fresh start would) still drains and exits 0.
+#[test]
+fn sigterm_right_after_listening_exits_cleanly() {
+    let dir = data_dir("early-sigterm");
+    for round in 0..5 {
+        let status = start(&dir).stop();
+        assert!(status.success(), "round {round}: {status:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The CLI's failure: what it said on stderr.
