@@ -512,8 +512,10 @@ fn profile_input(
         .iter()
         .map(|c| c.alpha2())
         .collect();
-    address["properties"]["country"] = json!({"type": "string", "enum": countries,
-        "description": "ISO 3166-1 alpha-2, upper case"});
+    // As the parser reads it: a code (outer white space trimmed), or blank for none.
+    address["properties"]["country"] = json!({"type": "string",
+        "pattern": format!("^[{WHITE_SPACE}]*(?:{})?[{WHITE_SPACE}]*$", countries.join("|")),
+        "description": "ISO 3166-1 alpha-2, upper case, such as DE; blank for none"});
     schemas.insert("ProfileAddressInput".into(), address);
     put(
         schemas,
