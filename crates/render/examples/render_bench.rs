@@ -23,13 +23,34 @@ fn party(name: &str) -> Party {
 }
 
 fn invoice(n: usize) -> Document {
+    invoice_with(n, |i| {
+        format!(
+            "Item {:04}: consulting and implementation work as agreed, billed per hour",
+            i + 1
+        )
+    })
+}
+
+/// The longest text a customer may send, in a script without spaces: every description 1,000
+/// Chinese characters, the notes 5,000.
+fn chinese(n: usize) -> Document {
+    let text = |len: usize| {
+        "年間保守契約と追加開発作業の請求書"
+            .chars()
+            .cycle()
+            .take(len)
+            .collect::<String>()
+    };
+    let mut doc = invoice_with(n, |_| text(1000));
+    doc.notes = Some(text(5000));
+    doc
+}
+
+fn invoice_with(n: usize, description: impl Fn(i64) -> String) -> Document {
     let money = |m| Money::new(m).unwrap();
     let lines: Vec<Line> = (0..n as i64)
         .map(|i| Line {
-            description: format!(
-                "Item {:04}: consulting and implementation work as agreed, billed per hour",
-                i + 1
-            ),
+            description: description(i),
             quantity: Quantity::from_thousandths(1000 + 250 * (i % 8)).unwrap(),
             unit_price: money(9_950 + i % 100),
             tax_rate: TaxRate::from_thousandths(19_000).unwrap(),
@@ -95,4 +116,6 @@ fn main() {
         let (ms, bytes) = median_ms(&invoice(n), runs);
         println!("{n:>4} lines: median {ms:7.2} ms over {runs} runs ({bytes} bytes)");
     }
+    let (ms, bytes) = median_ms(&chinese(100), runs.min(10));
+    println!(" 100 lines of 1,000 Chinese characters, 5,000 in the notes: median {ms:7.2} ms ({bytes} bytes)");
 }

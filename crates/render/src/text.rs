@@ -212,11 +212,8 @@ fn push_shaped(out: &mut Shaped, s: &str, piece: Piece, rtl: bool) {
         .zip(positions)
         .map(|(info, pos)| {
             let start = info.cluster as usize;
-            let end = clusters
-                .iter()
-                .find(|&&c| c > start)
-                .copied()
-                .unwrap_or(text.len());
+            let next = clusters.partition_point(|&c| c <= start);
+            let end = clusters.get(next).copied().unwrap_or(text.len());
             let (gid, advance) = if info.glyph_id == 0 {
                 file.question
             } else {
@@ -318,10 +315,17 @@ pub fn wrap(s: &str, f: Face, size: f32, width: f32) -> Vec<String> {
                 out.push(std::mem::take(&mut line));
             }
             let mut word = word;
-            while w > width {
-                let cut = longest_fitting_prefix(word, f, size, width);
-                out.push(word[..cut].to_string());
-                word = &word[cut..];
+            if w > width {
+                let mut hint = 1;
+                loop {
+                    let (cut, chars) = longest_fitting_prefix(word, f, size, width, hint);
+                    if cut == word.len() {
+                        break;
+                    }
+                    out.push(word[..cut].to_string());
+                    word = &word[cut..];
+                    hint = chars;
+                }
                 w = self::width(word, f, size);
             }
             line.push_str(word);
@@ -336,20 +340,46 @@ pub fn wrap(s: &str, f: Face, size: f32, width: f32) -> Vec<String> {
     out
 }
 
-/// The byte length of the longest prefix of `word` narrower than `width` (at least one character),
-/// measured shaped, by bisection over its characters.
-fn longest_fitting_prefix(word: &str, f: Face, size: f32, width: f32) -> usize {
+/// The longest prefix of `word` no wider than `width` (at least one character), as its length
+/// in bytes and in characters, measured shaped. The search starts at `hint` characters (the
+/// previous piece's length: the lines of one long word are alike) and doubles or bisects from
+/// there, so cutting a long word (a paragraph of Chinese has no spaces) shapes a few prefixes
+/// about a line long per line, never the whole word.
+fn longest_fitting_prefix(
+    word: &str,
+    f: Face,
+    size: f32,
+    width: f32,
+    hint: usize,
+) -> (usize, usize) {
     let ends: Vec<usize> = word.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
-    let (mut lo, mut hi) = (0, ends.len() - 1);
+    let fits = |k: usize| self::width(&word[..ends[k]], f, size) <= width;
+    let last = ends.len() - 1;
+    // Indexes into `ends`: `lo` fits (the first character counts as fitting), `hi` may.
+    let guess = hint.clamp(1, ends.len()) - 1;
+    let (mut lo, mut hi) = if guess == 0 || fits(guess) {
+        (guess, last)
+    } else {
+        (0, guess - 1)
+    };
+    let mut step = 1;
+    while hi == last && lo + step <= last {
+        if fits(lo + step) {
+            lo += step;
+            step *= 2;
+        } else {
+            hi = lo + step - 1;
+        }
+    }
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if self::width(&word[..ends[mid]], f, size) <= width {
+        if fits(mid) {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    ends[lo]
+    (ends[lo], lo + 1)
 }
 
 #[cfg(test)]
@@ -394,6 +424,24 @@ mod tests {
         assert_eq!(lines.concat(), s);
         for l in &lines {
             assert!(width(l, Face::Regular, 10.0) <= 60.0, "{l}");
+        }
+    }
+
+    #[test]
+    fn the_longest_fitting_prefix_is_found_whatever_the_hint() {
+        let word = "年間保守契約と追加開発作業の請求書ABCxyz";
+        let chars: Vec<usize> = word.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
+        for hint in [1, 3, 7, 12, 40] {
+            let (cut, n) = longest_fitting_prefix(word, Face::Regular, 10.0, 61.0, hint);
+            assert_eq!(chars[n - 1], cut, "hint {hint}");
+            assert!(
+                width(&word[..cut], Face::Regular, 10.0) <= 61.0,
+                "hint {hint}"
+            );
+            assert!(
+                width(&word[..chars[n]], Face::Regular, 10.0) > 61.0,
+                "hint {hint}: one more character would still fit"
+            );
         }
     }
 
