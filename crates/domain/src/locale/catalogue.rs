@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use super::Locale;
 
-type Catalogue = HashMap<String, String>;
+pub(super) type Catalogue = HashMap<String, String>;
 
 fn source(locale: Locale) -> &'static str {
     match locale {
@@ -22,14 +22,14 @@ fn source(locale: Locale) -> &'static str {
 
 /// A parsed catalogue and what was wrong with its file. At run time problems are ignored (a
 /// bad line only loses its key, which then falls back to English); the tests insist on none.
-struct Parsed {
-    entries: Catalogue,
+pub(super) struct Parsed {
+    pub(super) entries: Catalogue,
     // Only the tests read this; the run-time path deliberately ignores it.
     #[cfg_attr(not(test), allow(dead_code))]
-    problems: Vec<String>,
+    pub(super) problems: Vec<String>,
 }
 
-fn parse(text: &str) -> Parsed {
+pub(super) fn parse(text: &str) -> Parsed {
     let mut entries = Catalogue::new();
     let mut problems = Vec::new();
     for (n, raw) in text.lines().enumerate() {
@@ -53,15 +53,18 @@ fn parse(text: &str) -> Parsed {
     Parsed { entries, problems }
 }
 
+/// Every locale's file of one kind (`source` names it), parsed.
+pub(super) fn parse_all(source: fn(Locale) -> &'static str) -> HashMap<Locale, Catalogue> {
+    Locale::all()
+        .map(|l| (l, parse(source(l)).entries))
+        .collect()
+}
+
 fn catalogue(locale: Locale) -> &'static Catalogue {
     static CATALOGUES: OnceLock<HashMap<Locale, Catalogue>> = OnceLock::new();
     static EMPTY: OnceLock<Catalogue> = OnceLock::new();
     CATALOGUES
-        .get_or_init(|| {
-            Locale::all()
-                .map(|l| (l, parse(source(l)).entries))
-                .collect()
-        })
+        .get_or_init(|| parse_all(source))
         .get(&locale)
         .unwrap_or_else(|| EMPTY.get_or_init(Catalogue::new))
 }

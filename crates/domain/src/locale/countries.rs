@@ -6,9 +6,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::catalogue::{parse_all, Catalogue};
 use super::Locale;
-
-type Names = HashMap<&'static str, &'static str>;
 
 fn source(locale: Locale) -> &'static str {
     match locale {
@@ -21,25 +20,12 @@ fn source(locale: Locale) -> &'static str {
     }
 }
 
-/// The generated files are trusted at run time (a malformed line only loses its code, which
-/// then prints as the code); the tests insist on well-formed, complete files.
-fn parse(text: &'static str) -> Names {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once('='))
-        .map(|(code, name)| (code.trim(), name.trim()))
-        .filter(|(code, name)| !code.is_empty() && !name.is_empty())
-        .collect()
-}
-
-fn names(locale: Locale) -> &'static Names {
-    static NAMES: OnceLock<HashMap<Locale, Names>> = OnceLock::new();
-    static EMPTY: OnceLock<Names> = OnceLock::new();
-    NAMES
-        .get_or_init(|| Locale::all().map(|l| (l, parse(source(l)))).collect())
-        .get(&locale)
-        .unwrap_or_else(|| EMPTY.get_or_init(Names::new))
+/// The locale's names, in the catalogues' format and read by their parser. The generated files
+/// are trusted at run time (a malformed line only loses its code, which then prints as the code);
+/// the tests insist on well-formed, complete files.
+fn names(locale: Locale) -> Option<&'static Catalogue> {
+    static NAMES: OnceLock<HashMap<Locale, Catalogue>> = OnceLock::new();
+    NAMES.get_or_init(|| parse_all(source)).get(&locale)
 }
 
 impl Locale {
@@ -47,7 +33,7 @@ impl Locale {
     /// `Locale::De.country_name("TT")` is "Trinidad und Tobago". Upper-case codes only, as the
     /// API takes them (surrounding white space aside); `None` for anything else.
     pub fn country_name(self, code: &str) -> Option<&'static str> {
-        names(self).get(code.trim()).copied()
+        names(self)?.get(code.trim()).map(String::as_str)
     }
 
     /// An address's country as it is printed: its name when `country` is a code, else the text
@@ -63,7 +49,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn codes(l: Locale) -> BTreeSet<&'static str> {
-        names(l).keys().copied().collect()
+        names(l).unwrap().keys().map(String::as_str).collect()
     }
 
     #[test]
@@ -98,21 +84,14 @@ mod tests {
                 text.starts_with(&format!("# Country names ({l}): generated")),
                 "{l}: header"
             );
-            let mut seen = BTreeSet::new();
-            for line in text
-                .lines()
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            {
-                let (code, name) = line.split_once(" = ").expect(line);
+            let parsed = super::super::catalogue::parse(text);
+            assert!(parsed.problems.is_empty(), "{l}: {:?}", parsed.problems);
+            for (code, name) in &parsed.entries {
                 assert!(
                     code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase()),
-                    "{l}: {line:?}"
+                    "{l}: {code:?}"
                 );
-                assert!(
-                    !name.trim().is_empty() && name == name.trim(),
-                    "{l}: {line:?}"
-                );
-                assert!(seen.insert(code), "{l}: {code} twice");
+                assert!(!name.is_empty(), "{l}: {code} has no name");
             }
         }
     }
