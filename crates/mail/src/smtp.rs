@@ -214,18 +214,19 @@ enum Answer {
     Stop(SendOutcome),
 }
 
-fn answer(result: Result<(), &SmtpError>) -> Answer {
+fn answer<T>(result: Result<T, SmtpError>) -> Answer {
     match result {
-        Ok(()) => Answer::Accepted,
+        Ok(_) => Answer::Accepted,
         Err(e) if e.is_permanent() => Answer::Refused {
-            reply: reply(e),
-            error: describe(e),
+            reply: reply(&e),
+            error: describe(&e),
         },
-        Err(e) => Answer::Stop(failure(e)),
+        Err(e) => Answer::Stop(failure(&e)),
     }
 }
 
-/// Folds the answers to the `RCPT TO`s (in order) into whether to go on to `DATA`: the
+/// Folds the answers to the `RCPT TO`s (in order; taken lazily, so none is asked after one that
+/// ends the attempt) into whether to go on to `DATA`: the
 /// refused recipients when at least one was accepted, else the outcome that ends the attempt
 /// (every recipient refused: failed at once; a 4xx or a lost connection: tried again).
 fn decide(
@@ -291,16 +292,12 @@ fn transaction(
     }
     conn.command(Mail::new(envelope.from().cloned(), options))
         .map_err(|e| failure(&e))?;
-    let mut answers = Vec::new();
-    for to in envelope.to() {
-        let result = conn.command(Rcpt::new(to.clone(), Vec::new()));
-        let answer = answer(result.as_ref().map(|_| ()));
-        let stop = matches!(answer, Answer::Stop(_));
-        answers.push((to.clone(), answer));
-        if stop {
-            break;
-        }
-    }
+    let answers = envelope.to().iter().map(|to| {
+        (
+            to.clone(),
+            answer(conn.command(Rcpt::new(to.clone(), Vec::new()))),
+        )
+    });
     let refused = decide(answers, listed)?;
     conn.command(Data).map_err(|e| failure(&e))?;
     conn.message(body).map_err(|e| failure(&e))?;
@@ -313,10 +310,12 @@ fn reply(e: &SmtpError) -> String {
     let text = std::error::Error::source(e)
         .map(|s| s.to_string())
         .unwrap_or_default();
-    format!("{code} {text}")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    one_line(&format!("{code} {text}"))
+}
+
+/// `text` with its runs of white space (line breaks of a multi-line reply included) as one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The error with its causes, on one line.
@@ -331,7 +330,7 @@ fn describe(e: &lettre::transport::smtp::Error) -> String {
         }
         source = cause.source();
     }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    one_line(&text)
 }
 
 #[cfg(test)]
@@ -384,37 +383,9 @@ mod tests {
     /// the clear: the attempt fails (and is retried) instead.
     #[test]
     fn starttls_is_required_unless_plain_text_is_allowed() {
-        use std::io::{BufRead, BufReader, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let server = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            let mut out = stream.try_clone().unwrap();
-            let mut lines = BufReader::new(stream).lines();
-            out.write_all(b"220 test ESMTP\r\n").unwrap();
-            let mut seen = Vec::new();
-            while let Some(Ok(line)) = lines.next() {
-                seen.push(line.clone());
-                let reply: &[u8] = if line.starts_with("EHLO") {
-                    b"250-test\r\n250 8BITMIME\r\n"
-                } else if line.starts_with("QUIT") {
-                    out.write_all(b"221 bye\r\n").unwrap();
-                    break;
-                } else {
-                    b"250 ok\r\n"
-                };
-                out.write_all(reply).unwrap();
-            }
-            seen
-        });
+        let (port, server) = scripted(|_| "250 ok");
         let mailer = Mailer::new(&settings(&format!("smtp://127.0.0.1:{port}"))).unwrap();
-        let message = Message::builder()
-            .from("a@example.com".parse().unwrap())
-            .to("b@example.com".parse().unwrap())
-            .subject("s")
-            .body(String::from("b"))
-            .unwrap();
-        let outcome = mailer.send(&message, "<x@example.com>", &[]);
+        let outcome = mailer.send(&message(&["b@example.com"], &[]), "<x@example.com>", &[]);
         assert!(matches!(outcome, SendOutcome::Transient(_)), "{outcome:?}");
         let seen = server.join().unwrap();
         assert!(

@@ -7,7 +7,7 @@ use crate::documents::DocumentRow;
 use crate::events::record;
 use crate::invoice_rows::InvoiceRow;
 use crate::jobs::{self, EMAILS};
-use crate::outbox::{queue, refused_json, Document, EmailRow};
+use crate::outbox::{json, queue, Document, EmailRow};
 use crate::profiles::load_profile;
 use crate::quotation_rows::QuotationRow;
 use crate::rows::{missing_or_forbidden, now_db, scoped, to_db};
@@ -302,27 +302,16 @@ impl EmailQueue for Store {
                             emails::message_id.eq(message_id),
                             emails::sent_at.eq(stamp),
                             emails::last_error.eq(None::<String>),
-                            emails::refused_recipients.eq(refused_json(refused)),
+                            emails::refused_recipients.eq(json(refused)),
                             emails::updated_at.eq(stamp),
                         ))
                         .execute(conn)?;
                     Some("email.sent")
                 }
-                // Nobody took it: failed at once, every refusal kept.
-                SendOutcome::AllRefused { error, refused } => {
-                    diesel::update(row)
-                        .set((
-                            emails::state.eq(EmailStatus::Failed.as_str()),
-                            emails::attempts.eq(attempts),
-                            emails::last_error.eq(error),
-                            emails::refused_recipients.eq(refused_json(refused)),
-                            emails::next_attempt_at.eq(stamp),
-                            emails::updated_at.eq(stamp),
-                        ))
-                        .execute(conn)?;
-                    Some("email.failed")
-                }
-                SendOutcome::Transient(error) | SendOutcome::Permanent(error) => {
+                // Every recipient refused is a permanent failure that keeps the refusals.
+                SendOutcome::Transient(error)
+                | SendOutcome::Permanent(error)
+                | SendOutcome::AllRefused { error, .. } => {
                     let retry = match outcome {
                         SendOutcome::Transient(_) => schedule.retry_delay(job.attempt),
                         _ => None,
@@ -339,6 +328,7 @@ impl EmailQueue for Store {
                             emails::state.eq(state.as_str()),
                             emails::attempts.eq(attempts),
                             emails::last_error.eq(error),
+                            emails::refused_recipients.eq(json(outcome.refused())),
                             emails::next_attempt_at.eq(next),
                             emails::updated_at.eq(stamp),
                         ))

@@ -12,9 +12,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::DocumentKind;
-use invoicing_domain::email::{
-    EmailId, EmailKind, EmailRequest, EmailStatus, OutgoingEmail, RefusedRecipient,
-};
+use invoicing_domain::email::{EmailId, EmailKind, EmailRequest, EmailStatus, OutgoingEmail};
 use invoicing_domain::invoice::Invoice;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
@@ -67,11 +65,6 @@ fn addresses(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
 }
 
-/// `refused_recipients` as stored (the column defaults to `[]`).
-pub(crate) fn refused_json(refused: &[RefusedRecipient]) -> String {
-    serde_json::to_string(refused).unwrap_or_else(|_| "[]".into())
-}
-
 impl EmailRow {
     pub(crate) fn kind(&self) -> Result<EmailKind, TxError> {
         EmailKind::parse(&self.kind).ok_or_else(|| {
@@ -116,7 +109,8 @@ impl EmailRow {
     }
 }
 
-fn json(list: &[String]) -> String {
+/// A list column as stored (addresses, refused recipients; each defaults to `[]`).
+pub(crate) fn json<T: serde::Serialize>(list: &[T]) -> String {
     serde_json::to_string(list).unwrap_or_else(|_| "[]".into())
 }
 

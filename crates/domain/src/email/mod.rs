@@ -317,3 +317,13 @@ pub enum SendOutcome {
         refused: Vec<RefusedRecipient>,
     },
 }
+
+impl SendOutcome {
+    /// The recipients the server refused (none unless it answered the transaction).
+    pub fn refused(&self) -> &[RefusedRecipient] {
+        match self {
+            SendOutcome::Sent { refused, .. } | SendOutcome::AllRefused { refused, .. } => refused,
+            SendOutcome::Transient(_) | SendOutcome::Permanent(_) => &[],
+        }
+    }
+}
