@@ -91,8 +91,23 @@ impl Parties {
     }
 }
 
-/// Address lines as printed: street lines, then postal code and city, state, country.
+/// Address lines as stored: street lines, then postal code and city, state, country.
 pub fn address_lines(a: &Address) -> Vec<String> {
+    let mut lines = street_lines(a);
+    lines.extend(a.country.clone().filter(|c| !c.trim().is_empty()));
+    lines
+}
+
+/// Address lines as a reader in `locale` sees them: [`address_lines`] with the country named in
+/// their language ("Trinidad und Tobago" for `TT` in German), or as written when it is no code.
+pub fn address_lines_in(a: &Address, locale: Locale) -> Vec<String> {
+    let mut lines = street_lines(a);
+    lines.extend(country_in(a, locale));
+    lines
+}
+
+/// Everything but the country: street lines, then postal code and city, and state.
+pub fn street_lines(a: &Address) -> Vec<String> {
     let mut lines: Vec<String> = [&a.line1, &a.line2]
         .into_iter()
         .flatten()
@@ -105,15 +120,20 @@ pub fn address_lines(a: &Address) -> Vec<String> {
         .filter(|s| !s.trim().is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    for part in [Some(city), a.state.clone(), a.country.clone()]
-        .into_iter()
-        .flatten()
-    {
+    for part in [Some(city), a.state.clone()].into_iter().flatten() {
         if !part.trim().is_empty() {
             lines.push(part);
         }
     }
     lines
+}
+
+/// The address's country as a reader in `locale` sees it, when it has one.
+pub fn country_in(a: &Address, locale: Locale) -> Option<String> {
+    a.country
+        .as_deref()
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| locale.country(c).to_string())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
-use invoicing_domain::parties::{address_lines, Issuer, Recipient};
+use invoicing_domain::parties::{country_in, street_lines, Issuer, Recipient};
 use invoicing_domain::profile::BrandColor;
 use invoicing_domain::quotation::PublicQuotation;
 use invoicing_domain::quotation_status::QuotationStatus;
@@ -21,24 +21,14 @@ fn money(minor: i64) -> Money {
     Money::new(minor).unwrap_or(Money::ZERO)
 }
 
-/// Street, city and state; the country has a line of its own in the render, named in the
-/// reader's language ("Trinidad und Tobago" for `TT` in German), or as written when it is not
-/// a code.
+/// Street, city and state; the country has a line of its own in the render.
 fn lines_without_country(
     address: &Option<Address>,
     locale: Locale,
 ) -> (Vec<String>, Option<String>) {
-    match address {
-        None => (Vec::new(), None),
-        Some(a) => {
-            let without = Address {
-                country: None,
-                ..a.clone()
-            };
-            let country = a.country.as_deref().map(|c| locale.country(c).to_string());
-            (address_lines(&without), country)
-        }
-    }
+    address.as_ref().map_or((Vec::new(), None), |a| {
+        (street_lines(a), country_in(a, locale))
+    })
 }
 
 fn seller(i: &Issuer, locale: Locale) -> Party {

@@ -18,11 +18,10 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse};
 use chrono::NaiveDate;
 use futures_util::future::LocalBoxFuture;
 use invoicing_domain::currency::Currency;
-use invoicing_domain::customer::Address;
 use invoicing_domain::document::LineItemView;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
-use invoicing_domain::parties::{address_lines, Parties};
+use invoicing_domain::parties::{address_lines_in, Parties};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::profile::Logo;
 use std::collections::HashMap;
@@ -88,19 +87,6 @@ pub(crate) fn money(t: Locale, minor: i64, currency: Currency) -> String {
         .unwrap_or_else(|_| minor.to_string())
 }
 
-/// An address's lines as the reader sees them: its country named in their language (CLDR's
-/// "Trinidad und Tobago" for `TT` in German), or as written when it is not a code.
-fn printed_address(t: Locale, address: Option<&Address>) -> Vec<String> {
-    address
-        .map(|a| {
-            address_lines(&Address {
-                country: a.country.as_deref().map(|c| t.country(c).to_string()),
-                ..a.clone()
-            })
-        })
-        .unwrap_or_default()
-}
-
 impl From<DocumentParts> for DocumentView {
     fn from(d: DocumentParts) -> Self {
         use base64::Engine;
@@ -115,7 +101,11 @@ impl From<DocumentParts> for DocumentView {
             .collect();
         DocumentView {
             merchant: issuer.display_name().to_string(),
-            merchant_lines: printed_address(t, issuer.address.as_ref()),
+            merchant_lines: issuer
+                .address
+                .as_ref()
+                .map(|a| address_lines_in(a, t))
+                .unwrap_or_default(),
             merchant_tax_id: issuer.tax_id.clone(),
             merchant_contact,
             logo: d.logo.map(|l| {
@@ -138,7 +128,11 @@ impl From<DocumentParts> for DocumentView {
             customer_company: recipient.company,
             customer_tax_id: recipient.tax_id,
             customer_email: recipient.email,
-            address_lines: printed_address(t, recipient.address.as_ref()),
+            address_lines: recipient
+                .address
+                .as_ref()
+                .map(|a| address_lines_in(a, t))
+                .unwrap_or_default(),
             issue_date: t.date(d.issue_date),
             items_caption: t.fill("lines.items", &[("currency", cur.code())]),
             lines: d
