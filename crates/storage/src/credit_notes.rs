@@ -232,7 +232,7 @@ fn create(
     record(conn, scope, "credit_note.created", &credit_note)?;
     if let Some(to) = effect.new_status {
         // Paid by payments and credit, or cancelled by credit alone: never a receipt.
-        move_and_record(conn, scope, &inv, to, |c| {
+        move_and_record(conn, scope.actor, &inv, to, |c| {
             load_invoice(c, scope, invoice_id, url)
         })?;
     }

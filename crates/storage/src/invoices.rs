@@ -193,7 +193,7 @@ fn update(
         record(conn, scope, "invoice.updated", &invoice)?;
         return Ok(invoice);
     };
-    let invoice = move_and_record(conn, scope, &row, to, load)?;
+    let invoice = move_and_record(conn, scope.actor, &row, to, load)?;
     if to == InvoiceStatus::Paid {
         queue_receipt(conn, scope, &invoice, mail)?;
     }

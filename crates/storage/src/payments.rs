@@ -153,7 +153,7 @@ fn verify(
     let payment = load_payment(conn, scope, PaymentId(row.id))?;
     record(conn, scope, PaymentStatus::Verified.event_type(), &payment)?;
     if after.is_settled() {
-        let invoice = move_and_record(conn, scope, inv, InvoiceStatus::Paid, |c| {
+        let invoice = move_and_record(conn, scope.actor, inv, InvoiceStatus::Paid, |c| {
             load_invoice(c, scope, InvoiceId(inv.id), url)
         })?;
         queue_receipt(conn, scope, &invoice, mail)?;

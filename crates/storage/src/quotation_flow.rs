@@ -29,16 +29,16 @@ pub(crate) fn refused(e: impl ToString) -> TxError {
 }
 
 /// Moves the quotation to `to` through the document core (conditional on the status it was
-/// read in) and records the event, caused by `scope`'s actor.
+/// read in) and records the event, caused by `actor`.
 pub(crate) fn move_quotation(
     conn: &mut AnyConnection,
-    scope: Scope,
+    actor: Actor,
     row: &QuotationRow,
     to: QuotationStatus,
     url: &str,
 ) -> Result<Quotation, TxError> {
-    move_and_record(conn, scope, row, to, |c| {
-        load_quotation(c, scope, QuotationId(row.id), url)
+    move_and_record(conn, actor, row, to, |c| {
+        load_quotation(c, row.scope(), QuotationId(row.id), url)
     })
 }
 
@@ -49,11 +49,11 @@ pub(crate) enum Answered {
     ExpiredInstead(NaiveDate),
 }
 
-/// Answers the quotation as `scope`'s actor (the merchant through the API, or the prospect on
+/// Answers the quotation as `actor` (the merchant through the API, or the prospect on
 /// the page). An expiry it finds instead is the system's, as when the scheduler finds it.
 pub(crate) fn answer(
     conn: &mut AnyConnection,
-    scope: Scope,
+    actor: Actor,
     row: &QuotationRow,
     answer: &Answer,
     today: NaiveDate,
@@ -61,8 +61,7 @@ pub(crate) fn answer(
 ) -> Result<Answered, TxError> {
     let status = row.status()?;
     if status.awaits_answer() && row.valid_until < today {
-        let system = scope.acting_as(Actor::System);
-        move_quotation(conn, system, row, QuotationStatus::Expired, url)?;
+        move_quotation(conn, Actor::System, row, QuotationStatus::Expired, url)?;
         return Ok(Answered::ExpiredInstead(row.valid_until));
     }
     let target = scoped!(quotations, row.scope()).filter(quotations::id.eq(row.id));
@@ -82,7 +81,7 @@ pub(crate) fn answer(
                     quotations::accepted_user_agent.eq(user_agent),
                 ))
                 .execute(conn)?;
-            move_quotation(conn, scope, row, QuotationStatus::Accepted, url)?
+            move_quotation(conn, actor, row, QuotationStatus::Accepted, url)?
         }
         Answer::Reject { reason } => {
             status
@@ -91,7 +90,7 @@ pub(crate) fn answer(
             diesel::update(target)
                 .set(quotations::rejection_reason.eq(reason))
                 .execute(conn)?;
-            move_quotation(conn, scope, row, QuotationStatus::Rejected, url)?
+            move_quotation(conn, actor, row, QuotationStatus::Rejected, url)?
         }
     };
     Ok(Answered::Done(Box::new(quotation)))

@@ -239,7 +239,7 @@ impl QuotationRepository for Store {
         let url = self.public_url();
         self.write(|conn| {
             let row = load_row(conn, scope, id)?;
-            let quotation = move_quotation(conn, scope, &row, QuotationStatus::Sent, &url)?;
+            let quotation = move_quotation(conn, scope.actor, &row, QuotationStatus::Sent, &url)?;
             if let Some(request) = email {
                 let doc = Document {
                     kind: DocumentKind::Quotation,
@@ -263,7 +263,7 @@ impl QuotationRepository for Store {
         let url = self.public_url();
         finish_answer(self.write(|conn| {
             let row = load_row(conn, scope, id)?;
-            answer(conn, scope, &row, &answer_, today, &url)
+            answer(conn, scope.actor, &row, &answer_, today, &url)
         }))
     }
 
@@ -305,10 +305,9 @@ impl QuotationRepository for Store {
         let answered = self.write(|conn| {
             let row = public_row::<QuotationRow>(conn, number, token)?;
             // Answered on the quotation's page: the prospect acts.
-            let prospect = row.scope().acting_as(Actor::Customer);
             Ok((
                 row.clone(),
-                answer(conn, prospect, &row, &answer_, today, &url)?,
+                answer(conn, Actor::Customer, &row, &answer_, today, &url)?,
             ))
         })?;
         finish_answer(Ok(answered.1))?;

@@ -218,7 +218,7 @@ fn issue_one(
     )?;
     if row.auto_send {
         let draft = crate::invoice_rows::load_row(conn, scope, invoice.id)?;
-        let sent = move_and_record(conn, scope, &draft, InvoiceStatus::Sent, |c| {
+        let sent = move_and_record(conn, scope.actor, &draft, InvoiceStatus::Sent, |c| {
             load_invoice(c, scope, invoice.id, url)
         })?;
         if row.email && mail {

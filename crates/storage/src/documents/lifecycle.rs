@@ -74,27 +74,23 @@ pub(crate) fn move_status<R: DocumentRow>(
     Ok(())
 }
 
-/// `move_status`, then the document as `load` reads it, recorded as `to`'s event caused by
-/// `scope`'s actor. `scope` is the caller's (the row's tenant; a row read from the database
-/// knows its tenant but not who acts).
+/// `move_status`, then the document as `load` reads it, recorded in the row's tenant as `to`'s
+/// event caused by `actor` (a row read from the database knows its tenant, not who acts).
 pub(crate) fn move_and_record<R: DocumentRow, D: Serialize>(
     conn: &mut AnyConnection,
-    scope: Scope,
+    actor: Actor,
     row: &R,
     to: R::Status,
     load: impl FnOnce(&mut AnyConnection) -> Result<D, TxError>,
 ) -> Result<D, TxError> {
-    if scope != row.scope() {
-        return Err(RepoError::Internal(format!(
-            "a {} {} moved from another tenant's scope",
-            R::Status::KIND.as_str(),
-            row.id()
-        ))
-        .into());
-    }
     move_status(conn, row, to)?;
     let document = load(conn)?;
-    record(conn, scope, to.event_type(), &document)?;
+    record(
+        conn,
+        row.scope().acting_as(actor),
+        to.event_type(),
+        &document,
+    )?;
     Ok(document)
 }
 
@@ -109,8 +105,7 @@ pub(crate) fn first_view<R: DocumentRow, D: Serialize>(
     if row.status()? != R::Status::SENT {
         return Ok(());
     }
-    let customer = row.scope().acting_as(Actor::Customer);
-    match move_and_record(conn, customer, row, R::Status::VIEWED, load) {
+    match move_and_record(conn, Actor::Customer, row, R::Status::VIEWED, load) {
         Ok(_) | Err(TxError::Repo(RepoError::InvalidTransition(_))) => Ok(()),
         Err(e) => Err(e),
     }
@@ -162,8 +157,9 @@ pub(crate) fn sweep<R: DocumentRow, D: Serialize>(
             return Ok(moved);
         }
         for row in batch {
-            let system = row.scope().acting_as(Actor::System);
-            match store.write(|conn| move_and_record(conn, system, &row, to, |c| load(c, &row))) {
+            let moved_by_system = store
+                .write(|conn| move_and_record(conn, Actor::System, &row, to, |c| load(c, &row)));
+            match moved_by_system {
                 Ok(_) => moved += 1,
                 Err(RepoError::InvalidTransition(_)) => {}
                 Err(e) => return Err(e),
