@@ -152,14 +152,7 @@ impl CustomerRepository for Store {
     fn create_customer(&self, scope: Scope, new: NewCustomer) -> RepoResult<Created<Customer>> {
         // A concurrent create of the same email can win between our lookup and insert (PostgreSQL
         // at READ COMMITTED); the unique index refuses ours, and the retry finds theirs.
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            match self.try_write(|conn| find_or_insert_with_event(conn, scope, &new)) {
-                Err(e) if e.is_unique_violation() && attempts < 3 => continue,
-                result => return result.map_err(TxError::into_repo),
-            }
-        }
+        self.write_retrying_unique(|conn| find_or_insert_with_event(conn, scope, &new))
     }
 
     fn get_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<Customer> {

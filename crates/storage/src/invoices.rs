@@ -238,15 +238,8 @@ fn as_shown(
 impl InvoiceRepository for Store {
     fn create_invoice(&self, scope: Scope, new: NewInvoice) -> RepoResult<Invoice> {
         let url = self.public_url();
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            // An inline customer created concurrently by another request: retry to find it.
-            match self.try_write(|conn| insert_invoice(conn, scope, &new, Origin::Direct, &url)) {
-                Err(e) if e.is_unique_violation() && attempts < 3 => continue,
-                result => return result.map_err(TxError::into_repo),
-            }
-        }
+        // An inline customer created concurrently by another request: retry to find it.
+        self.write_retrying_unique(|conn| insert_invoice(conn, scope, &new, Origin::Direct, &url))
     }
 
     fn get_invoice(&self, scope: Scope, id: InvoiceId) -> RepoResult<Invoice> {

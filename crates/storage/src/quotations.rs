@@ -142,14 +142,7 @@ fn update(
 impl QuotationRepository for Store {
     fn create_quotation(&self, scope: Scope, new: NewQuotation) -> RepoResult<Quotation> {
         let url = self.public_url();
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            match self.try_write(|conn| insert(conn, scope, &new, &url)) {
-                Err(e) if e.is_unique_violation() && attempts < 3 => continue,
-                result => return result.map_err(TxError::into_repo),
-            }
-        }
+        self.write_retrying_unique(|conn| insert(conn, scope, &new, &url))
     }
 
     fn get_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation> {

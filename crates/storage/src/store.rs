@@ -184,6 +184,22 @@ impl Store {
 
     /// Like [`Store::write`], but keeps the raw failure so callers can react to constraint
     /// violations. Inside a keyed request's transaction, `f` runs in a savepoint of it.
+    /// A write that may lose a race on a unique index (a customer or user created by email by
+    /// two requests at once): tried up to three times, so a retry finds the winner's row.
+    pub(crate) fn write_retrying_unique<T>(
+        &self,
+        f: impl Fn(&mut AnyConnection) -> Result<T, TxError>,
+    ) -> RepoResult<T> {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.try_write(&f) {
+                Err(e) if e.is_unique_violation() && attempts < 3 => continue,
+                result => return result.map_err(TxError::into_repo),
+            }
+        }
+    }
+
     pub(crate) fn try_write<T>(
         &self,
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,

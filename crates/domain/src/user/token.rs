@@ -3,7 +3,6 @@
 //! in); storage sees its SHA-256, as it does for API keys.
 
 use super::UserId;
-use crate::api_key::hash_key;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
@@ -46,10 +45,8 @@ impl SecretToken {
     }
 }
 
-/// Lower-case hex SHA-256 of a token, as [`hash_key`] does for API keys.
-pub fn hash_token(plain: &str) -> String {
-    hash_key(plain)
-}
+/// Lower-case hex SHA-256 of a token: the API keys' hash.
+pub use crate::api_key::hash_key as hash_token;
 
 /// The page where a link's holder sets their password: `{public_url}/dashboard/set-password?token=…`.
 pub fn set_password_url(public_url: &str, token: &SecretToken) -> String {
@@ -124,6 +121,7 @@ pub struct Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api_key::hash_key;
     use rand::rngs::OsRng;
 
     #[test]

@@ -4,7 +4,7 @@
 use super::load_user;
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, to_db};
-use crate::schema::{user_sessions, user_tokens, users};
+use crate::schema::{user_tokens, users};
 use crate::store::TxError;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
@@ -108,13 +108,7 @@ pub(super) fn set_password(
     if changed == 0 {
         return Err(RepoError::NotFound.into());
     }
-    let sessions = user_sessions::table.filter(user_sessions::user_id.eq(user.0));
-    match keep {
-        Some(keep) => {
-            diesel::delete(sessions.filter(user_sessions::id.ne(keep.0))).execute(conn)?
-        }
-        None => diesel::delete(sessions).execute(conn)?,
-    };
+    super::sessions::delete_others(conn, user, keep)?;
     diesel::delete(user_tokens::table.filter(user_tokens::user_id.eq(user.0))).execute(conn)?;
     load_user(conn, user)
 }

@@ -85,25 +85,9 @@ fn credentials(
         .transpose()
 }
 
-/// Retries a write that lost a race on a unique index (a user created by email at the same
-/// time): the retry finds the winner's row.
-fn retrying<T>(
-    store: &Store,
-    f: impl Fn(&mut AnyConnection) -> Result<T, TxError>,
-) -> RepoResult<T> {
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
-        match store.try_write(&f) {
-            Err(e) if e.is_unique_violation() && attempts < 3 => continue,
-            result => return result.map_err(TxError::into_repo),
-        }
-    }
-}
-
 impl UserRepository for Store {
     fn add_member(&self, account: AccountId, email: &UserEmail, role: Role) -> RepoResult<Member> {
-        retrying(self, |conn| members::add(conn, account, email, role))
+        self.write_retrying_unique(|conn| members::add(conn, account, email, role))
     }
 
     fn list_members(&self, account: AccountId) -> RepoResult<Vec<Member>> {
