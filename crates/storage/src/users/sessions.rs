@@ -2,10 +2,10 @@
 //! a read; it writes only to note a use (at most once a minute) or to delete an ended session.
 
 use super::members::role_in;
-use super::UserRow;
+use super::{parse_role, UserRow};
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, returning, to_db};
-use crate::schema::{user_sessions, users};
+use crate::schema::{memberships, user_sessions, users};
 use crate::store::{Store, TxError};
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use diesel::prelude::*;
@@ -79,19 +79,28 @@ pub(super) fn find(
     token_hash: &str,
     now: DateTime<Utc>,
 ) -> RepoResult<Option<SignedIn>> {
+    // One statement on every dashboard request: the session, its user and their role now.
     let found = store.read(|conn| {
-        let Some((session, user)) = user_sessions::table
+        let Some((session, user, role)) = user_sessions::table
             .inner_join(users::table)
+            .left_join(
+                memberships::table.on(memberships::account_id
+                    .eq(user_sessions::account_id)
+                    .and(memberships::user_id.eq(user_sessions::user_id))),
+            )
             .filter(user_sessions::token_hash.eq(token_hash))
-            .select((SessionRow::as_select(), UserRow::as_select()))
-            .first::<(SessionRow, UserRow)>(conn)
+            .select((
+                SessionRow::as_select(),
+                UserRow::as_select(),
+                memberships::role.nullable(),
+            ))
+            .first::<(SessionRow, UserRow, Option<String>)>(conn)
             .optional()?
         else {
             return Ok(None);
         };
-        let session = session.into_domain();
-        let role = role_in(conn, session.account_id, session.user_id)?;
-        Ok(Some((session, user.into_domain()?, role)))
+        let role = role.as_deref().map(parse_role).transpose()?;
+        Ok(Some((session.into_domain(), user.into_domain()?, role)))
     })?;
     let Some((mut session, user, role)) = found else {
         return Ok(None);
