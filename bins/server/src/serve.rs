@@ -14,7 +14,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::{AccountRepository, UserRepository};
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::user::{
-    set_password_url, LinkPurpose, NewLink, SecretToken, UserEmail, UserId,
+    set_password_url, SecretToken, UserEmail,
 };
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
@@ -79,9 +79,7 @@ fn bootstrap(store: &Store) -> Result<()> {
 fn bootstrap_owner(store: &Store) -> Result<()> {
     let email = UserEmail::parse(FIRST_OWNER).map_err(|e| anyhow!("{FIRST_OWNER}: {e}"))?;
     let token = SecretToken::generate(&mut rand::rngs::OsRng);
-    // The new user's id replaces the placeholder.
-    let link = NewLink::new(UserId(0), LinkPurpose::Invitation, &token, Utc::now());
-    if let Some((account, user)) = store.bootstrap_first_owner(&email, link)? {
+    if let Some((account, user)) = store.bootstrap_first_owner(&email, &token, Utc::now())? {
         println!(
             "Created dashboard user {} (owner of account {account}). Set its password within 24 hours at:",
             user.email

@@ -30,8 +30,8 @@ use crate::recurring::{
 };
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
-    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, Session,
-    SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, SecretToken,
+    Session, SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
 };
 use crate::validation::Violations;
 use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
@@ -619,13 +619,14 @@ pub trait UserRepository {
     /// across users; how many rows.
     fn purge_user_state(&self, now: DateTime<Utc>) -> RepoResult<usize>;
     /// While the database has no user at all: creates `email` as an owner of the first account
-    /// (the Default account of a new install) with `link` made for them (its `user_id` is
-    /// replaced by the new user's), exactly once even when processes start together. `None`
-    /// when a user exists or there is no account.
+    /// (the Default account of a new install) with an invitation link for `token` from `now`,
+    /// exactly once even when processes start together. `None` when a user exists or there is
+    /// no account.
     fn bootstrap_first_owner(
         &self,
         email: &UserEmail,
-        link: NewLink,
+        token: &SecretToken,
+        now: DateTime<Utc>,
     ) -> RepoResult<Option<(AccountId, User)>>;
 }
 

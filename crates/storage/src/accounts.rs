@@ -79,11 +79,7 @@ impl AccountRepository for Store {
         key: NewApiKey,
     ) -> RepoResult<Option<(Account, ApiKey)>> {
         self.write(|conn| {
-            if let AnyConnection::Postgresql(_) = conn {
-                conn.batch_execute(&format!(
-                    "SELECT pg_advisory_xact_lock({BOOTSTRAP_LOCK_ID})"
-                ))?;
-            }
+            bootstrap_lock(conn)?;
             let existing: i64 = accounts::table.count().get_result(conn)?;
             if existing > 0 {
                 return Ok(None);
@@ -93,6 +89,17 @@ impl AccountRepository for Store {
             Ok(Some((account, api_key)))
         })
     }
+}
+
+/// Serialises the first start's bootstraps across processes on PostgreSQL, for the rest of the
+/// transaction; SQLite's write transaction is exclusive already.
+pub(crate) fn bootstrap_lock(conn: &mut AnyConnection) -> Result<(), TxError> {
+    if let AnyConnection::Postgresql(_) = conn {
+        conn.batch_execute(&format!(
+            "SELECT pg_advisory_xact_lock({BOOTSTRAP_LOCK_ID})"
+        ))?;
+    }
+    Ok(())
 }
 
 /// The account's default currency, for documents created without one.

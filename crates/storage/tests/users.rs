@@ -609,10 +609,9 @@ fn old_state_is_purged(db: TestDb) {
 fn the_first_owner_is_made_once(db: TestDb) {
     let admin = email("admin@localhost");
     let token = SecretToken::generate(&mut OsRng);
-    let link = |t: &SecretToken| NewLink::new(UserId(0), LinkPurpose::Invitation, t, now());
     assert_eq!(
         db.store
-            .bootstrap_first_owner(&admin, link(&token))
+            .bootstrap_first_owner(&admin, &token, now())
             .unwrap(),
         None,
         "no account yet"
@@ -635,7 +634,7 @@ fn the_first_owner_is_made_once(db: TestDb) {
             std::thread::spawn(move || {
                 let token = SecretToken::generate(&mut OsRng);
                 barrier.wait();
-                let made = store.bootstrap_first_owner(&admin, link(&token)).unwrap();
+                let made = store.bootstrap_first_owner(&admin, &token, now()).unwrap();
                 made.map(|m| (m, token.hash()))
             })
         })
@@ -655,10 +654,7 @@ fn the_first_owner_is_made_once(db: TestDb) {
     assert_eq!(link.user_id, user.id, "the link is the new user's");
     assert_eq!(
         db.store
-            .bootstrap_first_owner(
-                &admin,
-                NewLink::new(UserId(0), LinkPurpose::Invitation, &token, now())
-            )
+            .bootstrap_first_owner(&admin, &token, now())
             .unwrap(),
         None
     );

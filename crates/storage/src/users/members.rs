@@ -7,10 +7,13 @@ use crate::connection::AnyConnection;
 use crate::rows::{now_db, returning};
 use crate::schema::{accounts, memberships, user_sessions, users};
 use crate::store::TxError;
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::AccountId;
-use invoicing_domain::user::{Member, Membership, NewLink, Role, User, UserEmail, UserId};
+use invoicing_domain::user::{
+    LinkPurpose, Member, Membership, NewLink, Role, SecretToken, User, UserEmail, UserId,
+};
 
 pub(super) const EMAIL_TAKEN: &str = "another user has this email";
 const LAST_OWNER: &str = "an account keeps at least one owner: make another member owner first";
@@ -213,7 +216,8 @@ pub(super) fn of_user(conn: &mut AnyConnection, user: UserId) -> Result<Vec<Memb
 pub(super) fn bootstrap_first_owner(
     conn: &mut AnyConnection,
     email: &UserEmail,
-    link: NewLink,
+    token: &SecretToken,
+    now: DateTime<Utc>,
 ) -> Result<Option<(AccountId, User)>, TxError> {
     let users_exist: bool =
         diesel::select(diesel::dsl::exists(users::table.select(users::id))).get_result(conn)?;
@@ -231,12 +235,7 @@ pub(super) fn bootstrap_first_owner(
     let account = AccountId(first);
     let user = insert_user(conn, email)?;
     insert_membership(conn, account, user.id, Role::Owner)?;
-    super::links::create(
-        conn,
-        &NewLink {
-            user_id: user.id,
-            ..link
-        },
-    )?;
+    let link = NewLink::new(user.id, LinkPurpose::Invitation, token, now);
+    super::links::create(conn, &link)?;
     Ok(Some((account, user)))
 }

@@ -9,18 +9,18 @@ mod members;
 mod sessions;
 mod throttle;
 
+use crate::accounts::bootstrap_lock;
 use crate::connection::AnyConnection;
 use crate::rows::from_db;
 use crate::schema::users;
-use crate::store::{Store, TxError, BOOTSTRAP_LOCK_ID};
+use crate::store::{Store, TxError};
 use chrono::{DateTime, NaiveDateTime, Utc};
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use invoicing_domain::ports::{RepoError, RepoResult, UserRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
 use invoicing_domain::user::{
-    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, Session,
-    SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, SecretToken,
+    Session, SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
 };
 
 #[derive(Queryable, Selectable)]
@@ -242,18 +242,14 @@ impl UserRepository for Store {
     fn bootstrap_first_owner(
         &self,
         email: &UserEmail,
-        link: NewLink,
+        token: &SecretToken,
+        now: DateTime<Utc>,
     ) -> RepoResult<Option<(AccountId, User)>> {
         self.write(|conn| {
             // The same lock as the account's bootstrap: processes starting together take turns,
-            // and the first one's user is what the others find. SQLite's write transaction is
-            // exclusive already.
-            if let AnyConnection::Postgresql(_) = conn {
-                conn.batch_execute(&format!(
-                    "SELECT pg_advisory_xact_lock({BOOTSTRAP_LOCK_ID})"
-                ))?;
-            }
-            members::bootstrap_first_owner(conn, email, link)
+            // and the first one's user is what the others find.
+            bootstrap_lock(conn)?;
+            members::bootstrap_first_owner(conn, email, token, now)
         })
     }
 }
