@@ -46,14 +46,6 @@ impl SessionRow {
     }
 }
 
-fn load(conn: &mut AnyConnection, id: SessionId) -> Result<Session, TxError> {
-    Ok(user_sessions::table
-        .find(id.0)
-        .select(SessionRow::as_select())
-        .first::<SessionRow>(conn)?
-        .into_domain())
-}
-
 pub(super) fn create(conn: &mut AnyConnection, new: &NewSession) -> Result<Session, TxError> {
     if role_in(conn, new.account_id, new.user_id)?.is_none() {
         return Err(RepoError::Forbidden.into());
@@ -134,18 +126,23 @@ pub(super) fn find(
     }))
 }
 
+/// The session as one `UPDATE … RETURNING` left it; `NotFound` when there was none.
+fn changed(row: Option<SessionRow>) -> Result<Session, TxError> {
+    Ok(row.ok_or(RepoError::NotFound)?.into_domain())
+}
+
 pub(super) fn switch_environment(
     conn: &mut AnyConnection,
     id: SessionId,
     environment: Environment,
 ) -> Result<Session, TxError> {
-    let changed = diesel::update(user_sessions::table.find(id.0))
-        .set(user_sessions::livemode.eq(environment.is_live()))
-        .execute(conn)?;
-    if changed == 0 {
-        return Err(RepoError::NotFound.into());
-    }
-    load(conn, id)
+    changed(
+        diesel::update(user_sessions::table.find(id.0))
+            .set(user_sessions::livemode.eq(environment.is_live()))
+            .returning(returning::<SessionRow>())
+            .get_result::<SessionRow>(conn)
+            .optional()?,
+    )
 }
 
 pub(super) fn confirm_password(
@@ -153,13 +150,13 @@ pub(super) fn confirm_password(
     id: SessionId,
     at: DateTime<Utc>,
 ) -> Result<Session, TxError> {
-    let changed = diesel::update(user_sessions::table.find(id.0))
-        .set(user_sessions::password_entered_at.eq(to_db(at)))
-        .execute(conn)?;
-    if changed == 0 {
-        return Err(RepoError::NotFound.into());
-    }
-    load(conn, id)
+    changed(
+        diesel::update(user_sessions::table.find(id.0))
+            .set(user_sessions::password_entered_at.eq(to_db(at)))
+            .returning(returning::<SessionRow>())
+            .get_result::<SessionRow>(conn)
+            .optional()?,
+    )
 }
 
 pub(super) fn delete(conn: &mut AnyConnection, user: UserId, id: SessionId) -> Result<(), TxError> {
