@@ -4,6 +4,9 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Where customers and users reach the server unless PUBLIC_URL says otherwise.
+const DEFAULT_PUBLIC_URL: &str = "https://localhost:8443";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "invoicing-server",
@@ -58,7 +61,7 @@ pub struct ServeArgs {
     #[arg(long, env = "HTTP_BIND", default_value = "127.0.0.1:8080")]
     pub http_bind: String,
     /// Base address of the public pages.
-    #[arg(long, env = "PUBLIC_URL", default_value = "https://localhost:8443")]
+    #[arg(long, env = "PUBLIC_URL", default_value = DEFAULT_PUBLIC_URL)]
     pub public_url: String,
     /// PEM certificate chain; unset: a self-signed certificate is generated into DATA_DIR.
     #[arg(long, env = "TLS_CERT_FILE", requires = "tls_key_file")]
@@ -230,7 +233,7 @@ pub enum UsersCommand {
 #[derive(Args, Debug, Clone)]
 pub struct LinkArgs {
     /// Base address of the dashboard, as the server's PUBLIC_URL.
-    #[arg(long, env = "PUBLIC_URL", default_value = "https://localhost:8443")]
+    #[arg(long, env = "PUBLIC_URL", default_value = DEFAULT_PUBLIC_URL)]
     pub public_url: String,
 }
 

@@ -13,9 +13,7 @@ use invoicing_domain::api_key::{GeneratedKey, KeyScopes, NewApiKey, RateOverride
 use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::{AccountRepository, UserRepository};
 use invoicing_domain::tenant::Environment;
-use invoicing_domain::user::{
-    set_password_url, SecretToken, UserEmail,
-};
+use invoicing_domain::user::{set_password_url, SecretToken, UserEmail};
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
 use invoicing_http::client::ConnectionSocket;

@@ -33,7 +33,7 @@ pub struct Email(String);
 
 impl Email {
     pub fn parse(raw: &str) -> Result<Email, &'static str> {
-        parse_address(raw, false).map(|s| Email(s.to_string()))
+        parse_email_address(raw, false).map(|s| Email(s.to_string()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -48,7 +48,7 @@ impl Email {
 /// The address rules every email of the domain follows, on the trimmed text it returns.
 /// `localhost_ok` also takes the one undotted domain `localhost` (the first-start dashboard user
 /// `admin@localhost`, SPEC §21); a customer's address must be deliverable, so never theirs.
-pub(crate) fn parse_address(raw: &str, localhost_ok: bool) -> Result<&str, &'static str> {
+pub(crate) fn parse_email_address(raw: &str, localhost_ok: bool) -> Result<&str, &'static str> {
     let s = raw.trim();
     if s.is_empty() {
         return Err("is required");

@@ -24,7 +24,6 @@ const PUBLIC_API_PATHS: &[&str] = &["/api/v1/openapi.json"];
 /// (`crate::ops::Ops::for_key`), as for the dashboard's users.
 #[derive(Clone, Debug)]
 pub struct Auth {
-    pub key_id: i64,
     pub scope: Scope,
     pub scopes: KeyScopes,
 }
@@ -124,7 +123,6 @@ pub async fn api_gate(
             Some(Err(e)) => req.error_response(e),
             Some(Ok(key)) => {
                 req.extensions_mut().insert(Auth {
-                    key_id: key.id.0,
                     scope: Scope::new(key.account_id, key.environment)
                         .acting_as(Actor::ApiKey(key.id.0)),
                     scopes: key.scopes,

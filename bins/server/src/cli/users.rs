@@ -5,7 +5,7 @@
 use super::{open, print};
 use crate::config::UsersCommand;
 use anyhow::{anyhow, Result};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use invoicing_domain::ports::{AccountRepository, RepoError, UserRepository};
 use invoicing_domain::tenant::AccountId;
 use invoicing_domain::time::format;
@@ -38,16 +38,27 @@ fn parse_email(text: &str) -> Result<UserEmail> {
     UserEmail::parse(text).map_err(|e| anyhow!("--email {e}"))
 }
 
-/// A new link for `user`: its address and when it stops working.
+/// A new link for `user`, written into `out`: its address and when it stops working.
 fn new_link(
     store: &Store,
     user: &User,
     purpose: LinkPurpose,
     public_url: &str,
-) -> Result<(String, DateTime<Utc>)> {
+    out: &mut Value,
+) -> Result<()> {
     let token = SecretToken::generate(&mut rand::rngs::OsRng);
     let link = store.create_link(NewLink::new(user.id, purpose, &token, Utc::now()))?;
-    Ok((set_password_url(public_url, &token), link.expires_at))
+    out["set_password_url"] = json!(set_password_url(public_url, &token));
+    out["set_password_url_expires_at"] = json!(format(&link.expires_at));
+    Ok(())
+}
+
+/// The account, which must exist.
+fn account(store: &Store, id: i64) -> Result<AccountId> {
+    Ok(store
+        .get_account(AccountId(id))
+        .map_err(|_| anyhow!("no account {id}"))?
+        .id)
 }
 
 fn user_by_email(store: &Store, email: &UserEmail) -> Result<User> {
@@ -68,10 +79,7 @@ pub fn users(cmd: UsersCommand) -> Result<()> {
             let role = Role::parse(&role).ok_or_else(|| anyhow!("--role {role:?} is unknown"))?;
             let email = parse_email(&email)?;
             let store = open(&db.database_url)?;
-            let account = store
-                .get_account(AccountId(account))
-                .map_err(|_| anyhow!("no account {account}"))?
-                .id;
+            let account = self::account(&store, account)?;
             let member = store
                 .add_member(account, &email, role)
                 .map_err(|e| anyhow!("{e}"))?;
@@ -84,14 +92,8 @@ pub fn users(cmd: UsersCommand) -> Result<()> {
                      `users reset-password` makes a link to set a new one"
                 );
             } else {
-                let (url, expires_at) = new_link(
-                    &store,
-                    &member.user,
-                    LinkPurpose::Invitation,
-                    &link.public_url,
-                )?;
-                out["set_password_url"] = json!(url);
-                out["set_password_url_expires_at"] = json!(format(&expires_at));
+                let purpose = LinkPurpose::Invitation;
+                new_link(&store, &member.user, purpose, &link.public_url, &mut out)?;
             }
             print(&out)
         }
@@ -99,19 +101,14 @@ pub fn users(cmd: UsersCommand) -> Result<()> {
             let email = parse_email(&email)?;
             let store = open(&db.database_url)?;
             let user = user_by_email(&store, &email)?;
-            let (url, expires_at) =
-                new_link(&store, &user, LinkPurpose::PasswordReset, &link.public_url)?;
             let mut out = user_json(&user);
-            out["set_password_url"] = json!(url);
-            out["set_password_url_expires_at"] = json!(format(&expires_at));
+            let purpose = LinkPurpose::PasswordReset;
+            new_link(&store, &user, purpose, &link.public_url, &mut out)?;
             print(&out)
         }
         UsersCommand::List { account, db } => {
             let store = open(&db.database_url)?;
-            let account = store
-                .get_account(AccountId(account))
-                .map_err(|_| anyhow!("no account {account}"))?
-                .id;
+            let account = self::account(&store, account)?;
             let members = store.list_members(account)?;
             let data: Vec<Value> = members.iter().map(|m| member_json(account, m)).collect();
             print(&json!({ "data": data }))

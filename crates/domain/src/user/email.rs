@@ -1,7 +1,7 @@
 //! A user's email: the address rules customers' emails follow ([`crate::customer`]), trimmed, with
 //! the domain in lower case (domains are case-insensitive; the local part keeps its spelling).
 
-use crate::customer::parse_address;
+use crate::customer::parse_email_address;
 use serde::Serialize;
 use std::fmt;
 
@@ -14,8 +14,8 @@ pub struct UserEmail(String);
 
 impl UserEmail {
     pub fn parse(raw: &str) -> Result<UserEmail, &'static str> {
-        let s = parse_address(raw, true)?;
-        // `parse_address` accepted it, so there is exactly one unquoted `@` before the domain.
+        let s = parse_email_address(raw, true)?;
+        // `parse_email_address` accepted it, so there is exactly one unquoted `@` before the domain.
         let (local, domain) = s.rsplit_once('@').ok_or("must be a valid email address")?;
         Ok(UserEmail(format!("{local}@{}", domain.to_lowercase())))
     }
