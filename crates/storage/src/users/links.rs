@@ -1,9 +1,9 @@
-//! One-time set-password links, kept by their token's SHA-256. Using one deletes its row in a
-//! write transaction: of racing callers, exactly one deletes it and gets the link.
+//! One-time set-password links, kept by their token's SHA-256. Using one deletes its row in one
+//! statement that answers the row: of racing callers, exactly one deletes it and gets the link.
 
 use super::load_user;
 use crate::connection::AnyConnection;
-use crate::rows::{from_db, to_db};
+use crate::rows::{from_db, returning, to_db};
 use crate::schema::{user_tokens, users};
 use crate::store::TxError;
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -22,19 +22,16 @@ struct LinkRow {
 }
 
 impl LinkRow {
-    fn into_domain(self) -> Result<(i64, Link), TxError> {
+    fn into_domain(self) -> Result<Link, TxError> {
         let purpose = LinkPurpose::parse(&self.purpose).ok_or_else(|| {
             RepoError::Internal(format!("link {} has purpose {:?}", self.id, self.purpose))
         })?;
-        Ok((
-            self.id,
-            Link {
-                user_id: UserId(self.user_id),
-                purpose,
-                created_at: from_db(self.created_at),
-                expires_at: from_db(self.expires_at),
-            },
-        ))
+        Ok(Link {
+            user_id: UserId(self.user_id),
+            purpose,
+            created_at: from_db(self.created_at),
+            expires_at: from_db(self.expires_at),
+        })
     }
 }
 
@@ -47,26 +44,22 @@ pub(super) fn create(conn: &mut AnyConnection, link: &NewLink) -> Result<Link, T
             user_tokens::created_at.eq(to_db(link.created_at)),
             user_tokens::expires_at.eq(to_db(link.expires_at)),
         ))
-        .execute(conn)
+        .returning(returning::<LinkRow>())
+        .get_result::<LinkRow>(conn)
         .map_err(TxError::from);
     match inserted {
         Err(e) if e.is_foreign_key_violation() => Err(RepoError::NotFound.into()),
         Err(e) => Err(e),
-        Ok(_) => Ok(Link {
-            user_id: link.user_id,
-            purpose: link.purpose,
-            created_at: invoicing_domain::time::whole_seconds(link.created_at),
-            expires_at: invoicing_domain::time::whole_seconds(link.expires_at),
-        }),
+        Ok(row) => row.into_domain(),
     }
 }
 
-/// The working link with that hash and its row id: unused (it still exists) and not expired.
+/// The working link with that hash: unused (it still exists) and not expired.
 pub(super) fn find(
     conn: &mut AnyConnection,
     token_hash: &str,
     now: DateTime<Utc>,
-) -> Result<Option<(i64, Link)>, TxError> {
+) -> Result<Option<Link>, TxError> {
     user_tokens::table
         .filter(user_tokens::token_hash.eq(token_hash))
         .filter(user_tokens::expires_at.gt(to_db(now)))
@@ -82,13 +75,18 @@ pub(super) fn consume(
     token_hash: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<Link>, TxError> {
-    let Some((id, link)) = find(conn, token_hash, now)? else {
-        return Ok(None);
-    };
-    // On PostgreSQL a racing consumer read the row too; its delete waits for ours and then
-    // deletes nothing, so only one of them gets the link.
-    let deleted = diesel::delete(user_tokens::table.find(id)).execute(conn)?;
-    Ok((deleted == 1).then_some(link))
+    // A racing consumer's delete waits for ours and then deletes nothing, so only one of them
+    // gets the link.
+    diesel::delete(
+        user_tokens::table
+            .filter(user_tokens::token_hash.eq(token_hash))
+            .filter(user_tokens::expires_at.gt(to_db(now))),
+    )
+    .returning(returning::<LinkRow>())
+    .get_result::<LinkRow>(conn)
+    .optional()?
+    .map(LinkRow::into_domain)
+    .transpose()
 }
 
 pub(super) fn set_password(

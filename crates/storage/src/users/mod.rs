@@ -162,7 +162,7 @@ impl UserRepository for Store {
     }
 
     fn find_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>> {
-        self.read(|conn| Ok(links::find(conn, token_hash, now)?.map(|(_, link)| link)))
+        self.read(|conn| links::find(conn, token_hash, now))
     }
 
     fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>> {
