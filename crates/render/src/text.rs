@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use krilla::text::{Font, GlyphId, KrillaGlyph};
 use rustybuzz::{Direction, Script, ShapePlan, UnicodeBuffer};
 use unicode_bidi::BidiInfo;
+use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
 static REGULAR: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 static BOLD: &[u8] = include_bytes!("../fonts/DejaVuSans-Bold.ttf");
@@ -177,12 +178,18 @@ fn font_pieces(s: &str, range: Range<usize>, face: Face) -> Vec<Piece> {
 
 /// Combining marks, which belong with the letter before them.
 fn is_mark(c: char) -> bool {
-    matches!(c as u32,
-        0x0300..=0x036F | 0x0591..=0x05C7 | 0x0610..=0x061A | 0x064B..=0x065F | 0x0670
-        | 0x06D6..=0x06ED | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF
-        | 0x3099..=0x309A | 0xFE20..=0xFE2F)
+    c.general_category_group() == GeneralCategoryGroup::Mark
 }
 
+/// What clings to the character before it: marks (variation selectors among them) and the
+/// zero-width joiners.
+fn clings(c: char) -> bool {
+    is_mark(c) || matches!(c, '\u{200C}' | '\u{200D}')
+}
+
+/// Marks stacked on one letter beyond this many are dropped: written languages stack two or
+/// three, and a tower of hundreds would climb over the rest of the page.
+const MAX_CLINGING: usize = 4;
 fn push_shaped(out: &mut Shaped, s: &str, piece: Piece, rtl: bool) {
     let file = piece.file;
     let text = &s[piece.range.clone()];
@@ -271,12 +278,18 @@ fn with_plan<T>(
     f(&plan)
 }
 
-/// What is printed for `s`: control characters become spaces, and characters no face can draw
+/// What is printed for `s`: marks stacked past [`MAX_CLINGING`] are dropped, control characters
+/// become spaces, and characters no face can draw
 /// (recent emoji, rare scripts) and private-use characters become `?`, because PDF/A forbids the
 /// empty glyph and a box would hide the loss. Bold covers what regular does.
 pub fn sanitize(s: &str) -> String {
     let chain = fonts(Face::Regular);
+    let mut clinging = 0;
     s.chars()
+        .filter(|&c| {
+            clinging = if clings(c) { clinging + 1 } else { 0 };
+            clinging <= MAX_CLINGING
+        })
         .map(|c| {
             if c.is_control() {
                 ' '
@@ -456,6 +469,19 @@ mod tests {
         let kept = "Łódź Ωμέγα Москва 王芳 山田商事 やまだ 김민준 שלום مرحبا";
         assert_eq!(sanitize(kept), kept);
         assert_eq!(sanitize("\u{E000}\t\u{1FAE0}\u{10900}"), "? ??");
+    }
+
+    #[test]
+    fn marks_stack_as_languages_do_but_no_higher() {
+        // Vietnamese: a dot below and a circumflex on one e, decomposed.
+        assert_eq!(sanitize("e\u{323}\u{302}"), "e\u{323}\u{302}");
+        let tower = format!("a{}b", "\u{301}".repeat(200));
+        assert_eq!(
+            sanitize(&tower),
+            format!("a{}b", "\u{301}".repeat(MAX_CLINGING))
+        );
+        let joiners = format!("x{}", "\u{200D}".repeat(255));
+        assert_eq!(sanitize(&joiners).chars().count(), 1 + MAX_CLINGING);
     }
 
     #[test]
