@@ -401,14 +401,24 @@ impl Ctx<'_> {
     }
 
     fn lines_table(&mut self) {
-        self.ensure(22.0 + 2.0 * LEADING + 10.0);
-        self.table_header();
         let (doc, loc) = (self.doc, self.loc);
         // The rows of a continuation page start here (brand bar, page header, table header).
         let fresh_top = MARGIN + 28.0 + 22.0;
-        for line in &doc.lines {
-            let desc = wrap(&line.description, Face::Regular, BODY, COL_DESC_W);
-            let h = desc.len() as f32 * LEADING + 10.0;
+        let rows: Vec<(Vec<String>, f32)> = doc
+            .lines
+            .iter()
+            .map(|line| {
+                let desc = wrap(&line.description, Face::Regular, BODY, COL_DESC_W);
+                let h = desc.len() as f32 * LEADING + 10.0;
+                (desc, h)
+            })
+            .collect();
+        // The header keeps its first row: the whole row when it fits on a page (it would move
+        // to the next page otherwise), at least two of its lines when it flows over pages.
+        let first = rows.first().map_or(0.0, |(_, h)| *h);
+        self.ensure(22.0 + first.clamp(2.0 * LEADING + 10.0, BOTTOM - fresh_top));
+        self.table_header();
+        for (line, (desc, h)) in doc.lines.iter().zip(rows) {
             // A row stays on one page when it can; one taller than a page flows over pages.
             if (h <= BOTTOM - fresh_top || self.y + 10.0 + LEADING > BOTTOM) && self.ensure(h) {
                 self.table_header();

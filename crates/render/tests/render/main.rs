@@ -487,3 +487,30 @@ fn picture_for_a_person() {
     assert!(status.success());
     eprintln!("{}.png", out.display());
 }
+
+/// The table's header is never left at the foot of a page without a row under it: when the
+/// first row does not fit below it, both start on the next page.
+#[test]
+fn the_table_header_keeps_its_first_row() {
+    let mut doc = invoice(1, Locale::En);
+    let cjk = |n: usize| {
+        "山田商事株式会社"
+            .chars()
+            .cycle()
+            .take(n)
+            .collect::<String>()
+    };
+    doc.buyer.name = cjk(256);
+    doc.buyer.company = Some(cjk(256));
+    doc.lines[0].description = "年間保守契約".chars().cycle().take(600).collect();
+    for depth in 0..40 {
+        doc.buyer.address_lines = (0..depth).map(|i| format!("Line {i}")).collect();
+        let pdf = render_pdf(&doc).unwrap();
+        let first = text(&pdf, Some((1, 1)));
+        let row_start: String = doc.lines[0].description.chars().take(4).collect();
+        assert!(
+            !first.contains("Description") || first.contains(&row_start),
+            "{depth} address lines: page 1 ends with the table header alone:\n{first}"
+        );
+    }
+}
