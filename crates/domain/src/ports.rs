@@ -13,7 +13,7 @@ use crate::email::{
 use crate::event::{Event, EventFilter, EventId};
 use crate::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse};
 use crate::invoice::{
-    Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
+    Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, Outstanding, PublicInvoice,
 };
 use crate::paging::{Page, PageRequest};
 use crate::payment::{
@@ -124,6 +124,13 @@ pub trait CustomerRepository {
         patch: CustomerPatch,
     ) -> RepoResult<Customer>;
     fn delete_customer(&self, scope: Scope, id: CustomerId) -> RepoResult<()>;
+    /// The names and emails of these customers of the tenant, in one statement (lists of
+    /// documents show who they are for); ids of no customer of the tenant are left out.
+    fn customer_names(
+        &self,
+        scope: Scope,
+        ids: &[CustomerId],
+    ) -> RepoResult<Vec<(CustomerId, String, String)>>;
 }
 
 pub trait InvoiceRepository {
@@ -136,6 +143,8 @@ pub trait InvoiceRepository {
         filter: &InvoiceFilter,
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>>;
+    /// Per currency, what the open invoices (sent, viewed, overdue) still have due; by currency.
+    fn outstanding(&self, scope: Scope) -> RepoResult<Vec<Outstanding>>;
     fn update_invoice(
         &self,
         scope: Scope,
@@ -224,6 +233,15 @@ pub trait EventRepository {
         page: PageRequest,
     ) -> RepoResult<Page<Event>>;
     fn get_event(&self, scope: Scope, id: EventId) -> RepoResult<Event>;
+    /// The events about one object (`kind` is the event types' first word, e.g. `invoice`), the
+    /// oldest first, at most `limit`: a document's timeline.
+    fn object_events(
+        &self,
+        scope: Scope,
+        kind: &str,
+        id: i64,
+        limit: i64,
+    ) -> RepoResult<Vec<Event>>;
 }
 
 pub trait WebhookRepository {

@@ -322,6 +322,8 @@ impl Quotation {
 pub struct QuotationFilter {
     pub status: Option<QuotationStatus>,
     pub customer_id: Option<CustomerId>,
+    /// Only those the prospect may still answer (sent or viewed; the dashboard's home).
+    pub awaiting_answer: bool,
 }
 
 /// What the prospect's public page shows.

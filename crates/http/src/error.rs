@@ -28,6 +28,7 @@ pub enum ErrorType {
 pub const ERROR_CODES: &[&str] = &[
     "api_key_expired",
     "email_not_configured",
+    "form_refused",
     "https_required",
     "idempotency_key_in_use",
     "idempotency_key_reused",
@@ -188,6 +189,17 @@ impl ApiError {
             ErrorType::PermissionError,
             "insufficient_permissions",
             format!("The API key lacks the scope {scope}"),
+        )
+    }
+
+    /// A dashboard form post that did not come from the dashboard's own page (SPEC §21: the
+    /// same-origin check or the session's CSRF token failed).
+    pub fn form_refused(message: impl Into<String>) -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorType::PermissionError,
+            "form_refused",
+            message,
         )
     }
 
@@ -498,6 +510,7 @@ mod codes {
             ApiError::https_required(),
             ApiError::insufficient_permissions("customers:read"),
             ApiError::resource_forbidden(),
+            ApiError::form_refused("x"),
             ApiError::resource_missing("customer"),
             ApiError::route_not_found("GET", "/x"),
             ApiError::method_not_allowed("GET", "POST"),

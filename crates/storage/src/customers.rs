@@ -149,6 +149,27 @@ pub(crate) fn load_scoped(
 }
 
 impl CustomerRepository for Store {
+    fn customer_names(
+        &self,
+        scope: Scope,
+        ids: &[CustomerId],
+    ) -> RepoResult<Vec<(CustomerId, String, String)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let raw: Vec<i64> = ids.iter().map(|c| c.0).collect();
+        self.read(|conn| {
+            let rows: Vec<(i64, String, String)> = scoped!(customers, scope)
+                .filter(customers::id.eq_any(&raw))
+                .select((customers::id, customers::name, customers::email))
+                .load(conn)?;
+            Ok(rows
+                .into_iter()
+                .map(|(id, name, email)| (CustomerId(id), name, email))
+                .collect())
+        })
+    }
+
     fn create_customer(&self, scope: Scope, new: NewCustomer) -> RepoResult<Created<Customer>> {
         // A concurrent create of the same email can win between our lookup and insert (PostgreSQL
         // at READ COMMITTED); the unique index refuses ours, and the retry finds theirs.

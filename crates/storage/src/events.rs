@@ -65,12 +65,13 @@ pub(crate) fn record(
 ) -> Result<Event, TxError> {
     let data = serde_json::to_string(object)
         .map_err(|e| RepoError::Internal(format!("serialising {event_type}: {e}")))?;
+    let object_id = object_id(&data);
     let now = now_db();
     if let AnyConnection::Postgresql(_) = conn {
         let row: RecordedRow = diesel::sql_query(format!(
             "WITH e AS (INSERT INTO events (account_id, livemode, event_type, data, created_at, \
-               actor_type, actor_id) \
-               VALUES ($1, $2, $3, $4, $5, $7, $8) \
+               actor_type, actor_id, object_id) \
+               VALUES ($1, $2, $3, $4, $5, $7, $8, $9) \
                RETURNING id, livemode, event_type, data, created_at, actor_type, actor_id), \
              d AS (INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, \
                state, attempts, next_attempt_at, created_at, updated_at) \
@@ -91,6 +92,7 @@ pub(crate) fn record(
         .bind::<Text, _>(selection_pattern(event_type))
         .bind::<Text, _>(scope.actor.kind().as_str())
         .bind::<Nullable<BigInt>, _>(scope.actor.id())
+        .bind::<Nullable<BigInt>, _>(object_id)
         .get_result(conn)?;
         if row.queued > 0 {
             crate::wakeup::bell().ring();
@@ -106,12 +108,22 @@ pub(crate) fn record(
             events::created_at.eq(now),
             events::actor_type.eq(scope.actor.kind().as_str()),
             events::actor_id.eq(scope.actor.id()),
+            events::object_id.eq(object_id),
         ))
         .returning(returning::<EventRow>())
         .get_result::<EventRow>(conn)?
         .into_domain()?;
     fan_out(conn, scope, event.id.0, event_type)?;
     Ok(event)
+}
+
+/// The id of the object an event carries (every event's object has one; a stray shape has none).
+fn object_id(data: &str) -> Option<i64> {
+    #[derive(serde::Deserialize)]
+    struct WithId {
+        id: Option<i64>,
+    }
+    serde_json::from_str::<WithId>(data).ok().and_then(|o| o.id)
 }
 
 #[derive(QueryableByName)]
@@ -140,6 +152,28 @@ pub(crate) fn load_event(
 }
 
 impl EventRepository for Store {
+    fn object_events(
+        &self,
+        scope: Scope,
+        kind: &str,
+        id: i64,
+        limit: i64,
+    ) -> RepoResult<Vec<Event>> {
+        let types = format!("{kind}.%");
+        self.read(|conn| {
+            scoped!(events, scope)
+                .filter(events::object_id.eq(id))
+                .filter(events::event_type.like(&types))
+                .order(events::id.asc())
+                .limit(limit)
+                .select(EventRow::as_select())
+                .load::<EventRow>(conn)?
+                .into_iter()
+                .map(EventRow::into_domain)
+                .collect()
+        })
+    }
+
     fn list_events(
         &self,
         scope: Scope,

@@ -14,7 +14,7 @@ use crate::outbox::{queue, queue_receipt};
 use crate::parties::document_parties;
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, returning, scoped};
-use crate::schema::invoices;
+use crate::schema::{customers, invoices};
 use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
 use diesel::prelude::*;
@@ -22,13 +22,20 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, PublicInvoice,
+    Invoice, InvoiceFilter, InvoiceId, InvoiceOrder, InvoicePatch, NewInvoice, Outstanding,
+    PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
+
+diesel::define_sql_function! {
+    /// SQL's `lower`: searches compare lower-cased text on both backends (SQLite's `LIKE` ignores
+    /// ASCII case only, PostgreSQL's none).
+    fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
 
 /// Where an invoice comes from, when not from a create request.
 #[derive(Clone, Copy, Debug, Default)]
@@ -270,15 +277,40 @@ impl InvoiceRepository for Store {
                 if let Some(d) = filter.created_before {
                     q = q.filter(invoices::created_at.lt(day_start(d + Duration::days(1))));
                 }
+                if let Some(text) = &filter.search {
+                    let pattern = text.like_pattern();
+                    let customers = scoped!(customers, scope)
+                        .filter(
+                            lower(customers::name)
+                                .like(pattern.clone())
+                                .escape('\\')
+                                .or(lower(customers::email).like(pattern.clone()).escape('\\')),
+                        )
+                        .select(customers::id);
+                    q = q.filter(
+                        lower(invoices::number)
+                            .like(pattern)
+                            .escape('\\')
+                            .or(invoices::customer_id.eq_any(customers)),
+                    );
+                }
                 q
             };
-            let rows = query()
-                .order((invoices::created_at.desc(), invoices::id.desc()))
+            let ordered = match filter.order {
+                InvoiceOrder::Newest => {
+                    query().order((invoices::created_at.desc(), invoices::id.desc()))
+                }
+                InvoiceOrder::DueFirst => {
+                    query().order((invoices::due_date.asc(), invoices::id.asc()))
+                }
+            };
+            let rows = ordered
                 .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(InvoiceRow::as_select())
                 .load::<InvoiceRow>(conn)?;
             let by_status_only = filter.customer_id.is_none()
+                && filter.search.is_none()
                 && filter.created_after.is_none()
                 && filter.created_before.is_none();
             if by_status_only {
@@ -292,6 +324,50 @@ impl InvoiceRepository for Store {
             capped_page(rows, page, counted, |rows| {
                 to_invoices(conn, scope, rows, &url)
             })
+        })
+    }
+
+    fn outstanding(&self, scope: Scope) -> RepoResult<Vec<Outstanding>> {
+        use diesel::dsl::{count_star, sql};
+        use diesel::sql_types::{BigInt, Nullable};
+        self.read(|conn| {
+            // PostgreSQL sums BIGINT into NUMERIC; cast back, as no sum of cents nears 2^63.
+            let due = sql::<Nullable<BigInt>>(
+                "CAST(SUM(total_cents - amount_paid_cents - amount_credited_cents) AS BIGINT)",
+            );
+            let rows: Vec<(String, String, Option<i64>, i64)> = scoped!(invoices, scope)
+                .filter(invoices::status.eq_any(["sent", "viewed", "overdue"]))
+                .group_by((invoices::currency, invoices::status))
+                .select((invoices::currency, invoices::status, due, count_star()))
+                .load(conn)?;
+            let mut out: Vec<Outstanding> = Vec::new();
+            for (code, status, cents, count) in rows {
+                let currency = Currency::parse(&code)
+                    .map_err(|_| RepoError::Internal(format!("stored currency {code:?}")))?;
+                let cents = cents.unwrap_or(0);
+                let i = match out.iter().position(|o| o.currency == currency) {
+                    Some(i) => i,
+                    None => {
+                        out.push(Outstanding {
+                            currency,
+                            outstanding_cents: 0,
+                            open_count: 0,
+                            overdue_cents: 0,
+                            overdue_count: 0,
+                        });
+                        out.len() - 1
+                    }
+                };
+                let o = &mut out[i];
+                o.outstanding_cents += cents;
+                o.open_count += count;
+                if status == "overdue" {
+                    o.overdue_cents += cents;
+                    o.overdue_count += count;
+                }
+            }
+            out.sort_by(|a, b| a.currency.code().cmp(b.currency.code()));
+            Ok(out)
         })
     }
 

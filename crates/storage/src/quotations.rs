@@ -166,6 +166,12 @@ impl QuotationRepository for Store {
                 if let Some(c) = filter.customer_id {
                     q = q.filter(quotations::customer_id.eq(c.0));
                 }
+                if filter.awaiting_answer {
+                    q = q.filter(quotations::status.eq_any([
+                        QuotationStatus::Sent.as_str(),
+                        QuotationStatus::Viewed.as_str(),
+                    ]));
+                }
                 q
             };
             let rows = query()
@@ -174,7 +180,7 @@ impl QuotationRepository for Store {
                 .offset(page.offset())
                 .select(QuotationRow::as_select())
                 .load::<QuotationRow>(conn)?;
-            if filter.customer_id.is_none() {
+            if filter.customer_id.is_none() && !filter.awaiting_answer {
                 let total =
                     kept_count(conn, scope, "quotation", filter.status.map(|s| s.as_str()))?;
                 return kept_page(rows, page, total, |rows| {

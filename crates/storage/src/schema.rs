@@ -130,6 +130,7 @@ diesel::table! {
         created_at -> Timestamp,
         actor_type -> Text,
         actor_id -> Nullable<BigInt>,
+        object_id -> Nullable<BigInt>,
     }
 }
 

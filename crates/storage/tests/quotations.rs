@@ -454,11 +454,13 @@ fn lists_filter_by_status_and_customer_and_page_newest_first(db: TestDb) {
     let both = QuotationFilter {
         status: Some(QuotationStatus::Sent),
         customer_id: Some(first.customer_id),
+        awaiting_answer: false,
     };
     assert!(list(&db, scope, both, all).is_empty());
     let both = QuotationFilter {
         status: Some(QuotationStatus::Sent),
         customer_id: Some(second.customer_id),
+        awaiting_answer: false,
     };
     assert_eq!(list(&db, scope, both, all), vec![second.id]);
 

@@ -1,4 +1,5 @@
-//! The message catalogues: `locales/<code>.txt`, one `key = value` per line, `#` starts a
+//! The message catalogues: `locales/<code>.txt` and the dashboard's `locales/dashboard/<code>.txt`
+//! (one catalogue per locale, kept in two files), one `key = value` per line, `#` starts a
 //! comment line, `\n` in a value is a line break (for e-mail bodies). Embedded at build time so
 //! the domain stays free of I/O, and parsed once on first use.
 
@@ -11,12 +12,36 @@ pub(super) type Catalogue = HashMap<String, String>;
 
 fn source(locale: Locale) -> &'static str {
     match locale {
-        Locale::En => include_str!("../../locales/en.txt"),
-        Locale::Es => include_str!("../../locales/es.txt"),
-        Locale::Fr => include_str!("../../locales/fr.txt"),
-        Locale::De => include_str!("../../locales/de.txt"),
-        Locale::Nl => include_str!("../../locales/nl.txt"),
-        Locale::Pt => include_str!("../../locales/pt.txt"),
+        Locale::En => concat!(
+            include_str!("../../locales/en.txt"),
+            "\n",
+            include_str!("../../locales/dashboard/en.txt")
+        ),
+        Locale::Es => concat!(
+            include_str!("../../locales/es.txt"),
+            "\n",
+            include_str!("../../locales/dashboard/es.txt")
+        ),
+        Locale::Fr => concat!(
+            include_str!("../../locales/fr.txt"),
+            "\n",
+            include_str!("../../locales/dashboard/fr.txt")
+        ),
+        Locale::De => concat!(
+            include_str!("../../locales/de.txt"),
+            "\n",
+            include_str!("../../locales/dashboard/de.txt")
+        ),
+        Locale::Nl => concat!(
+            include_str!("../../locales/nl.txt"),
+            "\n",
+            include_str!("../../locales/dashboard/nl.txt")
+        ),
+        Locale::Pt => concat!(
+            include_str!("../../locales/pt.txt"),
+            "\n",
+            include_str!("../../locales/dashboard/pt.txt")
+        ),
     }
 }
 

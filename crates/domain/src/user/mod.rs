@@ -4,6 +4,7 @@
 //! timeouts and the sign-in throttle's rule. Storage keeps what these types describe; the HTTP
 //! side asks them.
 
+mod csrf;
 mod email;
 mod password;
 mod role;
@@ -11,10 +12,11 @@ mod session;
 mod throttle;
 mod token;
 
+pub use csrf::{csrf_matches, csrf_token};
 pub use email::UserEmail;
 pub use password::{
     hash_password, verify_password, verify_password_or_dummy, HashError, Password, PasswordHash,
-    PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS,
+    PasswordProblem, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS,
 };
 pub use role::Role;
 pub use session::{

@@ -50,24 +50,51 @@ impl Password {
     /// kinds of characters), except NUL, which no text carries, and the shipped common
     /// passwords, compared case-insensitively.
     pub fn parse_field(param: &str, raw: &str) -> Result<Password, Violations> {
-        let mut v = Violations::new();
+        match PasswordProblem::of(raw) {
+            None => Ok(Password(raw.to_string())),
+            Some(problem) => Err(Violations::single(param, problem.message())),
+        }
+    }
+}
+
+/// Why a new password is refused, for a form to say in its user's language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PasswordProblem {
+    TooShort,
+    TooLong,
+    Nul,
+    Common,
+}
+
+impl PasswordProblem {
+    /// At least 12 characters and at most 128, anything else goes (any script, spaces, emoji; no
+    /// rules about kinds of characters), except NUL, which no text carries, and the shipped
+    /// common passwords, compared case-insensitively.
+    pub fn of(raw: &str) -> Option<PasswordProblem> {
         let chars = raw.chars().count();
         if chars < PASSWORD_MIN_CHARS {
-            v.push(
-                param,
-                format!("must be at least {PASSWORD_MIN_CHARS} characters"),
-            );
+            Some(PasswordProblem::TooShort)
         } else if chars > PASSWORD_MAX_CHARS {
-            v.push(
-                param,
-                format!("must be at most {PASSWORD_MAX_CHARS} characters"),
-            );
+            Some(PasswordProblem::TooLong)
         } else if raw.contains('\0') {
-            v.push(param, "must not contain NUL characters");
+            Some(PasswordProblem::Nul)
         } else if is_common(raw) {
-            v.push(param, "is one of the most common passwords: choose another");
+            Some(PasswordProblem::Common)
+        } else {
+            None
         }
-        v.finish(|| Password(raw.to_string()))
+    }
+
+    /// The API's (English) words.
+    pub fn message(self) -> String {
+        match self {
+            PasswordProblem::TooShort => {
+                format!("must be at least {PASSWORD_MIN_CHARS} characters")
+            }
+            PasswordProblem::TooLong => format!("must be at most {PASSWORD_MAX_CHARS} characters"),
+            PasswordProblem::Nul => "must not contain NUL characters".into(),
+            PasswordProblem::Common => "is one of the most common passwords: choose another".into(),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 use super::Ops;
 use crate::error::ApiError;
 use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::currency::Currency;
 use invoicing_domain::profile::{ImageKind, Logo, Profile, ProfilePatchInput, LOGO_MAX_SIDE};
 use invoicing_domain::validation::Violations;
 use std::io::Cursor;
@@ -37,6 +38,16 @@ fn check_logo(bytes: &[u8]) -> Result<ImageKind, ApiError> {
 }
 
 impl Ops {
+    /// The currency a new document gets unless it names one (for the dashboard's forms; anyone
+    /// who may read invoices, as staff may not read the profile itself).
+    pub async fn default_currency(&self) -> Result<Currency, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        self.run(scope, "profile", |r, s| {
+            r.get_profile(s).map(|p| p.default_currency)
+        })
+        .await
+    }
+
     pub async fn profile(&self) -> Result<Profile, ApiError> {
         let scope = self.caller.require(ApiResource::Account, Access::Read)?;
         self.run(scope, "profile", |r, s| r.get_profile(s)).await

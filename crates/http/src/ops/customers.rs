@@ -65,3 +65,17 @@ impl Ops {
             .await
     }
 }
+
+impl Ops {
+    /// Who these customers are (name, email), for lists of their documents.
+    pub async fn customer_names(
+        &self,
+        ids: Vec<CustomerId>,
+    ) -> Result<std::collections::HashMap<CustomerId, (String, String)>, ApiError> {
+        let scope = self.caller.require(ApiResource::Customers, Access::Read)?;
+        let rows = self
+            .run(scope, "customer", move |r, s| r.customer_names(s, &ids))
+            .await?;
+        Ok(rows.into_iter().map(|(id, n, e)| (id, (n, e))).collect())
+    }
+}

@@ -42,3 +42,14 @@ impl Ops {
             .await
     }
 }
+
+impl Ops {
+    /// A document's events, the oldest first (at most 200): its timeline.
+    pub async fn timeline(&self, kind: &'static str, id: i64) -> Result<Vec<Event>, ApiError> {
+        let scope = self.caller.require(ApiResource::Events, Access::Read)?;
+        self.run(scope, "event", move |r, s| {
+            r.object_events(s, kind, id, 200)
+        })
+        .await
+    }
+}

@@ -9,9 +9,12 @@ use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
-use invoicing_domain::invoice::{Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoicePatch};
+use invoicing_domain::invoice::{
+    Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoiceOrder, InvoicePatch, Outstanding,
+    SearchText,
+};
 use invoicing_domain::invoice_status::InvoiceStatus;
-use invoicing_domain::paging::Page;
+use invoicing_domain::paging::{Page, PageRequest};
 use rand::RngCore;
 
 /// A payment-link capability: 192 random bits from the OS, URL-safe.
@@ -21,7 +24,13 @@ pub(crate) fn new_token() -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
-const FILTERS: &[&str] = &["status", "customer_id", "created_after", "created_before"];
+const FILTERS: &[&str] = &[
+    "status",
+    "customer_id",
+    "created_after",
+    "created_before",
+    "q",
+];
 
 fn filter(q: &ListQuery) -> Result<InvoiceFilter, ApiError> {
     Ok(InvoiceFilter {
@@ -33,6 +42,13 @@ fn filter(q: &ListQuery) -> Result<InvoiceFilter, ApiError> {
         customer_id: q.id("customer_id")?.map(CustomerId),
         created_after: q.date("created_after")?,
         created_before: q.date("created_before")?,
+        search: match q.text("q")? {
+            Some(text) => {
+                SearchText::parse(&text).map_err(|m| ApiError::invalid_parameter("q", m))?
+            }
+            None => None,
+        },
+        order: InvoiceOrder::Newest,
     })
 }
 
@@ -55,6 +71,26 @@ impl Ops {
             |r, s, f, p| r.list_invoices(s, f, p),
         )
         .await
+    }
+
+    /// The dashboard's overdue invoices, the longest overdue first.
+    pub async fn overdue_invoices(&self, page: PageRequest) -> Result<Page<Invoice>, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        let filter = InvoiceFilter {
+            status: Some(InvoiceStatus::Overdue),
+            order: InvoiceOrder::DueFirst,
+            ..InvoiceFilter::default()
+        };
+        self.run(scope, "invoice", move |r, s| {
+            r.list_invoices(s, &filter, page)
+        })
+        .await
+    }
+
+    /// Per currency, what open invoices still have due, and how much of it is overdue.
+    pub async fn outstanding(&self) -> Result<Vec<Outstanding>, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        self.run(scope, "invoice", |r, s| r.outstanding(s)).await
     }
 
     pub async fn invoice(&self, id: Id<InvoiceId>) -> Result<Invoice, ApiError> {

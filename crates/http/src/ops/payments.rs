@@ -8,7 +8,7 @@ use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::money::MAX_AMOUNT;
-use invoicing_domain::paging::Page;
+use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::payment::{
     Payment, PaymentChange, PaymentFilter, PaymentId, PaymentInput, PaymentRequest,
 };
@@ -91,6 +91,23 @@ impl Ops {
         let id = id.get()?;
         self.run(scope, "payment", move |r, s| {
             r.change_payment(s, id, change)
+        })
+        .await
+    }
+}
+
+impl Ops {
+    /// Payments waiting for the merchant to verify or reject them, in the list's order.
+    pub async fn pending_payments(&self, page: PageRequest) -> Result<Page<Payment>, ApiError> {
+        let scope = self.caller.require(ApiResource::Payments, Access::Read)?;
+        let filter = PaymentFilter {
+            status: Some(PaymentStatus::Pending),
+            customer_id: None,
+            invoice_id: None,
+            amount_min: None,
+        };
+        self.run(scope, "payment", move |r, s| {
+            r.list_payments(s, &filter, page)
         })
         .await
     }

@@ -9,7 +9,7 @@ use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
-use invoicing_domain::paging::Page;
+use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::quotation::{
     AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationFilter, QuotationId,
     QuotationInput, QuotationPatchInput, RejectInput,
@@ -26,6 +26,7 @@ fn filter(q: &ListQuery) -> Result<QuotationFilter, ApiError> {
             "draft, sent, viewed, accepted, rejected, expired, converted",
         )?,
         customer_id: q.id("customer_id")?.map(CustomerId),
+        awaiting_answer: false,
     })
 }
 
@@ -172,6 +173,24 @@ impl Ops {
         let token = new_token();
         self.run(scope, "quotation", move |r, s| {
             r.convert_quotation(s, id, due, token, today)
+        })
+        .await
+    }
+}
+
+impl Ops {
+    /// Quotations the prospect may still answer (sent or viewed), newest first.
+    pub async fn quotations_awaiting_answer(
+        &self,
+        page: PageRequest,
+    ) -> Result<Page<Quotation>, ApiError> {
+        let scope = self.caller.require(ApiResource::Quotations, Access::Read)?;
+        let filter = QuotationFilter {
+            awaiting_answer: true,
+            ..QuotationFilter::default()
+        };
+        self.run(scope, "quotation", move |r, s| {
+            r.list_quotations(s, &filter, page)
         })
         .await
     }

@@ -38,6 +38,7 @@ pub async fn create(
         ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's invoices"),
         ("created_after" = Option<chrono::NaiveDate>, Query, description = "YYYY-MM-DD, inclusive (UTC)"),
         ("created_before" = Option<chrono::NaiveDate>, Query, description = "YYYY-MM-DD, inclusive (UTC)"),
+        ("q" = Option<String>, Query, min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "Search: invoices whose number, or whose customer's name or email, contains this text (any case); 1 to 100 characters, no control characters"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),

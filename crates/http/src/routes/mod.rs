@@ -38,6 +38,7 @@ pub mod quotations;
 pub mod recurring;
 pub mod webhooks;
 
+use crate::dashboard;
 use crate::error::ApiError;
 use crate::openapi;
 use actix_web::http::Method;
@@ -204,6 +205,26 @@ pub fn endpoints() -> Vec<Endpoint> {
         pages::quote::pdf,
         pages::quote::accept,
         pages::quote::decline,
+        dashboard::assets::stylesheet,
+        dashboard::sign_in::login_page,
+        dashboard::sign_in::login,
+        dashboard::sign_in::logout,
+        dashboard::sign_in::set_password_page,
+        dashboard::sign_in::set_password,
+        dashboard::sign_in::environment,
+        dashboard::sign_in::language,
+        dashboard::home::home,
+        dashboard::invoices::list,
+        dashboard::invoices::form::new_page,
+        dashboard::invoices::form::save_new,
+        dashboard::invoices::detail,
+        dashboard::invoices::form::edit_page,
+        dashboard::invoices::form::save_edit,
+        dashboard::invoices::actions::pdf,
+        dashboard::invoices::actions::action,
+        dashboard::payments::list,
+        dashboard::payments::verify,
+        dashboard::payments::reject,
     ]
 }
 

@@ -10,6 +10,7 @@ mod budgets;
 mod contract;
 mod credit_notes;
 mod customers;
+mod dashboard;
 mod emails;
 mod events;
 mod hostile_input;

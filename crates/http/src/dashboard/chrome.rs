@@ -1,0 +1,95 @@
+//! What every dashboard screen shows around its content: the navigation, the environment marker
+//! and switch, the signed-in user, the language menu, and a notice after a form post.
+
+use super::session::Visitor;
+use actix_web::HttpRequest;
+use invoicing_domain::locale::Locale;
+use invoicing_domain::user::Role;
+
+/// The sections of the navigation, to mark the current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Nav {
+    Home,
+    Invoices,
+    Quotations,
+    Customers,
+    Payments,
+    Products,
+    CreditNotes,
+    Recurring,
+}
+
+/// Notices a form post may ask its next page to show (`?done=…`), with their texts; nothing
+/// else is shown.
+const NOTICES: &[(&str, &str)] = &[
+    ("created", "dash.done.created"),
+    ("saved", "dash.done.saved"),
+    ("sent", "dash.done.sent"),
+    ("emailed", "dash.done.emailed"),
+    ("cancelled", "dash.done.cancelled"),
+    ("paid", "dash.done.paid"),
+    ("payment_recorded", "dash.done.payment_recorded"),
+    ("payment_verified", "dash.done.payment_verified"),
+    ("payment_rejected", "dash.done.payment_rejected"),
+    ("credited", "dash.done.credited"),
+    ("accepted", "dash.done.accepted"),
+    ("declined", "dash.done.declined"),
+    ("converted", "dash.done.converted"),
+    ("deleted", "dash.done.deleted"),
+    ("paused", "dash.done.paused"),
+    ("resumed", "dash.done.resumed"),
+    ("environment", "dash.done.environment"),
+    ("language", "dash.done.language"),
+];
+
+pub(crate) struct Chrome {
+    pub t: Locale,
+    pub title: String,
+    pub nav: Nav,
+    pub email: String,
+    pub live: bool,
+    pub csrf: String,
+    /// Whether the role may change anything (viewers see no buttons that would be refused).
+    pub can_write: bool,
+    pub notice: Option<&'static str>,
+    /// Where the environment and language forms return to.
+    pub here: String,
+}
+
+impl Chrome {
+    pub fn new(visitor: &Visitor, req: &HttpRequest, nav: Nav, title: String) -> Chrome {
+        let t = super::locale_of(req);
+        let done = super::form::query_value(req.query_string(), "done");
+        let notice = NOTICES
+            .iter()
+            .find(|(name, _)| *name == done)
+            .map(|(_, key)| t.text(key));
+        Chrome {
+            t,
+            title,
+            nav,
+            email: visitor.signed_in.user.email.as_str().to_string(),
+            live: visitor.signed_in.session.environment.is_live(),
+            csrf: visitor.csrf(),
+            can_write: visitor.signed_in.role != Role::Viewer,
+            notice,
+            here: req.path().to_string(),
+        }
+    }
+
+    /// A text of the user's language.
+    pub fn tr(&self, key: &'static str) -> &'static str {
+        self.t.text(key)
+    }
+
+    pub fn is(&self, nav: Nav) -> bool {
+        self.nav == nav
+    }
+
+    /// The language menu: each locale with its own name, the current one marked.
+    pub fn languages(&self) -> Vec<(&'static str, &'static str, bool)> {
+        Locale::all()
+            .map(|l| (l.code(), l.text("dash.language.name"), l == self.t))
+            .collect()
+    }
+}

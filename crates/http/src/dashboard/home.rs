@@ -1,0 +1,139 @@
+//! The home screen (SPEC §21): per currency what is outstanding and overdue, the payments
+//! waiting for verification (Verify and Reject in place), the overdue invoices (the longest
+//! overdue first) and the quotations awaiting an answer.
+
+use super::chrome::{Chrome, Nav};
+use super::session::visitor;
+use super::views::{date, money};
+use super::{page, respond};
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use invoicing_domain::paging::PageRequest;
+
+pub(crate) struct Figure {
+    pub currency: &'static str,
+    pub outstanding: String,
+    pub open_label: String,
+    pub overdue: String,
+    pub overdue_label: String,
+}
+
+pub(crate) struct PendingPayment {
+    pub id: i64,
+    pub invoice_id: i64,
+    pub customer: String,
+    pub amount: String,
+    pub method: String,
+    pub reference: String,
+    pub reported: String,
+}
+
+pub(crate) struct DocRow {
+    pub id: i64,
+    pub number: String,
+    pub customer: String,
+    pub date: String,
+    pub amount: String,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/home.html")]
+struct HomePage {
+    c: Chrome,
+    figures: Vec<Figure>,
+    payments: Vec<PendingPayment>,
+    more_payments: bool,
+    overdue: Vec<DocRow>,
+    more_overdue: bool,
+    quotations: Vec<DocRow>,
+    more_quotations: bool,
+}
+
+/// The home screen.
+#[utoipa::path(get, path = "/dashboard", tag = "dashboard", operation_id = "dashboard_home",
+    responses(
+        (status = 200, description = "The home screen", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
+    ))]
+pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let ops = me.ops(&state);
+        let c = Chrome::new(&me, &req, Nav::Home, String::new());
+        let t = c.t;
+        let five = PageRequest::new(1, 5).unwrap_or_default();
+        let figures = ops
+            .outstanding()
+            .await?
+            .into_iter()
+            .map(|o| Figure {
+                currency: o.currency.code(),
+                outstanding: money(t, o.outstanding_cents, o.currency),
+                open_label: t.fill("dash.home.open_count", &[("n", &o.open_count.to_string())]),
+                overdue: money(t, o.overdue_cents, o.currency),
+                overdue_label: t.fill(
+                    "dash.home.overdue_count",
+                    &[("n", &o.overdue_count.to_string())],
+                ),
+            })
+            .collect();
+        let pending = ops.pending_payments(five).await?;
+        let overdue = ops.overdue_invoices(five).await?;
+        let quotations = ops.quotations_awaiting_answer(five).await?;
+        let mut ids: Vec<_> = overdue.data.iter().map(|i| i.customer_id).collect();
+        ids.extend(pending.data.iter().map(|p| p.customer_id));
+        ids.extend(quotations.data.iter().map(|q| q.customer_id));
+        let names = ops.customer_names(ids).await?;
+        let name = |id| names.get(&id).map(|(n, _)| n.clone()).unwrap_or_default();
+        let title = t.text("dash.home.title").to_string();
+        page(
+            StatusCode::OK,
+            HomePage {
+                c: Chrome { title, ..c },
+                figures,
+                more_payments: pending.has_more,
+                payments: pending
+                    .data
+                    .into_iter()
+                    .map(|p| PendingPayment {
+                        id: p.id.0,
+                        invoice_id: p.invoice_id.0,
+                        customer: name(p.customer_id),
+                        amount: money(t, p.amount_cents, p.currency),
+                        method: t.text(super::payments::method_key(p.method)).to_string(),
+                        reference: p.reference.unwrap_or_default(),
+                        reported: date(t, p.created_at.date_naive()),
+                    })
+                    .collect(),
+                more_overdue: overdue.has_more,
+                overdue: overdue
+                    .data
+                    .into_iter()
+                    .map(|i| DocRow {
+                        id: i.id.0,
+                        customer: name(i.customer_id),
+                        date: date(t, i.due_date),
+                        amount: money(t, i.amount_due_cents, i.currency),
+                        number: i.invoice_number,
+                    })
+                    .collect(),
+                more_quotations: quotations.has_more,
+                quotations: quotations
+                    .data
+                    .into_iter()
+                    .map(|q| DocRow {
+                        id: q.id.0,
+                        customer: name(q.customer_id),
+                        date: date(t, q.valid_until),
+                        amount: money(t, q.total_cents, q.currency),
+                        number: q.quote_number,
+                    })
+                    .collect(),
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}

@@ -1,0 +1,355 @@
+//! Invoices (SPEC §21): the list with status tabs, search, dates and paging; the detail with
+//! lines, totals, payments, credit notes, emails and the actions the status allows; the form.
+
+pub mod actions;
+pub mod form;
+
+use super::chrome::{Chrome, Nav};
+use super::form::without_blanks;
+use super::session::visitor;
+use super::views::{date, moment, money, payment_status, Pager};
+use super::{page, respond};
+use crate::path_id::Id;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::locale::Locale;
+use invoicing_domain::payment::PaymentMethod;
+use invoicing_domain::payment_status::PaymentStatus;
+
+pub(crate) struct Row {
+    pub id: i64,
+    pub number: String,
+    pub customer: String,
+    pub issued: String,
+    pub due: String,
+    pub status: &'static str,
+    pub status_label: &'static str,
+    pub total: String,
+    pub amount_due: String,
+}
+
+pub(crate) struct Tab {
+    pub href: String,
+    pub label: &'static str,
+    pub current: bool,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/invoices.html")]
+struct ListPage {
+    c: Chrome,
+    tabs: Vec<Tab>,
+    q: String,
+    created_after: String,
+    created_before: String,
+    status: String,
+    rows: Vec<Row>,
+    pager: Pager,
+}
+
+/// The status tabs of a list: "all" and one per status, keeping the other filters.
+pub(crate) fn tabs(
+    path: &str,
+    query: &str,
+    current: &str,
+    statuses: impl Iterator<Item = (&'static str, &'static str)>,
+    all_label: &'static str,
+) -> Vec<Tab> {
+    let base = super::form::with_value(query, "page", "");
+    std::iter::once(("", all_label))
+        .chain(statuses)
+        .map(|(status, label)| {
+            let q = super::form::with_value(&base, "status", status);
+            Tab {
+                href: if q.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{path}?{q}")
+                },
+                label,
+                current: status == current,
+            }
+        })
+        .collect()
+}
+
+/// The list of invoices; its filters are the API's (`status`, `q`, `created_after`,
+/// `created_before`, `customer_id`, `page`), blank ones ignored.
+#[utoipa::path(get, path = "/dashboard/invoices", tag = "dashboard", operation_id = "dashboard_invoices",
+    params(
+        ("status" = Option<String>, Query, description = "draft, sent, viewed, overdue, paid or cancelled"),
+        ("q" = Option<String>, Query, description = "Number, customer name or email contains"),
+        ("created_after" = Option<String>, Query, description = "YYYY-MM-DD"),
+        ("created_before" = Option<String>, Query, description = "YYYY-MM-DD"),
+        ("page" = Option<String>, Query, description = "Page number"),
+    ),
+    responses(
+        (status = 200, description = "The list", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
+        (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
+    ))]
+pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let ops = me.ops(&state);
+        let query = without_blanks(req.query_string());
+        let found = ops.list_invoices(&query).await?;
+        let names = ops
+            .customer_names(found.data.iter().map(|i| i.customer_id).collect())
+            .await?;
+        let c = Chrome::new(&me, &req, Nav::Invoices, String::new());
+        let t = c.t;
+        let value = |n| super::form::query_value(&query, n);
+        let status = value("status");
+        let rows = found
+            .data
+            .iter()
+            .map(|i| Row {
+                id: i.id.0,
+                number: i.invoice_number.clone(),
+                customer: names
+                    .get(&i.customer_id)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_default(),
+                issued: date(t, i.issue_date),
+                due: date(t, i.due_date),
+                status: i.status.as_str(),
+                status_label: t.invoice_status(i.status),
+                total: money(t, i.total_cents, i.currency),
+                amount_due: money(t, i.amount_due_cents, i.currency),
+            })
+            .collect();
+        page(
+            StatusCode::OK,
+            ListPage {
+                tabs: tabs(
+                    "/dashboard/invoices",
+                    &query,
+                    &status,
+                    InvoiceStatus::ALL
+                        .into_iter()
+                        .map(|s| (s.as_str(), t.invoice_status(s))),
+                    t.text("dash.tab.all"),
+                ),
+                q: value("q"),
+                created_after: value("created_after"),
+                created_before: value("created_before"),
+                status,
+                rows,
+                pager: Pager::new(t, "/dashboard/invoices", &query, &found),
+                c: Chrome {
+                    title: t.text("dash.nav.invoices").to_string(),
+                    ..c
+                },
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}
+
+pub(crate) struct LineRow {
+    pub description: String,
+    pub quantity: String,
+    pub unit_price: String,
+    pub tax_rate: String,
+    pub total: String,
+}
+
+pub(crate) struct PaymentRow {
+    pub id: i64,
+    pub date: String,
+    pub method: &'static str,
+    pub reference: String,
+    pub amount: String,
+    pub status: &'static str,
+    pub status_label: &'static str,
+    pub pending: bool,
+}
+
+pub(crate) struct CreditRow {
+    pub number: String,
+    pub date: String,
+    pub amount: String,
+}
+
+pub(crate) struct EmailRow {
+    pub kind: &'static str,
+    pub to: String,
+    pub status: &'static str,
+    pub when: String,
+    pub problem: String,
+}
+
+/// What the detail's buttons may do: exactly the moves the transition table allows.
+pub(crate) struct Allowed {
+    pub edit: bool,
+    pub send: bool,
+    pub pay: bool,
+    pub cancel: bool,
+    pub record_payment: bool,
+    pub resend: bool,
+}
+
+impl Allowed {
+    fn of(status: InvoiceStatus, amount_due: i64, can_write: bool) -> Allowed {
+        let can = |to| can_write && status.transition(to).is_ok();
+        Allowed {
+            edit: can_write && status == InvoiceStatus::Draft,
+            send: can(InvoiceStatus::Sent),
+            pay: can(InvoiceStatus::Paid),
+            cancel: can(InvoiceStatus::Cancelled),
+            record_payment: can_write && status.is_open() && amount_due > 0,
+            resend: can_write && status.is_public(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/invoice.html")]
+struct DetailPage {
+    c: Chrome,
+    id: i64,
+    number: String,
+    status: &'static str,
+    status_label: &'static str,
+    customer_id: i64,
+    customer: String,
+    customer_email: String,
+    issued: String,
+    due: String,
+    currency: &'static str,
+    lines: Vec<LineRow>,
+    subtotal: String,
+    tax: String,
+    total: String,
+    paid: String,
+    credited: String,
+    amount_due: String,
+    notes: Option<String>,
+    link: Option<String>,
+    payments: Vec<PaymentRow>,
+    credit_notes: Vec<CreditRow>,
+    emails: Vec<EmailRow>,
+    timeline: Vec<super::timeline::TimelineRow>,
+    allowed: Allowed,
+    methods: Vec<(&'static str, &'static str)>,
+    mail: bool,
+}
+
+pub(crate) fn method_label(t: Locale, m: PaymentMethod) -> &'static str {
+    t.text(super::payments::method_key(m))
+}
+
+/// One invoice.
+#[utoipa::path(get, path = "/dashboard/invoices/{id}", tag = "dashboard", operation_id = "dashboard_invoice",
+    params(("id" = String, Path, description = "The invoice's id")),
+    responses(
+        (status = 200, description = "The invoice", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
+        (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn detail(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<InvoiceId>,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let ops = me.ops(&state);
+        let inv = ops.invoice(id).await?;
+        let about = format!("invoice_id={}&per_page=100", inv.id.0);
+        let payments = ops.list_payments(&about).await?;
+        let credits = ops.list_credit_notes(&about).await?;
+        let emails = ops.list_emails(&about).await?;
+        let timeline = ops.timeline("invoice", inv.id.0).await?;
+        let names = ops.customer_names(vec![inv.customer_id]).await?;
+        let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
+        let t = c.t;
+        let cur = inv.currency;
+        let (customer, customer_email) = names.get(&inv.customer_id).cloned().unwrap_or_default();
+        let allowed = Allowed::of(inv.status, inv.amount_due_cents, c.can_write);
+        page(
+            StatusCode::OK,
+            DetailPage {
+                id: inv.id.0,
+                status: inv.status.as_str(),
+                status_label: t.invoice_status(inv.status),
+                customer_id: inv.customer_id.0,
+                customer,
+                customer_email,
+                issued: date(t, inv.issue_date),
+                due: date(t, inv.due_date),
+                currency: cur.code(),
+                lines: inv
+                    .line_items
+                    .iter()
+                    .map(|l| LineRow {
+                        description: l.description.clone(),
+                        quantity: t.quantity(l.quantity),
+                        unit_price: money(t, l.unit_price_cents, cur),
+                        tax_rate: t.percent(l.tax_rate),
+                        total: money(t, l.subtotal_cents, cur),
+                    })
+                    .collect(),
+                subtotal: money(t, inv.subtotal_cents, cur),
+                tax: money(t, inv.tax_cents, cur),
+                total: money(t, inv.total_cents, cur),
+                paid: money(t, inv.amount_paid_cents, cur),
+                credited: money(t, inv.amount_credited_cents, cur),
+                amount_due: money(t, inv.amount_due_cents, cur),
+                notes: inv.notes.clone(),
+                link: inv.status.is_public().then(|| inv.payment_link.clone()),
+                payments: payments
+                    .data
+                    .into_iter()
+                    .map(|p| PaymentRow {
+                        id: p.id.0,
+                        date: date(t, p.created_at.date_naive()),
+                        method: method_label(t, p.method),
+                        reference: p.reference.unwrap_or_default(),
+                        amount: money(t, p.amount_cents, p.currency),
+                        status: p.status.as_str(),
+                        status_label: payment_status(t, p.status),
+                        pending: p.status == PaymentStatus::Pending,
+                    })
+                    .collect(),
+                credit_notes: credits
+                    .data
+                    .into_iter()
+                    .map(|n| CreditRow {
+                        number: n.credit_note_number,
+                        date: date(t, n.created_at.date_naive()),
+                        amount: money(t, n.total_cents, n.currency),
+                    })
+                    .collect(),
+                emails: emails
+                    .data
+                    .into_iter()
+                    .map(|e| EmailRow {
+                        kind: e.kind.as_str(),
+                        to: e.to.join(", "),
+                        status: e.status.as_str(),
+                        when: moment(t, e.created_at),
+                        problem: e.last_error.unwrap_or_default(),
+                    })
+                    .collect(),
+                timeline: super::timeline::timeline_rows(t, timeline),
+                allowed,
+                methods: PaymentMethod::ALL
+                    .into_iter()
+                    .map(|m| (m.as_str(), method_label(t, m)))
+                    .collect(),
+                mail: state.config.mail_enabled,
+                number: inv.invoice_number,
+                c,
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}

@@ -1,0 +1,156 @@
+//! The merchant dashboard (SPEC §21): the second front door, beside the JSON API, for the people
+//! who run the business. Server-rendered HTML that works without JavaScript, signed in with a
+//! session cookie, each screen a bookmarkable URL. Handlers only read the request (a form, a
+//! query string), call the same operations as the API (`crate::ops`, with the user's role in
+//! place of a key's scopes) and render the answer; no business rule lives here.
+//!
+//! Every answer is a page: a refusal renders as an HTML page with the refusal's status (never
+//! the API's JSON), and a visitor who is not signed in is sent to the sign-in page.
+
+pub mod assets;
+mod chrome;
+mod form;
+mod session;
+mod timeline;
+mod views;
+
+pub mod home;
+pub mod invoices;
+pub mod payments;
+pub mod sign_in;
+
+use crate::error::ApiError;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse};
+use invoicing_domain::locale::Locale;
+
+/// The body of a dashboard form post: `application/x-www-form-urlencoded` text fields, among
+/// them `csrf` (the session's token) on every form of a signed-in page. Each route's
+/// description names its fields; the page that shows the form is their full description.
+pub struct DashboardForm;
+
+impl utoipa::PartialSchema for DashboardForm {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .description(Some("An HTML form's fields, as a browser posts them"))
+            .property(
+                "csrf",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some("The session's CSRF token, from the page's form")),
+            )
+            .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for DashboardForm {}
+
+/// Why a dashboard request did not get its page.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// No live session: the sign-in page, then back to where the visitor was going.
+    SignIn,
+    /// What the operations refused (or the request's own fault), shown as a page.
+    Api(ApiError),
+}
+
+impl From<ApiError> for Refusal {
+    fn from(e: ApiError) -> Self {
+        Refusal::Api(e)
+    }
+}
+
+pub(crate) type Answer = Result<HttpResponse, Refusal>;
+
+/// The page a handler's answer becomes: its own, the sign-in page, or the refusal's page.
+pub(crate) fn respond(req: &HttpRequest, answer: Answer) -> HttpResponse {
+    match answer {
+        Ok(res) => secured(res),
+        Err(Refusal::SignIn) => {
+            let next = if req.method() == actix_web::http::Method::GET {
+                req.uri()
+                    .path_and_query()
+                    .map(|p| p.as_str().to_string())
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
+            let target = if next.is_empty() || next == "/dashboard" {
+                "/dashboard/login".to_string()
+            } else {
+                format!("/dashboard/login?next={}", form::encode_component(&next))
+            };
+            secured(see_other(&target))
+        }
+        // The API tells a key that a resource is another tenant's (403); a person browsing is
+        // told nothing about other accounts or the other environment: not found.
+        Err(Refusal::Api(e)) if e.code == "resource_forbidden" => secured(views::error_page(
+            locale_of(req),
+            &ApiError::resource_missing("page"),
+        )),
+        Err(Refusal::Api(e)) => secured(views::error_page(locale_of(req), &e)),
+    }
+}
+
+/// A 303 to `location` (after every form post, so reloading never posts twice).
+pub(crate) fn see_other(location: &str) -> HttpResponse {
+    let mut res = HttpResponse::SeeOther().finish();
+    if let Ok(v) = HeaderValue::from_str(location) {
+        res.headers_mut().insert(header::LOCATION, v);
+    }
+    res
+}
+
+/// A rendered template with `status`.
+pub(crate) fn page(status: StatusCode, template: impl askama::Template) -> Answer {
+    let body = template.render().map_err(|e| {
+        log::error!("rendering a dashboard page: {e}");
+        ApiError::internal()
+    })?;
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(body))
+}
+
+/// SPEC §21's headers on every dashboard answer: never cached, never framed, no script but the
+/// dashboard's own files, forms only to itself.
+pub(crate) fn secured(mut res: HttpResponse) -> HttpResponse {
+    let headers = res.headers_mut();
+    for (name, value) in [
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "same-origin"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    res
+}
+
+/// The language the dashboard speaks to this visitor: the one they chose (a cookie set from the
+/// language menu), else the first of their browser's languages among the six, else English.
+pub(crate) fn locale_of(req: &HttpRequest) -> Locale {
+    if let Some(chosen) = req
+        .cookie(session::LANGUAGE_COOKIE)
+        .and_then(|c| Locale::parse(c.value()))
+    {
+        return chosen;
+    }
+    req.headers()
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split(',')
+                .map(|part| part.split(';').next().unwrap_or("").trim())
+                .filter_map(|tag| Locale::parse(&tag.get(..2)?.to_ascii_lowercase()))
+                .next()
+        })
+        .unwrap_or(Locale::DEFAULT)
+}

@@ -1,0 +1,95 @@
+//! A document's timeline (SPEC §21, "Audit"): its events, the oldest first, each with who
+//! caused it.
+
+use super::views::moment;
+use invoicing_domain::event::{Event, EVENT_TYPES};
+use invoicing_domain::locale::Locale;
+use invoicing_domain::tenant::Actor;
+
+pub(crate) struct TimelineRow {
+    pub when: String,
+    pub what: &'static str,
+    pub who: String,
+}
+
+/// The text of an event type: `dash.event.<type>` (every type of [`EVENT_TYPES`] has one).
+fn label(t: Locale, event_type: &str) -> &'static str {
+    EVENT_TYPES
+        .iter()
+        .position(|k| *k == event_type)
+        .map(|i| t.text(EVENT_KEYS[i]))
+        .unwrap_or("")
+}
+
+/// The catalogue key of each of [`EVENT_TYPES`], in the same order (a test holds them together).
+const EVENT_KEYS: &[&str] = &[
+    "dash.event.customer.created",
+    "dash.event.customer.updated",
+    "dash.event.customer.deleted",
+    "dash.event.invoice.created",
+    "dash.event.invoice.updated",
+    "dash.event.invoice.sent",
+    "dash.event.invoice.viewed",
+    "dash.event.invoice.overdue",
+    "dash.event.invoice.paid",
+    "dash.event.invoice.cancelled",
+    "dash.event.quotation.created",
+    "dash.event.quotation.updated",
+    "dash.event.quotation.deleted",
+    "dash.event.quotation.sent",
+    "dash.event.quotation.viewed",
+    "dash.event.quotation.accepted",
+    "dash.event.quotation.rejected",
+    "dash.event.quotation.expired",
+    "dash.event.quotation.converted",
+    "dash.event.payment.created",
+    "dash.event.payment.verified",
+    "dash.event.payment.rejected",
+    "dash.event.product.created",
+    "dash.event.product.updated",
+    "dash.event.product.deleted",
+    "dash.event.credit_note.created",
+    "dash.event.recurring_invoice.created",
+    "dash.event.recurring_invoice.updated",
+    "dash.event.recurring_invoice.paused",
+    "dash.event.recurring_invoice.resumed",
+    "dash.event.recurring_invoice.cancelled",
+    "dash.event.recurring_invoice.completed",
+    "dash.event.email.sent",
+    "dash.event.email.failed",
+];
+
+/// Who caused it, in the user's language.
+fn actor(t: Locale, actor: Actor) -> String {
+    match actor {
+        Actor::ApiKey(id) => t.fill("dash.actor.api_key", &[("id", &id.to_string())]),
+        Actor::User(id) => t.fill("dash.actor.user", &[("id", &id.to_string())]),
+        Actor::System => t.text("dash.actor.system").to_string(),
+        Actor::Customer => t.text("dash.actor.customer").to_string(),
+    }
+}
+
+pub(crate) fn timeline_rows(t: Locale, events: Vec<Event>) -> Vec<TimelineRow> {
+    events
+        .into_iter()
+        .map(|e| TimelineRow {
+            when: moment(t, e.created_at),
+            what: label(t, &e.event_type),
+            who: actor(t, e.actor),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_type_has_its_text() {
+        assert_eq!(EVENT_KEYS.len(), EVENT_TYPES.len());
+        for (key, event_type) in EVENT_KEYS.iter().zip(EVENT_TYPES) {
+            assert_eq!(*key, format!("dash.event.{event_type}"));
+            assert_ne!(Locale::En.text(key), *key, "{key} has no English text");
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Pieces several screens show alike: amounts, statuses, dates, paging, and the page a refusal
+//! becomes.
+
+use crate::error::ApiError;
+use actix_web::http::StatusCode;
+use actix_web::HttpResponse;
+use askama::Template;
+use chrono::{DateTime, NaiveDate, Utc};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::locale::Locale;
+use invoicing_domain::paging::Page;
+use invoicing_domain::payment_status::PaymentStatus;
+
+/// An amount as the user's language writes it.
+pub(crate) fn money(t: Locale, minor: i64, currency: Currency) -> String {
+    crate::routes::pages::money(t, minor, currency)
+}
+
+pub(crate) fn date(t: Locale, d: NaiveDate) -> String {
+    t.date(d)
+}
+
+/// A moment as a date and a UTC time (the dashboard does not know the user's time zone).
+pub(crate) fn moment(t: Locale, at: DateTime<Utc>) -> String {
+    format!("{} {} UTC", t.date(at.date_naive()), at.format("%H:%M"))
+}
+
+pub(crate) fn payment_status(t: Locale, s: PaymentStatus) -> &'static str {
+    match s {
+        PaymentStatus::Pending => t.text("dash.payment_status.pending"),
+        PaymentStatus::Verified => t.text("dash.payment_status.verified"),
+        PaymentStatus::Rejected => t.text("dash.payment_status.rejected"),
+    }
+}
+
+/// The previous and next links of a list page, keeping its filters.
+pub(crate) struct Pager {
+    /// "Page 2 · 45 in all".
+    pub label: String,
+    pub prev: Option<String>,
+    pub next: Option<String>,
+}
+
+impl Pager {
+    pub fn new<T>(t: Locale, path: &str, query: &str, page: &Page<T>) -> Pager {
+        let link = |n: u32| {
+            let q = super::form::with_value(query, "page", &n.to_string());
+            format!("{path}?{q}")
+        };
+        Pager {
+            label: t.fill(
+                "dash.page_of_total",
+                &[
+                    ("page", &page.page.to_string()),
+                    ("total", &page.total.to_string()),
+                ],
+            ),
+            prev: (page.page > 1).then(|| link(page.page - 1)),
+            next: page.has_more.then(|| link(page.page + 1)),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/error.html")]
+struct ErrorPage {
+    lang: &'static str,
+    heading: &'static str,
+    message: String,
+    details: Vec<String>,
+    back: &'static str,
+}
+
+/// The page a refusal becomes, with its status: a heading in the user's language, and the
+/// operation's own message (the API's words) with the fields it names.
+pub(crate) fn error_page(t: Locale, e: &ApiError) -> HttpResponse {
+    let heading = match e.status {
+        StatusCode::NOT_FOUND => "dash.error.not_found",
+        StatusCode::FORBIDDEN => "dash.error.forbidden",
+        StatusCode::TOO_MANY_REQUESTS => "dash.error.too_many",
+        s if s.is_server_error() => "dash.error.unavailable",
+        _ => "dash.error.refused",
+    };
+    let message = if e.status.is_server_error() {
+        t.text("dash.error.try_again").to_string()
+    } else if e.status == StatusCode::FORBIDDEN && e.code == "insufficient_permissions" {
+        t.text("dash.error.role").to_string()
+    } else {
+        e.message.clone()
+    };
+    let page = ErrorPage {
+        lang: t.code(),
+        heading: t.text(heading),
+        message,
+        details: e
+            .details
+            .iter()
+            .map(|d| format!("{}: {}", d.param, d.message))
+            .collect(),
+        back: t.text("dash.back_home"),
+    };
+    let body = page.render().unwrap_or_else(|_| e.message.clone());
+    let mut res = HttpResponse::build(e.status)
+        .content_type("text/html; charset=utf-8")
+        .body(body);
+    for (name, value) in &e.headers {
+        res.headers_mut().insert(name.clone(), value.clone());
+    }
+    res
+}

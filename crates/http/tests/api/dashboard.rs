@@ -1,0 +1,521 @@
+//! SPEC §21 through the real app on both backends: signing in and out, the session cookie, CSRF
+//! and same-origin checks, roles, tenants and environments, and a day's billing done through
+//! the dashboard's forms, checked against the API.
+
+use crate::common::*;
+use actix_web::http::Method;
+use actix_web::test::{init_service, TestRequest};
+use chrono::Utc;
+use invoicing_domain::ports::{InvoiceRepository, UserRepository};
+use invoicing_domain::tenant::{AccountId, Environment, Scope};
+use invoicing_domain::user::{hash_password, Password, Role, UserEmail};
+use invoicing_http::build_app;
+use serde_json::json;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// A person with a password and `role` in `account`.
+fn member(h: &Harness, account: AccountId, email: &str, role: Role) {
+    let email = UserEmail::parse(email).unwrap();
+    let m = h.db.store.add_member(account, &email, role).unwrap();
+    let hash = hash_password(&Password::parse(PASSWORD).unwrap(), &mut rand::rngs::OsRng).unwrap();
+    h.db.store
+        .set_password(m.user.id, &hash, Utc::now(), None)
+        .unwrap();
+}
+
+/// A browser request to the dashboard: HTTPS (via the trusted proxy), from its own origin.
+fn browser(method: Method, path: &str) -> TestRequest {
+    TestRequest::default()
+        .method(method)
+        .uri(path)
+        .peer_addr(PROXY.parse().unwrap())
+        .insert_header(("x-forwarded-proto", "https"))
+        .insert_header(("origin", PUBLIC_URL))
+        .insert_header(("sec-fetch-site", "same-origin"))
+}
+
+fn form(req: TestRequest, fields: &[(&str, &str)]) -> TestRequest {
+    let body = serde_urlencoded::to_string(fields).unwrap();
+    req.insert_header(("content-type", "application/x-www-form-urlencoded"))
+        .set_payload(body)
+}
+
+/// A signed-in browser: its session cookie and the CSRF token its pages carry.
+struct Session {
+    cookie: String,
+    csrf: String,
+}
+
+impl Session {
+    fn get(&self, path: &str) -> TestRequest {
+        browser(Method::GET, path)
+            .insert_header(("cookie", format!("__Host-session={}", self.cookie)))
+    }
+
+    fn post(&self, path: &str, fields: &[(&str, &str)]) -> TestRequest {
+        let mut all = vec![("csrf", self.csrf.as_str())];
+        all.extend_from_slice(fields);
+        form(
+            browser(Method::POST, path)
+                .insert_header(("cookie", format!("__Host-session={}", self.cookie))),
+            &all,
+        )
+    }
+}
+
+fn cookie_of(r: &Raw) -> Option<String> {
+    r.headers
+        .get_all("set-cookie")
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("__Host-session="))
+        .map(str::to_string)
+}
+
+fn csrf_in(page: &str) -> String {
+    let at = page
+        .find("name=\"csrf\" value=\"")
+        .expect("a form with a csrf field")
+        + 19;
+    page[at..at + page[at..].find('"').unwrap()].to_string()
+}
+
+macro_rules! app {
+    ($h:expr) => {
+        init_service(build_app($h.state.clone())).await
+    };
+}
+
+async fn sign_in<S, B>(app: &S, email: &str) -> Session
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let r = send_raw(
+        app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", email), ("password", PASSWORD)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let set = cookie_of(&r).expect("a session cookie");
+    let cookie = set["__Host-session=".len()..set.find(';').unwrap()].to_string();
+    let mut s = Session {
+        cookie,
+        csrf: String::new(),
+    };
+    let home = send_raw(app, s.get("/dashboard")).await;
+    assert_eq!(home.status, 200, "{}", home.text());
+    s.csrf = csrf_in(&home.text());
+    s
+}
+
+async fn signing_in_sets_a_host_cookie_and_a_new_token_each_time(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let page = send_raw(&app, browser(Method::GET, "/dashboard/login")).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("cache-control"), "no-store");
+    let csp = page.header("content-security-policy");
+    assert!(
+        csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
+    assert!(
+        !csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"),
+        "{csp}"
+    );
+    assert_eq!(page.header("x-frame-options"), "DENY");
+
+    // A planted cookie is never adopted: the sign-in answers a new token.
+    let planted = "A".repeat(43);
+    let r = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login")
+                .insert_header(("cookie", format!("__Host-session={planted}"))),
+            &[
+                ("email", "Owner@Example.com"),
+                ("password", PASSWORD),
+                ("next", "/dashboard/invoices"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(r.header("location"), "/dashboard/invoices");
+    let set = cookie_of(&r).unwrap();
+    for attribute in ["HttpOnly", "SameSite=Lax", "Secure", "Path=/"] {
+        assert!(set.contains(attribute), "{set}");
+    }
+    assert!(!set.contains("Domain"), "{set}");
+    assert!(!set.contains(&planted));
+    let first = sign_in(&app, "owner@example.com").await;
+    let second = sign_in(&app, "owner@example.com").await;
+    assert_ne!(first.cookie, second.cookie);
+    assert_ne!(first.csrf, second.csrf);
+
+    // Off-site `next` is ignored.
+    let r = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[
+                ("email", "owner@example.com"),
+                ("password", PASSWORD),
+                ("next", "https://evil.example/"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.header("location"), "/dashboard");
+}
+
+async fn failures_say_one_thing_and_the_pair_is_throttled(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let wrong = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[
+                ("email", "owner@example.com"),
+                ("password", "not the password at all"),
+            ],
+        ),
+    )
+    .await;
+    let unknown = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", "nobody@example.com"), ("password", PASSWORD)],
+        ),
+    )
+    .await;
+    assert_eq!((wrong.status, unknown.status), (401, 401));
+    let message = |r: &Raw| {
+        let t = r.text();
+        let at = t.find("role=\"alert\"").unwrap();
+        t[at..at + 80].to_string()
+    };
+    assert_eq!(message(&wrong), message(&unknown));
+    assert!(cookie_of(&wrong).is_none());
+    for _ in 0..9 {
+        send_raw(
+            &app,
+            form(
+                browser(Method::POST, "/dashboard/login"),
+                &[
+                    ("email", "owner@example.com"),
+                    ("password", "still not the password"),
+                ],
+            ),
+        )
+        .await;
+    }
+    // The tenth failure stops the pair, even with the right password now.
+    let r = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", "owner@example.com"), ("password", PASSWORD)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 429, "{}", r.text());
+    assert!(cookie_of(&r).is_none());
+}
+
+async fn pages_need_a_live_session(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let r = send_raw(
+        &app,
+        browser(Method::GET, "/dashboard/invoices?status=paid"),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(
+        r.header("location"),
+        "/dashboard/login?next=%2Fdashboard%2Finvoices%3Fstatus%3Dpaid"
+    );
+    let s = sign_in(&app, "owner@example.com").await;
+    let page = send_raw(&app, s.get("/dashboard/invoices")).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("cache-control"), "no-store");
+    // Sign out: the same cookie no longer works.
+    let r = send_raw(&app, s.post("/dashboard/logout", &[])).await;
+    assert_eq!(r.status, 303);
+    assert!(cookie_of(&r).unwrap().contains("Max-Age=0"));
+    let r = send_raw(&app, s.get("/dashboard")).await;
+    assert_eq!(r.status, 303);
+}
+
+async fn forged_posts_are_refused_and_change_nothing(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    let cookie = format!("__Host-session={}", s.cookie);
+    let live = |fields: &[(&str, &str)], origin: Option<&str>, site: Option<&str>| {
+        let mut req = TestRequest::default()
+            .method(Method::POST)
+            .uri("/dashboard/environment")
+            .peer_addr(PROXY.parse().unwrap())
+            .insert_header(("x-forwarded-proto", "https"))
+            .insert_header(("cookie", cookie.clone()));
+        if let Some(o) = origin {
+            req = req.insert_header(("origin", o));
+        }
+        if let Some(site) = site {
+            req = req.insert_header(("sec-fetch-site", site));
+        }
+        form(req, fields)
+    };
+    let good = s.csrf.clone();
+    for (fields, origin, site) in [
+        (
+            vec![("environment", "live")],
+            Some(PUBLIC_URL),
+            Some("same-origin"),
+        ),
+        (
+            vec![("environment", "live"), ("csrf", "forged")],
+            Some(PUBLIC_URL),
+            Some("same-origin"),
+        ),
+        (
+            vec![("environment", "live"), ("csrf", good.as_str())],
+            Some("https://evil.example"),
+            None,
+        ),
+        (
+            vec![("environment", "live"), ("csrf", good.as_str())],
+            Some(PUBLIC_URL),
+            Some("cross-site"),
+        ),
+        (
+            vec![("environment", "live"), ("csrf", good.as_str())],
+            None,
+            None,
+        ),
+    ] {
+        let r = send_raw(&app, live(&fields, origin, site)).await;
+        assert_eq!(
+            r.status,
+            403,
+            "{fields:?} {origin:?} {site:?}: {}",
+            r.text()
+        );
+        assert!(r.header("content-type").starts_with("text/html"));
+    }
+    let page = send_raw(&app, s.get("/dashboard")).await.text();
+    assert!(page.contains("test-banner"), "still in test");
+    let r = send_raw(
+        &app,
+        live(
+            &[("environment", "live"), ("csrf", &good)],
+            Some(PUBLIC_URL),
+            Some("same-origin"),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let page = send_raw(&app, s.get("/dashboard")).await.text();
+    assert!(!page.contains("test-banner"), "now live");
+}
+
+async fn a_day_of_billing_through_the_forms(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    // Add a line, then save and send, with a new customer.
+    let fields = [
+        ("new_name", "Ada Lovelace"),
+        ("new_email", "ada@example.com"),
+        ("currency", "EUR"),
+        ("payment_terms", "net_14"),
+        ("line_count", "1"),
+        ("lines-0-description", "Consulting"),
+        ("lines-0-quantity", "2"),
+        ("lines-0-unit_price", "150.00"),
+        ("lines-0-tax_rate", "19"),
+    ];
+    let mut with_action = fields.to_vec();
+    with_action.push(("action", "add_line"));
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &with_action)).await;
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("lines-1-description"), "a second line");
+    assert!(
+        r.text().contains("value=\"Consulting\""),
+        "typed values kept"
+    );
+    // A price that is not an amount: beside its field, nothing created.
+    let mut bad = fields.to_vec();
+    bad.retain(|(k, _)| *k != "lines-0-unit_price");
+    bad.extend([("lines-0-unit_price", "1.505"), ("action", "save_send")]);
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &bad)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("aria-invalid=\"true\""));
+    let count = |h: &Harness| {
+        h.db.store
+            .list_invoices(
+                Scope::new(h.account, Environment::Test),
+                &Default::default(),
+                Default::default(),
+            )
+            .unwrap()
+            .total
+    };
+    assert_eq!(count(&h), 0);
+    let mut two = fields.to_vec();
+    two.retain(|(k, _)| *k != "line_count");
+    two.extend([
+        ("line_count", "2"),
+        ("lines-1-description", "Travel"),
+        ("lines-1-quantity", "1"),
+        ("lines-1-unit_price", "40"),
+        ("lines-1-tax_rate", "0"),
+        ("action", "save_send"),
+    ]);
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &two)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let location = r.header("location").to_string();
+    assert!(location.ends_with("?done=sent"), "{location}");
+    let path = location.split('?').next().unwrap().to_string();
+    let id = path.rsplit('/').next().unwrap().to_string();
+    // The API sees the same invoice: 2 × 150 + 19 % and 40.
+    let api = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(api.body["status"], "sent");
+    assert_eq!(api.body["total_cents"], 39700);
+    assert_eq!(api.body["line_items"].as_array().unwrap().len(), 2);
+    let page = send_raw(&app, s.get(&path)).await.text();
+    assert!(
+        page.contains("397,00") || page.contains("397.00"),
+        "the total shown"
+    );
+    assert!(
+        page.contains(api.body["payment_link"].as_str().unwrap()),
+        "the payment link"
+    );
+    assert!(page.contains("by user"), "the timeline names who did it");
+    // The customer reports a transfer; the home screen lists it; verify it there.
+    let api_pay = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/payments"),
+        json!({"invoice_id": id.parse::<i64>().unwrap(), "amount_cents": 39700, "method": "bank_transfer", "reference": "TRF-1"})
+    );
+    assert_eq!(api_pay.status, 201, "{}", api_pay.body);
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    let pay = api_pay.body["id"].to_string();
+    assert!(
+        home.contains(&format!("/dashboard/payments/{pay}/verify")),
+        "Verify in place"
+    );
+    let r = send_raw(
+        &app,
+        s.post(
+            &format!("/dashboard/payments/{pay}/verify"),
+            &[("back", "/dashboard")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert_eq!(r.header("location"), "/dashboard?done=payment_verified");
+    let api = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(api.body["status"], "paid");
+    let events = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/events?type=payment.verified")
+    );
+    assert_eq!(events.body["data"][0]["actor"]["type"], "user");
+}
+
+async fn roles_tenants_and_environments_are_kept_apart(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let other = h.new_account("Other Ltd");
+    member(&h, other, "other@example.com", Role::Owner);
+    let inv = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({
+        "customer": {"name": "Ada", "email": "ada@example.com"},
+        "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]})
+    );
+    assert_eq!(inv.status, 201);
+    let id = inv.body["id"].to_string();
+    let viewer = sign_in(&app, "viewer@example.com").await;
+    let page = send_raw(&app, viewer.get(&format!("/dashboard/invoices/{id}"))).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        !page.text().contains("/send\""),
+        "no Send button for a viewer"
+    );
+    let r = send_raw(
+        &app,
+        viewer.post(&format!("/dashboard/invoices/{id}/send"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = send_raw(
+        &app,
+        viewer.post(
+            "/dashboard/invoices/new",
+            &[
+                ("new_name", "X"),
+                ("new_email", "x@example.com"),
+                ("line_count", "1"),
+                ("lines-0-description", "Y"),
+                ("lines-0-unit_price", "1"),
+                ("action", "save"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+    let api = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(api.body["status"], "draft", "nothing changed");
+    // Another account's user: 404, never its data.
+    let stranger = sign_in(&app, "other@example.com").await;
+    let r = send_raw(&app, stranger.get(&format!("/dashboard/invoices/{id}"))).await;
+    assert_eq!(r.status, 404);
+    assert!(!r.text().contains("Ada"));
+    let r = send_raw(
+        &app,
+        stranger.post(&format!("/dashboard/invoices/{id}/cancel"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    // The viewer switches to live: the test invoice is not there.
+    let r = send_raw(
+        &app,
+        viewer.post(
+            "/dashboard/environment",
+            &[("environment", "live"), ("back", "/dashboard/invoices")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let r = send_raw(&app, viewer.get(&format!("/dashboard/invoices/{id}"))).await;
+    assert_eq!(r.status, 404);
+    let list = send_raw(&app, viewer.get("/dashboard/invoices"))
+        .await
+        .text();
+    assert!(!list.contains(inv.body["invoice_number"].as_str().unwrap()));
+}
+
+http_tests!(
+    signing_in_sets_a_host_cookie_and_a_new_token_each_time,
+    failures_say_one_thing_and_the_pair_is_throttled,
+    pages_need_a_live_session,
+    forged_posts_are_refused_and_change_nothing,
+    a_day_of_billing_through_the_forms,
+    roles_tenants_and_environments_are_kept_apart,
+);
