@@ -323,6 +323,8 @@ impl Customer {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CustomerFilter {
     pub email: Option<String>,
+    /// Name or email contains (any case).
+    pub search: Option<crate::paging::SearchText>,
 }
 
 /// Whether a create made a new customer or found the one with that email (SPEC §8).

@@ -364,7 +364,7 @@ pub struct InvoiceFilter {
     pub customer_id: Option<CustomerId>,
     pub created_after: Option<NaiveDate>,
     pub created_before: Option<NaiveDate>,
-    pub search: Option<SearchText>,
+    pub search: Option<crate::paging::SearchText>,
     pub order: InvoiceOrder,
 }
 
@@ -376,49 +376,6 @@ pub enum InvoiceOrder {
     Newest,
     /// The longest overdue first: due date, then number (the dashboard's overdue list).
     DueFirst,
-}
-
-/// What a list's `q` searches for: trimmed, 1 to 100 characters, no control characters. Lists
-/// match it, case-insensitively, anywhere in a document's number or its customer's name or email.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchText(String);
-
-impl SearchText {
-    pub const MAX_CHARS: usize = 100;
-
-    /// `None` for a blank search (no filter); an error names what is wrong.
-    pub fn parse(raw: &str) -> Result<Option<SearchText>, &'static str> {
-        let text = raw.trim();
-        if text.is_empty() {
-            return Ok(None);
-        }
-        if text.chars().count() > Self::MAX_CHARS {
-            return Err("must be at most 100 characters");
-        }
-        if text.chars().any(char::is_control) {
-            return Err("must not contain control characters");
-        }
-        Ok(Some(SearchText(text.to_string())))
-    }
-
-    /// A SQL `LIKE` pattern matching the text anywhere, lower-cased, with `\` escaping the
-    /// pattern's own wildcards (`%`, `_`) and itself.
-    pub fn like_pattern(&self) -> String {
-        let mut out = String::with_capacity(self.0.len() + 2);
-        out.push('%');
-        for c in self.0.to_lowercase().chars() {
-            if matches!(c, '%' | '_' | '\\') {
-                out.push('\\');
-            }
-            out.push(c);
-        }
-        out.push('%');
-        out
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
 /// What one currency's open invoices come to (the dashboard's home): everything still due, and
@@ -450,17 +407,6 @@ pub struct PublicInvoice {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn a_search_is_trimmed_bounded_and_its_wildcards_escaped() {
-        assert_eq!(SearchText::parse("  ").unwrap(), None);
-        let s = SearchText::parse(" 50%_Off\\ Ltd ").unwrap().unwrap();
-        assert_eq!(s.as_str(), "50%_Off\\ Ltd");
-        assert_eq!(s.like_pattern(), "%50\\%\\_off\\\\ ltd%");
-        assert!(SearchText::parse(&"x".repeat(101)).is_err());
-        assert!(SearchText::parse(&"é".repeat(100)).unwrap().is_some());
-        assert!(SearchText::parse("a\u{0}b").is_err());
-    }
 
     fn today() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 3, 1).unwrap()

@@ -12,15 +12,34 @@ pub const MAX_PAGE: u32 = 1_000_000;
 pub struct PageRequest {
     page: u32,
     per_page: u32,
+    /// Whether the page reports the list's total (the API's pages always do).
+    counted: bool,
 }
 
 impl PageRequest {
     pub fn new(page: u32, per_page: u32) -> Option<Self> {
         if (1..=MAX_PAGE).contains(&page) && (1..=MAX_PER_PAGE).contains(&per_page) {
-            Some(PageRequest { page, per_page })
+            Some(PageRequest {
+                page,
+                per_page,
+                counted: true,
+            })
         } else {
             None
         }
+    }
+
+    /// The same page without its list's total: one statement less, for screens that only say
+    /// whether more rows follow ([`Page::uncounted`]).
+    pub fn uncounted(self) -> Self {
+        PageRequest {
+            counted: false,
+            ..self
+        }
+    }
+
+    pub fn counts(self) -> bool {
+        self.counted
     }
 
     pub fn page(self) -> u32 {
@@ -45,6 +64,7 @@ impl Default for PageRequest {
         PageRequest {
             page: 1,
             per_page: DEFAULT_PER_PAGE,
+            counted: true,
         }
     }
 }
@@ -91,6 +111,20 @@ impl<T> Page<T> {
         }
     }
 
+    /// A page of an uncounted request: `total` is what is known (the rows up to this page, and
+    /// one more when `more`), flagged as a lower bound by `total_capped` when more follow.
+    pub fn uncounted(data: Vec<T>, request: PageRequest, more: bool) -> Self {
+        let seen = request.offset() + data.len() as i64;
+        Page {
+            data,
+            page: request.page,
+            per_page: request.per_page,
+            total: seen + i64::from(more),
+            has_more: more,
+            total_capped: more,
+        }
+    }
+
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
         Page {
             data: self.data.into_iter().map(f).collect(),
@@ -105,6 +139,17 @@ impl<T> Page<T> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_search_is_trimmed_bounded_and_its_wildcards_escaped() {
+        assert_eq!(SearchText::parse("  ").unwrap(), None);
+        let s = SearchText::parse(" 50%_Off\\ Ltd ").unwrap().unwrap();
+        assert_eq!(s.as_str(), "50%_Off\\ Ltd");
+        assert_eq!(s.like_pattern(), "%50\\%\\_off\\\\ ltd%");
+        assert!(SearchText::parse(&"x".repeat(101)).is_err());
+        assert!(SearchText::parse(&"é".repeat(100)).unwrap().is_some());
+        assert!(SearchText::parse("a\u{0}b").is_err());
+    }
+
     use super::*;
 
     #[test]
@@ -121,5 +166,48 @@ mod tests {
         let req = PageRequest::new(2, 2).unwrap();
         assert!(Page::new(vec![1, 2], req, 5).has_more);
         assert!(!Page::new(vec![1], PageRequest::new(3, 2).unwrap(), 5).has_more);
+    }
+}
+
+/// What a list's `q` searches for: trimmed, 1 to 100 characters, no control characters. Lists
+/// match it, case-insensitively, anywhere in a document's number or its customer's name or email.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchText(String);
+
+impl SearchText {
+    pub const MAX_CHARS: usize = 100;
+
+    /// `None` for a blank search (no filter); an error names what is wrong.
+    pub fn parse(raw: &str) -> Result<Option<SearchText>, &'static str> {
+        let text = raw.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        if text.chars().count() > Self::MAX_CHARS {
+            return Err("must be at most 100 characters");
+        }
+        if text.chars().any(char::is_control) {
+            return Err("must not contain control characters");
+        }
+        Ok(Some(SearchText(text.to_string())))
+    }
+
+    /// A SQL `LIKE` pattern matching the text anywhere, lower-cased, with `\` escaping the
+    /// pattern's own wildcards (`%`, `_`) and itself.
+    pub fn like_pattern(&self) -> String {
+        let mut out = String::with_capacity(self.0.len() + 2);
+        out.push('%');
+        for c in self.0.to_lowercase().chars() {
+            if matches!(c, '%' | '_' | '\\') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push('%');
+        out
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }

@@ -143,8 +143,13 @@ pub trait InvoiceRepository {
         filter: &InvoiceFilter,
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>>;
-    /// Per currency, what the open invoices (sent, viewed, overdue) still have due; by currency.
-    fn outstanding(&self, scope: Scope) -> RepoResult<Vec<Outstanding>>;
+    /// Per currency, what the open invoices (sent, viewed, overdue) still have due, of one
+    /// customer or of all; by currency.
+    fn outstanding(
+        &self,
+        scope: Scope,
+        customer: Option<CustomerId>,
+    ) -> RepoResult<Vec<Outstanding>>;
     fn update_invoice(
         &self,
         scope: Scope,

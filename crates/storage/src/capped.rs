@@ -41,3 +41,14 @@ pub(crate) fn capped_page<R, T, E>(
     rows.truncate(page.per_page() as usize);
     Ok(Page::capped(convert(rows)?, page, counted, more))
 }
+
+/// The page from `rows`, read with [`PageRequest::limit`] + 1, of a request that wants no total.
+pub(crate) fn uncounted_page<R, T, E>(
+    mut rows: Vec<R>,
+    page: PageRequest,
+    convert: impl FnOnce(Vec<R>) -> Result<Vec<T>, E>,
+) -> Result<Page<T>, E> {
+    let more = rows.len() as i64 > page.limit();
+    rows.truncate(page.per_page() as usize);
+    Ok(Page::uncounted(convert(rows)?, page, more))
+}

@@ -3,6 +3,7 @@
 //! optional email. The invoice's row lock serialises credits of one invoice, so together they
 //! never exceed its total; the number is taken last, so the counter row is held briefly.
 
+use crate::capped::{kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::move_and_record;
 use crate::documents::take_number;
@@ -327,14 +328,17 @@ impl CreditNoteRepository for Store {
                 }
                 q
             };
-            let total: i64 = query().count().get_result(conn)?;
             let rows = query()
                 .order((credit_notes::created_at.desc(), credit_notes::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(CreditNoteRow::as_select())
                 .load::<CreditNoteRow>(conn)?;
-            Ok(Page::new(to_credit_notes(conn, scope, rows)?, page, total))
+            if !page.counts() {
+                return uncounted_page(rows, page, |rows| to_credit_notes(conn, scope, rows));
+            }
+            let total: i64 = query().count().get_result(conn)?;
+            kept_page(rows, page, total, |rows| to_credit_notes(conn, scope, rows))
         })
     }
 

@@ -3,7 +3,7 @@
 use crate::capped::{capped_page, count_up_to_cap, kept_page};
 use crate::connection::AnyConnection;
 use crate::events::record;
-use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
+use crate::rows::{from_db, lower, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::{customers, invoices, payments, quotations};
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
@@ -194,6 +194,19 @@ impl CustomerRepository for Store {
                 count = count.filter(customers::email_normalized.eq(email.clone()));
                 rows = rows.filter(customers::email_normalized.eq(email.clone()));
             }
+            if let Some(text) = &filter.search {
+                let pattern = text.like_pattern();
+                let matches = || {
+                    lower(customers::name)
+                        .like(pattern.clone())
+                        .escape('\\')
+                        .or(customers::email_normalized
+                            .like(pattern.clone())
+                            .escape('\\'))
+                };
+                count = count.filter(matches());
+                rows = rows.filter(matches());
+            }
             let rows = rows
                 .order((customers::created_at.desc(), customers::id.desc()))
                 .limit(page.limit() + 1)
@@ -202,7 +215,7 @@ impl CustomerRepository for Store {
                 .load::<CustomerRow>(conn)?;
             let convert =
                 |rows: Vec<CustomerRow>| rows.into_iter().map(CustomerRow::into_domain).collect();
-            if email.is_none() {
+            if email.is_none() && filter.search.is_none() {
                 let total = crate::documents::kept_count(conn, scope, "customer", None)?;
                 return kept_page(rows, page, total, convert);
             }

@@ -1,7 +1,7 @@
 //! The email log and outbox (SPEC §18): the tenant's view (list, get, resend) and the mail
 //! workers' and scheduler's side (claim, record, reminders), on the leases of [`crate::jobs`].
 
-use crate::capped::{capped_page, count_up_to_cap};
+use crate::capped::{capped_page, count_up_to_cap, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::DocumentRow;
 use crate::events::record;
@@ -124,16 +124,19 @@ impl EmailRepository for Store {
                 q
             };
             // Reminders and receipts add emails on their own: counted up to the cap (SPEC §5).
-            let counted = count_up_to_cap(conn, query().select(emails::id))?;
             let rows = query()
                 .order((emails::created_at.desc(), emails::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(EmailRow::as_select())
                 .load::<EmailRow>(conn)?;
-            capped_page(rows, page, counted, |rows| {
-                rows.into_iter().map(EmailRow::into_domain).collect()
-            })
+            let convert =
+                |rows: Vec<EmailRow>| rows.into_iter().map(EmailRow::into_domain).collect();
+            if !page.counts() {
+                return uncounted_page(rows, page, convert);
+            }
+            let counted = count_up_to_cap(conn, query().select(emails::id))?;
+            capped_page(rows, page, counted, convert)
         })
     }
 

@@ -1,7 +1,7 @@
 //! Invoices: gap-free numbers, drafts and their lifecycle, the public page's read and the
 //! overdue sweep. Every change writes its event in the same transaction.
 
-use crate::capped::{capped_page, count_up_to_cap, kept_page};
+use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
@@ -13,12 +13,13 @@ use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, Invoi
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::document_parties;
 use crate::payment_rows::open_and_verified;
-use crate::rows::{lock_scoped, now_db, returning, scoped};
+use crate::rows::{lock_scoped, lower, now_db, returning, scoped};
 use crate::schema::{customers, invoices};
 use crate::store::{Store, TxError};
 use chrono::{Datelike, Duration, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::{
@@ -30,12 +31,6 @@ use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
-
-diesel::define_sql_function! {
-    /// SQL's `lower`: searches compare lower-cased text on both backends (SQLite's `LIKE` ignores
-    /// ASCII case only, PostgreSQL's none).
-    fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
-}
 
 /// Where an invoice comes from, when not from a create request.
 #[derive(Clone, Copy, Debug, Default)]
@@ -309,6 +304,9 @@ impl InvoiceRepository for Store {
                 .offset(page.offset())
                 .select(InvoiceRow::as_select())
                 .load::<InvoiceRow>(conn)?;
+            if !page.counts() {
+                return uncounted_page(rows, page, |rows| to_invoices(conn, scope, rows, &url));
+            }
             let by_status_only = filter.customer_id.is_none()
                 && filter.search.is_none()
                 && filter.created_after.is_none()
@@ -327,19 +325,36 @@ impl InvoiceRepository for Store {
         })
     }
 
-    fn outstanding(&self, scope: Scope) -> RepoResult<Vec<Outstanding>> {
+    fn outstanding(
+        &self,
+        scope: Scope,
+        customer: Option<CustomerId>,
+    ) -> RepoResult<Vec<Outstanding>> {
         use diesel::dsl::{count_star, sql};
         use diesel::sql_types::{BigInt, Nullable};
         self.read(|conn| {
             // PostgreSQL sums BIGINT into NUMERIC; cast back, as no sum of cents nears 2^63.
-            let due = sql::<Nullable<BigInt>>(
-                "CAST(SUM(total_cents - amount_paid_cents - amount_credited_cents) AS BIGINT)",
-            );
-            let rows: Vec<(String, String, Option<i64>, i64)> = scoped!(invoices, scope)
-                .filter(invoices::status.eq_any(["sent", "viewed", "overdue"]))
-                .group_by((invoices::currency, invoices::status))
-                .select((invoices::currency, invoices::status, due, count_star()))
-                .load(conn)?;
+            let due = || {
+                sql::<Nullable<BigInt>>(
+                    "CAST(SUM(total_cents - amount_paid_cents - amount_credited_cents) AS BIGINT)",
+                )
+            };
+            let open = || {
+                scoped!(invoices, scope)
+                    .filter(invoices::status.eq_any(["sent", "viewed", "overdue"]))
+            };
+            let groups = (invoices::currency, invoices::status);
+            let rows: Vec<(String, String, Option<i64>, i64)> = match customer {
+                Some(c) => open()
+                    .filter(invoices::customer_id.eq(c.0))
+                    .group_by(groups)
+                    .select((invoices::currency, invoices::status, due(), count_star()))
+                    .load(conn)?,
+                None => open()
+                    .group_by(groups)
+                    .select((invoices::currency, invoices::status, due(), count_star()))
+                    .load(conn)?,
+            };
             let mut out: Vec<Outstanding> = Vec::new();
             for (code, status, cents, count) in rows {
                 let currency = Currency::parse(&code)

@@ -3,7 +3,7 @@
 //! verifications of one invoice run one at a time: together they never exceed its total, and
 //! exactly one of them marks it paid. Events are written in the same transaction.
 
-use crate::capped::{capped_page, count_up_to_cap, kept_page};
+use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{kept_count, move_and_record};
 use crate::events::record;
@@ -337,6 +337,9 @@ impl PaymentRepository for Store {
                 .load::<PaymentRow>(conn)?;
             let convert =
                 |rows: Vec<PaymentRow>| rows.into_iter().map(PaymentRow::into_domain).collect();
+            if !page.counts() {
+                return uncounted_page(rows, page, convert);
+            }
             if by_status_only {
                 let total = kept_count(conn, scope, "payment", filter.status.map(|s| s.as_str()))?;
                 return kept_page(rows, page, total, convert);

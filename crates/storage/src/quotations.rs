@@ -1,7 +1,7 @@
 //! Quotations: numbered drafts and their edits, and the repository that drives the lifecycle
 //! (`quotation_flow`): sending, the prospect's answer, expiry and conversion.
 
-use crate::capped::{capped_page, count_up_to_cap, kept_page};
+use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
@@ -180,6 +180,9 @@ impl QuotationRepository for Store {
                 .offset(page.offset())
                 .select(QuotationRow::as_select())
                 .load::<QuotationRow>(conn)?;
+            if !page.counts() {
+                return uncounted_page(rows, page, |rows| to_quotations(conn, scope, rows, &url));
+            }
             if filter.customer_id.is_none() && !filter.awaiting_answer {
                 let total =
                     kept_count(conn, scope, "quotation", filter.status.map(|s| s.as_str()))?;

@@ -63,3 +63,9 @@ where
 {
     T::construct_selection()
 }
+
+diesel::define_sql_function! {
+    /// SQL's `lower`: searches compare lower-cased text on both backends (SQLite's `LIKE` ignores
+    /// ASCII case only, PostgreSQL's none).
+    fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}

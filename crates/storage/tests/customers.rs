@@ -185,12 +185,43 @@ fn lists_newest_first_with_paging_and_email(db: TestDb) {
             a,
             &CustomerFilter {
                 email: Some(" C2@EXAMPLE.com ".into()),
+                search: None,
             },
             PageRequest::default(),
         )
         .unwrap();
     assert_eq!(by_email.total, 1);
     assert_eq!(by_email.data[0].name, "C2");
+    // A search matches names and emails anywhere, in any case; its wildcards are literal.
+    let search = |text: &str| {
+        let filter = CustomerFilter {
+            email: None,
+            search: invoicing_domain::paging::SearchText::parse(text).unwrap(),
+        };
+        let found = db
+            .store
+            .list_customers(a, &filter, PageRequest::default())
+            .unwrap();
+        let mut names: Vec<String> = found.data.into_iter().map(|c| c.name).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(search("c2"), vec!["C2"]);
+    assert_eq!(search("C2@example"), vec!["C2"]);
+    assert!(
+        search("%").is_empty(),
+        "a % is a percent sign, not a wildcard"
+    );
+    assert!(search("c_").is_empty(), "an _ is an underscore");
+    let uncounted = db
+        .store
+        .list_customers(
+            a,
+            &CustomerFilter::default(),
+            PageRequest::new(1, 1).unwrap().uncounted(),
+        )
+        .unwrap();
+    assert!(uncounted.has_more);
 }
 
 fn updates_apply_and_keep_email_unique(db: TestDb) {

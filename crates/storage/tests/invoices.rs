@@ -505,6 +505,49 @@ fn lists_filter_by_status_customer_and_day(db: TestDb) {
         .total,
         0
     );
+    // Search: by number or by the customer's email, any case.
+    let search = |text: &str| {
+        list(InvoiceFilter {
+            search: invoicing_domain::paging::SearchText::parse(text).unwrap(),
+            ..Default::default()
+        })
+        .data
+        .iter()
+        .map(|i| i.id)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(search("BOB@"), vec![second.id]);
+    assert_eq!(search(&first.invoice_number.to_lowercase()), vec![first.id]);
+    assert!(search("no such text").is_empty());
+    // What is outstanding: the sent invoice only, per currency; one customer's.
+    let due = db.store.outstanding(scope, None).unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(
+        (
+            due[0].currency.code(),
+            due[0].outstanding_cents,
+            due[0].open_count,
+            due[0].overdue_cents
+        ),
+        ("EUR", second.total_cents, 1, 0)
+    );
+    assert!(db
+        .store
+        .outstanding(scope, Some(first.customer_id))
+        .unwrap()
+        .is_empty());
+    // The sent invoice's timeline: created, then sent.
+    let events = db
+        .store
+        .object_events(scope, "invoice", second.id.0, 10)
+        .unwrap();
+    let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+    assert_eq!(types, vec!["invoice.created", "invoice.sent"]);
+    assert!(db
+        .store
+        .object_events(scope, "quotation", second.id.0, 10)
+        .unwrap()
+        .is_empty());
 }
 
 /// Racing status changes and draft-only edits: each change is decided on the row as it is when

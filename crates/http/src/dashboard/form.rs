@@ -6,6 +6,8 @@ use super::Refusal;
 use crate::error::ApiError;
 use crate::routes::pages::{require_form, FormBody};
 use actix_web::HttpRequest;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::payment_amount::MajorAmount;
 
 /// A posted form's fields.
 pub(crate) struct Form(Vec<(String, String)>);
@@ -65,6 +67,50 @@ impl Form {
     }
 }
 
+/// The operations' refusal, beside the fields it names (`field_of` maps the API's parameter
+/// names to the form's); what names no field goes under `form`, shown at the top.
+pub(crate) fn field_errors(
+    e: &ApiError,
+    field_of: impl Fn(&str) -> String,
+) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    for d in &e.details {
+        out.entry(field_of(&d.param))
+            .or_insert_with(|| d.message.clone());
+    }
+    if out.is_empty() {
+        let at = e
+            .param
+            .as_deref()
+            .map(&field_of)
+            .unwrap_or_else(|| "form".into());
+        out.insert(at, e.message.clone());
+    }
+    out
+}
+
+/// Whether a refusal is the form's to show again (a field's mistake), not a page of its own
+/// (a forbidden action, a missing resource, a status that does not allow it, an outage).
+pub(crate) fn is_field_mistake(e: &ApiError) -> bool {
+    matches!(e.status.as_u16(), 400 | 422)
+}
+
+/// A unit price as typed (`12.50`, `-5`, `0`) in minor units of `currency`.
+pub(crate) fn price_minor(text: &str, currency: Currency) -> Result<i64, String> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if !digits.is_empty() && digits.trim_start_matches(['0', '.', ',']).is_empty() {
+        return Ok(0);
+    }
+    let minor = MajorAmount::parse(digits)
+        .and_then(|a| a.to_minor(currency))
+        .map_err(|e| e.to_string())?
+        .minor();
+    Ok(if negative { -minor } else { minor })
+}
+
 /// A query string without its blank fields: what the API's list operations read.
 pub(crate) fn without_blanks(query: &str) -> String {
     let mut out = form_urlencoded::Serializer::new(String::new());
@@ -106,6 +152,21 @@ pub(crate) fn encode_component(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prices_are_read_in_the_currencys_exponent() {
+        let eur = Currency::parse("EUR").unwrap();
+        let jpy = Currency::parse("JPY").unwrap();
+        assert_eq!(price_minor("12.50", eur), Ok(1250));
+        assert_eq!(price_minor("12,5", eur), Ok(1250));
+        assert_eq!(price_minor("-5", eur), Ok(-500));
+        assert_eq!(price_minor("0", eur), Ok(0));
+        assert_eq!(price_minor("0.00", eur), Ok(0));
+        assert_eq!(price_minor("1500", jpy), Ok(1500));
+        assert!(price_minor("1.5", jpy).is_err());
+        assert!(price_minor("abc", eur).is_err());
+        assert!(price_minor("", eur).is_err());
+    }
 
     #[test]
     fn blank_filters_are_dropped_and_values_replaced() {

@@ -63,9 +63,9 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
         let ops = me.ops(&state);
         let c = Chrome::new(&me, &req, Nav::Home, String::new());
         let t = c.t;
-        let five = PageRequest::new(1, 5).unwrap_or_default();
+        let five = PageRequest::new(1, 5).unwrap_or_default().uncounted();
         let figures = ops
-            .outstanding()
+            .outstanding(None)
             .await?
             .into_iter()
             .map(|o| Figure {

@@ -14,9 +14,15 @@ mod session;
 mod timeline;
 mod views;
 
+pub mod credit_notes;
+pub mod customers;
+mod document_form;
 pub mod home;
 pub mod invoices;
 pub mod payments;
+pub mod products;
+pub mod quotations;
+pub mod recurring;
 pub mod sign_in;
 
 use crate::error::ApiError;

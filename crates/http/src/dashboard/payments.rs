@@ -84,6 +84,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                 tabs: tabs(
                     "/dashboard/payments",
                     &query,
+                    "status",
                     &status,
                     statuses
                         .into_iter()

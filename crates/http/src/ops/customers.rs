@@ -25,12 +25,13 @@ impl Ops {
         let filter = |q: &crate::query::ListQuery| {
             Ok(CustomerFilter {
                 email: q.text("email")?,
+                search: super::search(q)?,
             })
         };
         self.list(
             ApiResource::Customers,
             query,
-            &["email"],
+            &["email", "q"],
             filter,
             |r, s, f, p| r.list_customers(s, f, p),
         )

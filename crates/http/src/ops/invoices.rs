@@ -11,7 +11,6 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoiceOrder, InvoicePatch, Outstanding,
-    SearchText,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -42,12 +41,7 @@ fn filter(q: &ListQuery) -> Result<InvoiceFilter, ApiError> {
         customer_id: q.id("customer_id")?.map(CustomerId),
         created_after: q.date("created_after")?,
         created_before: q.date("created_before")?,
-        search: match q.text("q")? {
-            Some(text) => {
-                SearchText::parse(&text).map_err(|m| ApiError::invalid_parameter("q", m))?
-            }
-            None => None,
-        },
+        search: super::search(q)?,
         order: InvoiceOrder::Newest,
     })
 }
@@ -88,9 +82,13 @@ impl Ops {
     }
 
     /// Per currency, what open invoices still have due, and how much of it is overdue.
-    pub async fn outstanding(&self) -> Result<Vec<Outstanding>, ApiError> {
+    pub async fn outstanding(
+        &self,
+        customer: Option<CustomerId>,
+    ) -> Result<Vec<Outstanding>, ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
-        self.run(scope, "invoice", |r, s| r.outstanding(s)).await
+        self.run(scope, "invoice", move |r, s| r.outstanding(s, customer))
+            .await
     }
 
     pub async fn invoice(&self, id: Id<InvoiceId>) -> Result<Invoice, ApiError> {

@@ -21,7 +21,7 @@ use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use invoicing_domain::api_key::{Access, ApiResource, KeyScopes};
 use invoicing_domain::email::{EmailInput, EmailRequest};
-use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::paging::{Page, PageRequest, SearchText};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::user::{Role, SignedIn};
@@ -93,12 +93,22 @@ impl Caller {
     }
 }
 
+/// A list's `q` search, if given.
+fn search(q: &ListQuery) -> Result<Option<SearchText>, ApiError> {
+    match q.text("q")? {
+        Some(text) => SearchText::parse(&text).map_err(|m| ApiError::invalid_parameter("q", m)),
+        None => Ok(None),
+    }
+}
+
 /// The operations, for one caller within one request.
 pub struct Ops {
     repos: Arc<dyn Repositories>,
     caller: Caller,
     mail_enabled: bool,
     webhook_allow_private: bool,
+    /// Whether list pages report their totals (the API's always do).
+    totals: bool,
 }
 
 impl Ops {
@@ -109,6 +119,18 @@ impl Ops {
             caller,
             mail_enabled: state.config.mail_enabled,
             webhook_allow_private: state.config.webhook_allow_private,
+            totals: true,
+        }
+    }
+
+    /// The same operations with lists that do not count their totals (a statement less each),
+    /// for screens that show a few rows and whether more follow.
+    pub fn without_totals(&self) -> Ops {
+        Ops {
+            repos: self.repos.clone(),
+            caller: self.caller.clone(),
+            totals: false,
+            ..*self
         }
     }
 
@@ -146,7 +168,11 @@ impl Ops {
     {
         let scope = self.caller.require(resource, Access::Read)?;
         let q = ListQuery::parse(query, filters)?;
-        let page = q.page()?;
+        let page = if self.totals {
+            q.page()?
+        } else {
+            q.page()?.uncounted()
+        };
         let filter = filter(&q)?;
         let repos = self.repos.clone();
         blocking(move || f(repos.as_ref(), scope, &filter, page)).await

@@ -42,6 +42,7 @@ pub async fn create(
     params(
         ("email" = Option<String>, Query, min_length = 1, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$",
             description = "Exact email, compared case-insensitively; not blank, no control characters"),
+        ("q" = Option<String>, Query, min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "Search: customers whose name or email contains this text (any case); 1 to 100 characters, no control characters"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
     ),

@@ -511,7 +511,331 @@ async fn roles_tenants_and_environments_are_kept_apart(h: Harness) {
     assert!(!list.contains(inv.body["invoice_number"].as_str().unwrap()));
 }
 
+/// Data for every screen: a customer, a product, a sent invoice with a pending payment and a
+/// credit note, a sent quotation and a schedule. Returns the paths of every screen.
+async fn every_screen<S, B>(app: &S, h: &Harness) -> Vec<String>
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let customer = call!(
+        app,
+        h.req(Method::POST, "/api/v1/customers"),
+        json!({"name": "王芳", "email": "wang@example.com"})
+    );
+    let product = call!(
+        app,
+        h.req(Method::POST, "/api/v1/products"),
+        json!({"name": "Hosting", "unit_price_cents": 2500, "currency": "EUR", "tax_rate": "19"})
+    );
+    assert_eq!(product.status, 201, "{}", product.body);
+    let inv = call!(
+        app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({"customer_id": customer.body["id"],
+        "line_items": [{"product_id": product.body["id"], "quantity": 1}, {"description": "Setup", "quantity": 1, "unit_price_cents": 10000}]})
+    );
+    assert_eq!(inv.status, 201, "{}", inv.body);
+    let id = inv.body["id"].as_i64().unwrap();
+    assert_eq!(
+        call!(
+            app,
+            h.req(Method::POST, &format!("/api/v1/invoices/{id}/send"))
+        )
+        .status,
+        200
+    );
+    let pay = call!(
+        app,
+        h.req(Method::POST, "/api/v1/payments"),
+        json!({"invoice_id": id, "amount_cents": 1000, "method": "bank_transfer"})
+    );
+    assert_eq!(pay.status, 201, "{}", pay.body);
+    let credit = call!(
+        app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/credit_notes")),
+        json!({"amount_cents": 500, "reason": "order_change"})
+    );
+    assert_eq!(credit.status, 201, "{}", credit.body);
+    let quote = call!(
+        app,
+        h.req(Method::POST, "/api/v1/quotations"),
+        json!({"customer_id": customer.body["id"],
+        "line_items": [{"description": "Project", "quantity": 1, "unit_price_cents": 50000}]})
+    );
+    let qid = quote.body["id"].as_i64().unwrap();
+    assert_eq!(
+        call!(
+            app,
+            h.req(Method::POST, &format!("/api/v1/quotations/{qid}/send"))
+        )
+        .status,
+        200
+    );
+    let schedule = call!(
+        app,
+        h.req(Method::POST, "/api/v1/recurring_invoices"),
+        json!({"customer_id": customer.body["id"],
+        "line_items": [{"description": "Hosting", "quantity": "1", "unit_price_cents": 2000}], "interval": "month",
+        "start_date": (Utc::now().date_naive() + chrono::Duration::days(3)).format("%Y-%m-%d").to_string()})
+    );
+    assert_eq!(schedule.status, 201, "{}", schedule.body);
+    vec![
+        "/dashboard".into(),
+        "/dashboard/invoices".into(),
+        "/dashboard/invoices?status=sent&q=wang&created_after=2020-01-01".into(),
+        format!("/dashboard/invoices/{id}"),
+        "/dashboard/invoices/new".into(),
+        "/dashboard/quotations".into(),
+        format!("/dashboard/quotations/{qid}"),
+        "/dashboard/quotations/new".into(),
+        "/dashboard/customers".into(),
+        format!("/dashboard/customers/{}", customer.body["id"]),
+        "/dashboard/customers/new".into(),
+        format!("/dashboard/customers/{}/edit", customer.body["id"]),
+        "/dashboard/payments".into(),
+        "/dashboard/products".into(),
+        format!("/dashboard/products/{}", product.body["id"]),
+        "/dashboard/products/new".into(),
+        "/dashboard/credit-notes".into(),
+        format!("/dashboard/credit-notes/{}", credit.body["id"]),
+        "/dashboard/recurring".into(),
+        format!("/dashboard/recurring/{}", schedule.body["id"]),
+    ]
+}
+
+/// Screens a viewer may not open: the forms that only make or change things.
+fn is_form(path: &str) -> bool {
+    path.ends_with("/new") || path.ends_with("/edit")
+}
+
+async fn every_screen_renders_within_ten_statements_for_every_role(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let screens = every_screen(&app, &h).await;
+    for (email, role) in [
+        ("owner@example.com", Role::Owner),
+        ("staff@example.com", Role::Staff),
+        ("viewer@example.com", Role::Viewer),
+    ] {
+        let s = sign_in(&app, email).await;
+        for path in &screens {
+            let before = h.db.store.statements_sent();
+            let r = send_raw(&app, s.get(path)).await;
+            let spent = h.db.store.statements_sent() - before;
+            if role == Role::Viewer && is_form(path) {
+                assert_eq!(r.status, 403, "{email} {path}");
+                continue;
+            }
+            assert_eq!(r.status, 200, "{email} {path}: {}", r.text());
+            assert!(spent <= 10, "{path} sent {spent} statements");
+            let page = r.text();
+            assert!(
+                page.starts_with("<!doctype html>\n<html lang=\"en\">"),
+                "{path}"
+            );
+            assert!(
+                !page.contains("dash."),
+                "{path}: a catalogue key shown as text"
+            );
+            assert_eq!(r.header("cache-control"), "no-store");
+            if role == Role::Viewer {
+                assert!(
+                    !page.contains("type=\"hidden\" name=\"csrf\"")
+                        || !page.contains("class=\"primary\">"),
+                    "{path}: a viewer sees only the environment, language and sign-out forms"
+                );
+            }
+        }
+    }
+    // Another language: the user's choice, kept in a cookie.
+    let s = sign_in(&app, "owner@example.com").await;
+    let r = send_raw(
+        &app,
+        s.post(
+            "/dashboard/language",
+            &[("language", "de"), ("back", "/dashboard/invoices")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let chosen = r.header("set-cookie").to_string();
+    assert!(chosen.starts_with("__Host-language=de"), "{chosen}");
+    let page = send_raw(
+        &app,
+        s.get("/dashboard/invoices").insert_header((
+            "cookie",
+            format!("__Host-session={}; __Host-language=de", s.cookie),
+        )),
+    )
+    .await
+    .text();
+    assert!(
+        page.contains("<html lang=\"de\">") && page.contains("Rechnungen"),
+        "German"
+    );
+}
+
+async fn quotations_customers_products_credits_and_schedules_through_the_forms(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    // A customer, with a mistake first: kept and shown beside its field.
+    let r = send_raw(
+        &app,
+        s.post(
+            "/dashboard/customers/new",
+            &[
+                ("name", "Grace Hopper"),
+                ("email", "not an email"),
+                ("city", "Arlington"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("id=\"email-error\"") && r.text().contains("value=\"Arlington\""));
+    let r = send_raw(
+        &app,
+        s.post(
+            "/dashboard/customers/new",
+            &[
+                ("name", "Grace Hopper"),
+                ("email", "grace@example.com"),
+                ("city", "Arlington"),
+                ("country", "US"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let customer = r
+        .header("location")
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let api = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/customers/{customer}"))
+    );
+    assert_eq!(api.body["address"]["city"], "Arlington");
+    // A product priced in the account's currency.
+    let r = send_raw(
+        &app,
+        s.post(
+            "/dashboard/products/new",
+            &[
+                ("name", "Audit"),
+                ("price", "1200.50"),
+                ("currency", "EUR"),
+                ("tax_rate", "21"),
+                ("active", "true"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let products = call!(&app, h.req(Method::GET, "/api/v1/products"));
+    assert_eq!(products.body["data"][0]["unit_price_cents"], 120050);
+    let product = products.body["data"][0]["id"].to_string();
+    // A quotation from the product, sent, accepted on the prospect's behalf, converted.
+    let r = send_raw(
+        &app,
+        s.post(
+            "/dashboard/quotations/new",
+            &[
+                ("customer_id", &customer),
+                ("currency", "EUR"),
+                ("line_count", "1"),
+                ("lines-0-product", &product),
+                ("lines-0-quantity", "2"),
+                ("action", "save_send"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let quote = r.header("location").split('?').next().unwrap().to_string();
+    let r = send_raw(
+        &app,
+        s.post(&format!("{quote}/accept"), &[("name", "Grace Hopper")]),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let r = send_raw(&app, s.post(&format!("{quote}/convert"), &[])).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let invoice = r.header("location").split('?').next().unwrap().to_string();
+    assert!(invoice.starts_with("/dashboard/invoices/"), "{invoice}");
+    let id = invoice.rsplit('/').next().unwrap();
+    let api = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(api.body["total_cents"], 290521, "2 × 1200.50 + 21 %");
+    assert_eq!(api.body["status"], "draft");
+    // Send it, then credit part of it.
+    assert_eq!(
+        send_raw(&app, s.post(&format!("{invoice}/send"), &[]))
+            .await
+            .status,
+        303
+    );
+    let r = send_raw(
+        &app,
+        s.post(
+            &format!("{invoice}/credit"),
+            &[
+                ("amount", "100"),
+                ("reason", "order_change"),
+                ("memo", "Goodwill"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert!(r.header("location").starts_with("/dashboard/credit-notes/"));
+    let api = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(api.body["amount_credited_cents"], 10000);
+    // A refused move is a page with its status, and changes nothing.
+    let r = send_raw(&app, s.post(&format!("{quote}/convert"), &[])).await;
+    assert_eq!(r.status, 409, "{}", r.text());
+    // A schedule paused and resumed.
+    let schedule = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/recurring_invoices"),
+        json!({"customer_id": customer.parse::<i64>().unwrap(),
+        "line_items": [{"description": "Hosting", "quantity": "1", "unit_price_cents": 2000}], "interval": "month",
+        "start_date": (Utc::now().date_naive() + chrono::Duration::days(3)).format("%Y-%m-%d").to_string()})
+    );
+    let rid = schedule.body["id"].to_string();
+    let r = send_raw(
+        &app,
+        s.post(&format!("/dashboard/recurring/{rid}/pause"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let api = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/recurring_invoices/{rid}"))
+    );
+    assert_eq!(api.body["status"], "paused");
+    let events = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/events?type=recurring_invoice.paused")
+    );
+    assert_eq!(events.body["data"][0]["actor"]["type"], "user");
+}
+
 http_tests!(
+    every_screen_renders_within_ten_statements_for_every_role,
+    quotations_customers_products_credits_and_schedules_through_the_forms,
     signing_in_sets_a_host_cookie_and_a_new_token_each_time,
     failures_say_one_thing_and_the_pair_is_throttled,
     pages_need_a_live_session,

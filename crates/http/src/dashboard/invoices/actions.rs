@@ -9,6 +9,7 @@ use crate::path_id::Id;
 use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::credit_note::CreditNoteInput;
 use invoicing_domain::email::{EmailInput, EmailSubject};
 use invoicing_domain::invoice::{InvoiceId, InvoicePatch};
 use invoicing_domain::invoice_status::InvoiceStatus;
@@ -19,7 +20,7 @@ use invoicing_domain::payment_amount::MajorAmount;
 #[utoipa::path(post, path = "/dashboard/invoices/{id}/{action}", tag = "dashboard", operation_id = "dashboard_invoice_action",
     params(
         ("id" = String, Path, description = "The invoice's id"),
-        ("action" = String, Path, description = "`send` (no email), `send_email` (send and email it to the customer), `resend` (email it again), `pay` (mark paid), `cancel`, or `payment` (record one: `amount`, `method`, `reference`, `verified`)"),
+        ("action" = String, Path, description = "`send` (no email), `send_email` (send and email it to the customer), `resend` (email it again), `pay` (mark paid), `cancel`, `payment` (record one: `amount`, `method`, `reference`, `verified`), or `credit` (a credit note: `amount`, `reason`, `memo`)"),
     ),
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, and the fields of `payment`"),
     responses(
@@ -96,6 +97,24 @@ pub async fn action(
                 };
                 ops.create_payment(input).await?;
                 "payment_recorded"
+            }
+            "credit" => {
+                let inv = ops.invoice(id).await?;
+                let amount = MajorAmount::parse(&form.raw("amount"))
+                    .and_then(|a| a.to_minor(inv.currency))
+                    .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
+                let input = CreditNoteInput {
+                    reason: form.text("reason"),
+                    memo: form.text("memo"),
+                    line_items: None,
+                    amount_cents: Some(amount.minor()),
+                    email: None,
+                };
+                let note = ops.create_credit_note(id, input).await?;
+                return Ok(see_other(&format!(
+                    "/dashboard/credit-notes/{}?done=credited",
+                    note.id.0
+                )));
             }
             _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
         };

@@ -14,6 +14,7 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use invoicing_domain::credit_note::CreditReason;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
@@ -51,10 +52,12 @@ struct ListPage {
     pager: Pager,
 }
 
-/// The status tabs of a list: "all" and one per status, keeping the other filters.
+/// The tabs of a list, over the filter `param` (its status, mostly): "all" and one per value,
+/// keeping the other filters.
 pub(crate) fn tabs(
     path: &str,
     query: &str,
+    param: &str,
     current: &str,
     statuses: impl Iterator<Item = (&'static str, &'static str)>,
     all_label: &'static str,
@@ -63,7 +66,7 @@ pub(crate) fn tabs(
     std::iter::once(("", all_label))
         .chain(statuses)
         .map(|(status, label)| {
-            let q = super::form::with_value(&base, "status", status);
+            let q = super::form::with_value(&base, param, status);
             Tab {
                 href: if q.is_empty() {
                     path.to_string()
@@ -129,6 +132,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                 tabs: tabs(
                     "/dashboard/invoices",
                     &query,
+                    "status",
                     &status,
                     InvoiceStatus::ALL
                         .into_iter()
@@ -172,6 +176,7 @@ pub(crate) struct PaymentRow {
 }
 
 pub(crate) struct CreditRow {
+    pub id: i64,
     pub number: String,
     pub date: String,
     pub amount: String,
@@ -192,11 +197,12 @@ pub(crate) struct Allowed {
     pub pay: bool,
     pub cancel: bool,
     pub record_payment: bool,
+    pub credit: bool,
     pub resend: bool,
 }
 
 impl Allowed {
-    fn of(status: InvoiceStatus, amount_due: i64, can_write: bool) -> Allowed {
+    fn of(status: InvoiceStatus, amount_due: i64, credit_left: i64, can_write: bool) -> Allowed {
         let can = |to| can_write && status.transition(to).is_ok();
         Allowed {
             edit: can_write && status == InvoiceStatus::Draft,
@@ -204,6 +210,7 @@ impl Allowed {
             pay: can(InvoiceStatus::Paid),
             cancel: can(InvoiceStatus::Cancelled),
             record_payment: can_write && status.is_open() && amount_due > 0,
+            credit: can_write && credit_left > 0 && status.is_public(),
             resend: can_write && status.is_public(),
         }
     }
@@ -238,6 +245,7 @@ struct DetailPage {
     timeline: Vec<super::timeline::TimelineRow>,
     allowed: Allowed,
     methods: Vec<(&'static str, &'static str)>,
+    reasons: Vec<(&'static str, &'static str)>,
     mail: bool,
 }
 
@@ -263,16 +271,18 @@ pub async fn detail(
         let ops = me.ops(&state);
         let inv = ops.invoice(id).await?;
         let about = format!("invoice_id={}&per_page=100", inv.id.0);
-        let payments = ops.list_payments(&about).await?;
-        let credits = ops.list_credit_notes(&about).await?;
-        let emails = ops.list_emails(&about).await?;
+        let few = ops.without_totals();
+        let payments = few.list_payments(&about).await?;
+        let credits = few.list_credit_notes(&about).await?;
+        let emails = few.list_emails(&about).await?;
         let timeline = ops.timeline("invoice", inv.id.0).await?;
         let names = ops.customer_names(vec![inv.customer_id]).await?;
         let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
         let t = c.t;
         let cur = inv.currency;
         let (customer, customer_email) = names.get(&inv.customer_id).cloned().unwrap_or_default();
-        let allowed = Allowed::of(inv.status, inv.amount_due_cents, c.can_write);
+        let credit_left = inv.total_cents - inv.amount_credited_cents;
+        let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
         page(
             StatusCode::OK,
             DetailPage {
@@ -322,6 +332,7 @@ pub async fn detail(
                     .data
                     .into_iter()
                     .map(|n| CreditRow {
+                        id: n.id.0,
                         number: n.credit_note_number,
                         date: date(t, n.created_at.date_naive()),
                         amount: money(t, n.total_cents, n.currency),
@@ -343,6 +354,10 @@ pub async fn detail(
                 methods: PaymentMethod::ALL
                     .into_iter()
                     .map(|m| (m.as_str(), method_label(t, m)))
+                    .collect(),
+                reasons: CreditReason::ALL
+                    .into_iter()
+                    .map(|r| (r.as_str(), super::credit_notes::reason_label(t, r)))
                     .collect(),
                 mail: state.config.mail_enabled,
                 number: inv.invoice_number,

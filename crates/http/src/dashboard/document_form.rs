@@ -1,0 +1,645 @@
+//! The form of a new document and of a draft, for invoices and quotations alike (SPEC §21): pick
+//! or create the customer, pick products or type lines, add and remove lines without JavaScript
+//! (a button that shows the form again with one more line, or one fewer), terms or a due date
+//! (an invoice) or a validity date (a quotation), notes; Save draft, or Save and send. Every rule
+//! is the operations': their refusals come back beside the fields they name, with what was typed
+//! kept. The routes of each kind are thin handlers over the functions here.
+
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::{field_errors, is_field_mistake, price_minor, Form};
+use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::{page, see_other, Answer};
+use crate::error::ApiError;
+use crate::ops::Ops;
+use crate::path_id::Id;
+use crate::routes::pages::FormBody;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::HttpRequest;
+use askama::Template;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerInput;
+use invoicing_domain::document_lines::{LineItemInput, LineItemView};
+use invoicing_domain::invoice::{Invoice, InvoiceId, InvoiceInput, InvoicePatchInput};
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::money::Money;
+use invoicing_domain::payment_amount::MajorAmount;
+use invoicing_domain::quotation::{Quotation, QuotationId, QuotationInput, QuotationPatchInput};
+use invoicing_domain::quotation_status::QuotationStatus;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// More lines than this are typed through the API.
+const MAX_LINES: usize = 100;
+const TERMS: &[&str] = &["due_on_receipt", "net_7", "net_14", "net_30", "net_60"];
+
+/// Which document the form makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Invoice,
+    Quotation,
+}
+
+impl Kind {
+    /// Where its screens live.
+    pub fn base(self) -> &'static str {
+        match self {
+            Kind::Invoice => "/dashboard/invoices",
+            Kind::Quotation => "/dashboard/quotations",
+        }
+    }
+
+    fn nav(self) -> Nav {
+        match self {
+            Kind::Invoice => Nav::Invoices,
+            Kind::Quotation => Nav::Quotations,
+        }
+    }
+
+    fn resource(self) -> ApiResource {
+        match self {
+            Kind::Invoice => ApiResource::Invoices,
+            Kind::Quotation => ApiResource::Quotations,
+        }
+    }
+
+    fn new_title(self) -> &'static str {
+        match self {
+            Kind::Invoice => "dash.invoice.new",
+            Kind::Quotation => "dash.quotation.new",
+        }
+    }
+
+    pub fn is_invoice(&self) -> bool {
+        *self == Kind::Invoice
+    }
+}
+
+pub(crate) struct LineField {
+    pub index: usize,
+    pub product: String,
+    pub description: String,
+    pub quantity: String,
+    pub unit_price: String,
+    pub tax_rate: String,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/document_form.html")]
+struct FormPage {
+    c: Chrome,
+    kind: Kind,
+    /// The draft being edited (its id and number); `None` for a new document.
+    editing: Option<(i64, String)>,
+    customers: Vec<(i64, String)>,
+    products: Vec<(i64, String)>,
+    typed: Typed,
+    terms: Vec<(&'static str, &'static str)>,
+    errors: HashMap<String, String>,
+    mail: bool,
+}
+
+impl FormPage {
+    /// The refusal beside `field`, if any.
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+
+    fn line_err(&self, index: &usize, name: &str) -> Option<&str> {
+        self.err(&format!("lines-{index}-{name}"))
+    }
+
+    fn action(&self) -> String {
+        match &self.editing {
+            Some((id, _)) => format!("{}/{id}/edit", self.kind.base()),
+            None => format!("{}/new", self.kind.base()),
+        }
+    }
+}
+
+/// What the form holds, as typed.
+pub(crate) struct Typed {
+    pub customer_id: String,
+    pub new_name: String,
+    pub new_email: String,
+    pub currency: String,
+    pub payment_terms: String,
+    /// The due date of an invoice, the validity date of a quotation.
+    pub date: String,
+    pub notes: String,
+    pub lines: Vec<LineField>,
+}
+
+impl Typed {
+    fn blank(currency: Currency) -> Typed {
+        Typed {
+            customer_id: String::new(),
+            new_name: String::new(),
+            new_email: String::new(),
+            currency: currency.code().to_string(),
+            payment_terms: "net_30".into(),
+            date: String::new(),
+            notes: String::new(),
+            lines: vec![blank_line(0)],
+        }
+    }
+
+    fn of_lines(cur: Currency, lines: &[LineItemView]) -> Vec<LineField> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(index, l)| LineField {
+                index,
+                product: l.product_id.map(|p| p.to_string()).unwrap_or_default(),
+                description: l.description.clone(),
+                quantity: l.quantity.to_string(),
+                unit_price: Money::new(l.unit_price_cents)
+                    .map(|m| MajorAmount::format(m, cur))
+                    .unwrap_or_default(),
+                tax_rate: l.tax_rate.to_string(),
+            })
+            .collect()
+    }
+
+    fn of_invoice(inv: &Invoice) -> Typed {
+        Typed {
+            customer_id: inv.customer_id.0.to_string(),
+            new_name: String::new(),
+            new_email: String::new(),
+            currency: inv.currency.code().to_string(),
+            payment_terms: String::new(),
+            date: inv.due_date.to_string(),
+            notes: inv.notes.clone().unwrap_or_default(),
+            lines: Typed::of_lines(inv.currency, &inv.line_items),
+        }
+    }
+
+    fn of_quotation(q: &Quotation) -> Typed {
+        Typed {
+            customer_id: q.customer_id.0.to_string(),
+            new_name: String::new(),
+            new_email: String::new(),
+            currency: q.currency.code().to_string(),
+            payment_terms: String::new(),
+            date: q.valid_until.to_string(),
+            notes: q.notes.clone().unwrap_or_default(),
+            lines: Typed::of_lines(q.currency, &q.line_items),
+        }
+    }
+
+    fn read(form: &Form) -> Typed {
+        let count = form
+            .get("line_count")
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(1)
+            .clamp(1, MAX_LINES);
+        let lines = (0..count)
+            .map(|i| LineField {
+                index: i,
+                product: form.raw(&format!("lines-{i}-product")),
+                description: form.raw(&format!("lines-{i}-description")),
+                quantity: form.raw(&format!("lines-{i}-quantity")),
+                unit_price: form.raw(&format!("lines-{i}-unit_price")),
+                tax_rate: form.raw(&format!("lines-{i}-tax_rate")),
+            })
+            .collect();
+        Typed {
+            customer_id: form.raw("customer_id"),
+            new_name: form.raw("new_name"),
+            new_email: form.raw("new_email"),
+            currency: form.raw("currency").trim().to_uppercase(),
+            payment_terms: form.raw("payment_terms"),
+            date: form.raw("date"),
+            notes: form.raw("notes"),
+            lines,
+        }
+    }
+
+    /// The lines as the API takes them; a price that is no amount of the currency is refused
+    /// here, beside its field.
+    fn line_inputs(&self, errors: &mut HashMap<String, String>) -> Vec<LineItemInput> {
+        let currency = Currency::parse(&self.currency).ok();
+        self.lines
+            .iter()
+            .filter(|l| !is_blank(l))
+            .map(|l| {
+                let i = l.index;
+                let unit_price_cents = match (text(&l.unit_price), currency) {
+                    (None, _) | (_, None) => None,
+                    (Some(p), Some(cur)) => match price_minor(&p, cur) {
+                        Ok(cents) => Some(cents),
+                        Err(message) => {
+                            errors.insert(format!("lines-{i}-unit_price"), message);
+                            None
+                        }
+                    },
+                };
+                LineItemInput {
+                    description: text(&l.description),
+                    quantity: text(&l.quantity).map(Value::String),
+                    unit_price_cents,
+                    tax_rate: text(&l.tax_rate).map(Value::String),
+                    product_id: text(&l.product).and_then(|p| p.parse().ok()),
+                }
+            })
+            .collect()
+    }
+
+    /// Adds or removes a line as the pressed button asks; whether it did (the form is then
+    /// shown again instead of saved).
+    fn edit_lines(&mut self, form: &Form) -> bool {
+        match form.get("action").unwrap_or("save") {
+            "add_line" => {
+                if self.lines.len() < MAX_LINES {
+                    self.lines.push(blank_line(self.lines.len()));
+                }
+                true
+            }
+            a if a.starts_with("remove_line-") => {
+                if let Ok(i) = a["remove_line-".len()..].parse::<usize>() {
+                    if i < self.lines.len() && self.lines.len() > 1 {
+                        self.lines.remove(i);
+                    }
+                }
+                for (i, l) in self.lines.iter_mut().enumerate() {
+                    l.index = i;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+fn text(s: &str) -> Option<String> {
+    Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+fn blank_line(index: usize) -> LineField {
+    LineField {
+        index,
+        product: String::new(),
+        description: String::new(),
+        quantity: "1".into(),
+        unit_price: String::new(),
+        tax_rate: String::new(),
+    }
+}
+
+fn is_blank(l: &LineField) -> bool {
+    l.product.trim().is_empty() && l.description.trim().is_empty() && l.unit_price.trim().is_empty()
+}
+
+/// Where the API's field names point in this form.
+fn field_of(param: &str) -> String {
+    if let Some(rest) = param.strip_prefix("line_items[") {
+        if let Some((index, field)) = rest.split_once("].") {
+            let field = match field {
+                "unit_price_cents" => "unit_price",
+                "product_id" => "product",
+                other => other,
+            };
+            return format!("lines-{index}-{field}");
+        }
+        return "lines".into();
+    }
+    match param {
+        "customer.name" => "new_name".into(),
+        "customer.email" => "new_email".into(),
+        "customer" => "customer_id".into(),
+        "line_items" => "lines".into(),
+        "due_date" | "valid_until" => "date".into(),
+        other => other.into(),
+    }
+}
+
+fn errors_of(e: &ApiError) -> HashMap<String, String> {
+    field_errors(e, field_of)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn show(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    ops: &Ops,
+    kind: Kind,
+    editing: Option<(i64, String)>,
+    typed: Typed,
+    errors: HashMap<String, String>,
+) -> Answer {
+    let pickers = ops.without_totals();
+    let customers = pickers.list_customers("per_page=100").await?;
+    let products = pickers.list_products("per_page=100&active=true").await?;
+    let t = crate::dashboard::locale_of(req);
+    let title = match &editing {
+        Some((_, number)) => number.clone(),
+        None => t.text(kind.new_title()).to_string(),
+    };
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    page(
+        status,
+        FormPage {
+            c: Chrome::new(me, req, kind.nav(), title),
+            kind,
+            editing,
+            customers: customers
+                .data
+                .into_iter()
+                .map(|c| (c.id.0, format!("{} <{}>", c.name, c.email.as_str())))
+                .collect(),
+            products: products
+                .data
+                .into_iter()
+                .map(|p| (p.id.0, p.name))
+                .collect(),
+            typed,
+            terms: TERMS.iter().map(|k| (*k, t.text(term_key(k)))).collect(),
+            errors,
+            mail: state.config.mail_enabled,
+        },
+    )
+}
+
+fn term_key(term: &str) -> &'static str {
+    match term {
+        "due_on_receipt" => "dash.terms.due_on_receipt",
+        "net_7" => "dash.terms.net_7",
+        "net_14" => "dash.terms.net_14",
+        "net_60" => "dash.terms.net_60",
+        _ => "dash.terms.net_30",
+    }
+}
+
+/// The form of a new document (`customer_id` in the query preselects the customer).
+pub(crate) async fn new_page(kind: Kind, state: &AppState, req: &HttpRequest) -> Answer {
+    let me = visitor(state, req).await?;
+    let ops = me.ops(state);
+    ops.caller()
+        .require_document_write(kind.resource(), false)?;
+    let mut typed = Typed::blank(ops.default_currency().await?);
+    typed.customer_id = crate::dashboard::form::query_value(req.query_string(), "customer_id");
+    show(state, req, &me, &ops, kind, None, typed, HashMap::new()).await
+}
+
+/// Creates the document (and sends it, with `action=save_send` or `save_email`).
+pub(crate) async fn save_new(
+    kind: Kind,
+    state: &AppState,
+    req: &HttpRequest,
+    body: &FormBody,
+) -> Answer {
+    let me = visitor(state, req).await?;
+    let form = Form::read(req, body)?;
+    check_post(&me, req, &form)?;
+    let ops = me.ops(state);
+    let mut typed = Typed::read(&form);
+    if typed.edit_lines(&form) {
+        return show(state, req, &me, &ops, kind, None, typed, HashMap::new()).await;
+    }
+    let mut errors = HashMap::new();
+    let line_items = typed.line_inputs(&mut errors);
+    let customer_id = form.id("customer_id").unwrap_or_else(|e| {
+        errors.extend(errors_of(&e));
+        None
+    });
+    let customer = customer_id.is_none().then(|| CustomerInput {
+        name: text(&typed.new_name),
+        email: text(&typed.new_email),
+        ..CustomerInput::default()
+    });
+    if !errors.is_empty() {
+        return show(state, req, &me, &ops, kind, None, typed, errors).await;
+    }
+    let action = form.get("action").unwrap_or("save");
+    let email = match action {
+        "save_email" => Some(Default::default()),
+        _ => None,
+    };
+    let sends = matches!(action, "save_send" | "save_email");
+    let created = match kind {
+        Kind::Invoice => {
+            let input = InvoiceInput {
+                customer_id,
+                customer,
+                currency: text(&typed.currency),
+                issue_date: None,
+                due_date: text(&typed.date),
+                payment_terms: if typed.date.trim().is_empty() {
+                    text(&typed.payment_terms)
+                } else {
+                    None
+                },
+                line_items: Some(line_items),
+                notes: text(&typed.notes),
+                metadata: None,
+                reminders: None,
+            };
+            ops.create_invoice(input).await.map(|i| i.id.0)
+        }
+        Kind::Quotation => {
+            let input = QuotationInput {
+                customer_id,
+                customer,
+                currency: text(&typed.currency),
+                issue_date: None,
+                valid_until: text(&typed.date),
+                line_items: Some(line_items),
+                notes: text(&typed.notes),
+                metadata: None,
+            };
+            ops.create_quotation(input).await.map(|q| q.id.0)
+        }
+    };
+    let id = match created {
+        Ok(id) => id,
+        Err(e) if is_field_mistake(&e) => {
+            return show(state, req, &me, &ops, kind, None, typed, errors_of(&e)).await
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if sends {
+        match kind {
+            Kind::Invoice => {
+                ops.send_invoice(Id::<InvoiceId>::parse(&id.to_string()), email)
+                    .await?;
+            }
+            Kind::Quotation => {
+                ops.send_quotation(Id::<QuotationId>::parse(&id.to_string()), email)
+                    .await?;
+            }
+        }
+    }
+    let done = match action {
+        "save_send" => "sent",
+        "save_email" => "emailed",
+        _ => "created",
+    };
+    Ok(see_other(&format!("{}/{id}?done={done}", kind.base())))
+}
+
+/// What the draft's form starts from: the document, while it is a draft.
+async fn draft(kind: Kind, ops: &Ops, raw_id: i64) -> Result<((i64, String), Typed), ApiError> {
+    ops.caller().require(kind.resource(), Access::Write)?;
+    let only_draft = || ApiError::invalid_state_transition("Only a draft can be edited");
+    match kind {
+        Kind::Invoice => {
+            let inv = ops.invoice(Id::parse(&raw_id.to_string())).await?;
+            if inv.status != InvoiceStatus::Draft {
+                return Err(only_draft());
+            }
+            Ok((
+                (inv.id.0, inv.invoice_number.clone()),
+                Typed::of_invoice(&inv),
+            ))
+        }
+        Kind::Quotation => {
+            let q = ops.quotation(Id::parse(&raw_id.to_string())).await?;
+            if q.status != QuotationStatus::Draft {
+                return Err(only_draft());
+            }
+            Ok(((q.id.0, q.quote_number.clone()), Typed::of_quotation(&q)))
+        }
+    }
+}
+
+/// The form of a draft.
+pub(crate) async fn edit_page(
+    kind: Kind,
+    state: &AppState,
+    req: &HttpRequest,
+    raw_id: &str,
+) -> Answer {
+    let me = visitor(state, req).await?;
+    let ops = me.ops(state);
+    let id = parse_id(kind, raw_id)?;
+    let (editing, typed) = draft(kind, &ops, id).await?;
+    show(
+        state,
+        req,
+        &me,
+        &ops,
+        kind,
+        Some(editing),
+        typed,
+        HashMap::new(),
+    )
+    .await
+}
+
+fn parse_id(kind: Kind, raw: &str) -> Result<i64, ApiError> {
+    match kind {
+        Kind::Invoice => Id::<InvoiceId>::parse(raw).get().map(|i| i.0),
+        Kind::Quotation => Id::<QuotationId>::parse(raw).get().map(|q| q.0),
+    }
+}
+
+/// Saves the draft (lines, customer, currency, date, notes), as `PATCH` does.
+pub(crate) async fn save_edit(
+    kind: Kind,
+    state: &AppState,
+    req: &HttpRequest,
+    raw_id: &str,
+    body: &FormBody,
+) -> Answer {
+    let me = visitor(state, req).await?;
+    let form = Form::read(req, body)?;
+    check_post(&me, req, &form)?;
+    let ops = me.ops(state);
+    let id = parse_id(kind, raw_id)?;
+    let (editing, _) = draft(kind, &ops, id).await?;
+    let mut typed = Typed::read(&form);
+    if typed.edit_lines(&form) {
+        return show(
+            state,
+            req,
+            &me,
+            &ops,
+            kind,
+            Some(editing),
+            typed,
+            HashMap::new(),
+        )
+        .await;
+    }
+    let mut errors = HashMap::new();
+    let line_items = typed.line_inputs(&mut errors);
+    let customer_id = form.id("customer_id").unwrap_or_else(|e| {
+        errors.extend(errors_of(&e));
+        None
+    });
+    if !errors.is_empty() {
+        return show(state, req, &me, &ops, kind, Some(editing), typed, errors).await;
+    }
+    let saved = match kind {
+        Kind::Invoice => {
+            let input = InvoicePatchInput {
+                line_items: Some(Some(line_items)),
+                customer_id: customer_id.map(Some),
+                currency: text(&typed.currency).map(Some),
+                due_date: text(&typed.date).map(Some),
+                notes: Some(text(&typed.notes)),
+                ..InvoicePatchInput::default()
+            };
+            match input.parse() {
+                Ok(patch) => ops
+                    .update_invoice(Id::parse(raw_id), patch)
+                    .await
+                    .map(|_| ()),
+                Err(v) => Err(ApiError::from(v)),
+            }
+        }
+        Kind::Quotation => {
+            let input = QuotationPatchInput {
+                line_items: Some(Some(line_items)),
+                customer_id: customer_id.map(Some),
+                currency: text(&typed.currency).map(Some),
+                valid_until: text(&typed.date).map(Some),
+                notes: Some(text(&typed.notes)),
+                ..QuotationPatchInput::default()
+            };
+            ops.update_quotation(Id::parse(raw_id), input)
+                .await
+                .map(|_| ())
+        }
+    };
+    match saved {
+        Ok(()) => Ok(see_other(&format!("{}/{id}?done=saved", kind.base()))),
+        Err(e) if is_field_mistake(&e) => {
+            show(
+                state,
+                req,
+                &me,
+                &ops,
+                kind,
+                Some(editing),
+                typed,
+                errors_of(&e),
+            )
+            .await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_apis_fields_point_at_the_forms() {
+        assert_eq!(
+            field_of("line_items[2].unit_price_cents"),
+            "lines-2-unit_price"
+        );
+        assert_eq!(field_of("line_items[0].description"), "lines-0-description");
+        assert_eq!(field_of("customer.email"), "new_email");
+        assert_eq!(field_of("due_date"), "date");
+        assert_eq!(field_of("valid_until"), "date");
+    }
+}

@@ -1,0 +1,372 @@
+//! Products (SPEC §21): the catalogue's list (active or archived), the form to create or change
+//! one, and archiving or deleting as the API allows.
+
+use super::chrome::{Chrome, Nav};
+use super::form::{field_errors, is_field_mistake, price_minor, query_value, without_blanks, Form};
+use super::invoices::{tabs, Tab};
+use super::session::{check_post, visitor, Visitor};
+use super::views::{money, Pager};
+use super::{page, respond, see_other, Answer};
+use crate::error::ApiError;
+use crate::path_id::Id;
+use crate::routes::pages::FormBody;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::money::Money;
+use invoicing_domain::payment_amount::MajorAmount;
+use invoicing_domain::product::{Product, ProductId, ProductInput, ProductPatchInput};
+use serde_json::Value;
+use std::collections::HashMap;
+
+pub(crate) struct Row {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub price: String,
+    pub tax_rate: String,
+    pub active: bool,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/products.html")]
+struct ListPage {
+    c: Chrome,
+    tabs: Vec<Tab>,
+    rows: Vec<Row>,
+    pager: Pager,
+}
+
+/// The products, the newest first; `active=true|false` as the API's filter.
+#[utoipa::path(get, path = "/dashboard/products", tag = "dashboard", operation_id = "dashboard_products",
+    params(
+        ("active" = Option<String>, Query, description = "true (on sale) or false (archived)"),
+        ("page" = Option<String>, Query, description = "Page number"),
+    ),
+    responses(
+        (status = 200, description = "The list", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
+        (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
+    ))]
+pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let query = without_blanks(req.query_string());
+        let found = me.ops(&state).list_products(&query).await?;
+        let c = Chrome::new(&me, &req, Nav::Products, String::new());
+        let t = c.t;
+        let active = query_value(&query, "active");
+        let choices = [
+            ("true", t.text("dash.product.active")),
+            ("false", t.text("dash.product.archived")),
+        ];
+        page(
+            StatusCode::OK,
+            ListPage {
+                tabs: tabs(
+                    "/dashboard/products",
+                    &query,
+                    "active",
+                    &active,
+                    choices.into_iter(),
+                    t.text("dash.tab.all"),
+                ),
+                rows: found
+                    .data
+                    .iter()
+                    .map(|p| Row {
+                        id: p.id.0,
+                        name: p.name.clone(),
+                        description: p.description.clone().unwrap_or_default(),
+                        price: money(t, p.unit_price_cents, p.currency),
+                        tax_rate: t.percent(p.tax_rate),
+                        active: p.active,
+                    })
+                    .collect(),
+                pager: Pager::new(t, "/dashboard/products", &query, &found),
+                c: Chrome {
+                    title: t.text("dash.nav.products").to_string(),
+                    ..c
+                },
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}
+
+#[derive(Default)]
+struct Fields {
+    name: String,
+    description: String,
+    price: String,
+    currency: String,
+    tax_rate: String,
+    active: bool,
+}
+
+impl Fields {
+    fn of(p: &Product) -> Fields {
+        Fields {
+            name: p.name.clone(),
+            description: p.description.clone().unwrap_or_default(),
+            price: Money::new(p.unit_price_cents)
+                .map(|m| MajorAmount::format(m, p.currency))
+                .unwrap_or_default(),
+            currency: p.currency.code().to_string(),
+            tax_rate: p.tax_rate.to_string(),
+            active: p.active,
+        }
+    }
+
+    fn read(form: &Form) -> Fields {
+        Fields {
+            name: form.raw("name"),
+            description: form.raw("description"),
+            price: form.raw("price"),
+            currency: form.raw("currency").trim().to_uppercase(),
+            tax_rate: form.raw("tax_rate"),
+            active: form.checked("active"),
+        }
+    }
+
+    /// The price in minor units of the currency typed; a mistake is the price field's.
+    fn price_cents(&self) -> Result<Option<i64>, ApiError> {
+        let Some(price) = text(&self.price) else {
+            return Ok(None);
+        };
+        let Ok(currency) = Currency::parse(&self.currency) else {
+            return Ok(None); // the currency's own refusal names the field
+        };
+        price_minor(&price, currency)
+            .map(Some)
+            .map_err(|m| ApiError::invalid_parameter("price", m))
+    }
+}
+
+fn text(s: &str) -> Option<String> {
+    Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/product_form.html")]
+struct FormPage {
+    c: Chrome,
+    editing: Option<i64>,
+    f: Fields,
+    errors: HashMap<String, String>,
+}
+
+impl FormPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+}
+
+fn field_of(param: &str) -> String {
+    match param {
+        "unit_price_cents" => "price".into(),
+        other => other.into(),
+    }
+}
+
+fn show(
+    me: &Visitor,
+    req: &HttpRequest,
+    editing: Option<i64>,
+    f: Fields,
+    errors: HashMap<String, String>,
+) -> Answer {
+    let t = super::locale_of(req);
+    let title = if editing.is_some() {
+        f.name.clone()
+    } else {
+        t.text("dash.product.new").to_string()
+    };
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    page(
+        status,
+        FormPage {
+            c: Chrome::new(me, req, Nav::Products, title),
+            editing,
+            f,
+            errors,
+        },
+    )
+}
+
+/// The form for a new product.
+#[utoipa::path(get, path = "/dashboard/products/new", tag = "dashboard", operation_id = "dashboard_product_new",
+    responses(
+        (status = 200, description = "The form", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
+        (status = 403, description = "A role that may not create products", content_type = "text/html", body = String),
+    ))]
+pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let ops = me.ops(&state);
+        ops.caller().require(ApiResource::Products, Access::Write)?;
+        let f = Fields {
+            currency: ops.default_currency().await?.code().to_string(),
+            active: true,
+            ..Fields::default()
+        };
+        show(&me, &req, None, f, HashMap::new())
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Creates the product.
+#[utoipa::path(post, path = "/dashboard/products/new", tag = "dashboard", operation_id = "dashboard_product_create",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf`, `name`, `description`, `price` (in the currency, e.g. 12.50), `currency`, `tax_rate`, `active`"),
+    responses(
+        (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not create products", content_type = "text/html", body = String),
+        (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
+    ))]
+pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let f = Fields::read(&form);
+        let saved = match f.price_cents() {
+            Ok(cents) => {
+                let input = ProductInput {
+                    name: text(&f.name),
+                    description: text(&f.description),
+                    unit_price_cents: cents,
+                    currency: text(&f.currency),
+                    tax_rate: text(&f.tax_rate).map(Value::String),
+                    active: Some(f.active),
+                    metadata: None,
+                };
+                me.ops(&state).create_product(input).await.map(|_| ())
+            }
+            Err(e) => Err(e),
+        };
+        match saved {
+            Ok(()) => Ok(see_other("/dashboard/products?done=created")),
+            Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// The form to change a product.
+#[utoipa::path(get, path = "/dashboard/products/{id}", tag = "dashboard", operation_id = "dashboard_product",
+    params(("id" = String, Path, description = "The product's id")),
+    responses(
+        (status = 200, description = "The product's form", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
+        (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn edit_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<ProductId>,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let product = me.ops(&state).product(id).await?;
+        show(
+            &me,
+            &req,
+            Some(product.id.0),
+            Fields::of(&product),
+            HashMap::new(),
+        )
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Saves the product's changes, as `PATCH` does (unticking "on sale" archives it).
+#[utoipa::path(post, path = "/dashboard/products/{id}", tag = "dashboard", operation_id = "dashboard_product_save",
+    params(("id" = String, Path, description = "The product's id")),
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "The fields of the new-product form"),
+    responses(
+        (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change products", content_type = "text/html", body = String),
+        (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
+        (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
+    ))]
+pub async fn save(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<ProductId>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let f = Fields::read(&form);
+        let saved = match f.price_cents() {
+            Ok(cents) => {
+                let input = ProductPatchInput {
+                    name: Some(text(&f.name)),
+                    description: Some(text(&f.description)),
+                    unit_price_cents: Some(cents),
+                    currency: Some(text(&f.currency)),
+                    tax_rate: Some(text(&f.tax_rate).map(Value::String)),
+                    active: Some(Some(f.active)),
+                    metadata: None,
+                };
+                me.ops(&state).update_product(id, input).await.map(|_| ())
+            }
+            Err(e) => Err(e),
+        };
+        match saved {
+            Ok(()) => Ok(see_other("/dashboard/products?done=saved")),
+            Err(e) if is_field_mistake(&e) => show(
+                &me,
+                &req,
+                id.get().ok().map(|p| p.0),
+                f,
+                field_errors(&e, field_of),
+            ),
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Deletes a product no document names (the API refuses otherwise: archive it instead).
+#[utoipa::path(post, path = "/dashboard/products/{id}/delete", tag = "dashboard", operation_id = "dashboard_product_delete",
+    params(("id" = String, Path, description = "The product's id")),
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
+    responses(
+        (status = 303, description = "Deleted: to the products", headers(("Location" = String, description = "The products"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not delete products", content_type = "text/html", body = String),
+        (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
+        (status = 409, description = "Documents name the product", content_type = "text/html", body = String),
+    ))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<ProductId>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        check_post(&me, &req, &Form::read(&req, &body)?)?;
+        me.ops(&state).delete_product(id).await?;
+        Ok(see_other("/dashboard/products?done=deleted"))
+    }
+    .await;
+    respond(&req, answer)
+}
