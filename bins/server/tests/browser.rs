@@ -1,6 +1,8 @@
 //! Headless Chromium against the running binary: what a customer sees on a payment link.
 
 mod common;
+#[path = "browser/dashboard.rs"]
+mod dashboard;
 
 use common::webdriver::{available, Browser};
 use common::*;

@@ -92,6 +92,15 @@ impl Server {
         })
     }
 
+    /// The one-time set-password link printed at the first start, at this server's address.
+    pub fn printed_link(&self) -> Option<String> {
+        self.printed.iter().find_map(|l| {
+            let link = l.trim().strip_prefix(PUBLIC_URL)?;
+            link.starts_with("/dashboard/set-password?token=")
+                .then(|| format!("{}{link}", self.https))
+        })
+    }
+
     pub fn stop(mut self) -> std::process::ExitStatus {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill")

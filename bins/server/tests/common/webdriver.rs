@@ -232,6 +232,35 @@ impl Browser {
         )
     }
 
+    /// Runs `script` asynchronously: it calls `arguments[0]` (the callback) with its value.
+    pub fn execute_async(&self, script: &str) -> Value {
+        self.send(
+            "POST",
+            &self.session_path("/execute/async"),
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// Types `keys` into whatever has the focus (WebDriver key codes: `\u{E004}` is Tab,
+    /// `\u{E007}` Enter), as a person at the keyboard would.
+    pub fn press(&self, keys: &str) {
+        let active = self.send("GET", &self.session_path("/element/active"), None);
+        let id = active[ELEMENT].as_str().expect("a focused element").to_string();
+        self.send(
+            "POST",
+            &self.session_path(&format!("/element/{id}/value")),
+            Some(json!({ "text": keys })),
+        );
+    }
+
+    /// The current page's address.
+    pub fn url(&self) -> String {
+        self.send("GET", &self.session_path("/url"), None)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     pub fn screenshot(&self, path: &std::path::Path) {
         use base64::Engine;
         let png = self.send("GET", &self.session_path("/screenshot"), None);

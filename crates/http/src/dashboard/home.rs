@@ -18,6 +18,7 @@ pub(crate) struct Figure {
     pub open_label: String,
     pub overdue: String,
     pub overdue_label: String,
+    pub has_overdue: bool,
 }
 
 pub(crate) struct PendingPayment {
@@ -72,6 +73,7 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                 currency: o.currency.code(),
                 outstanding: money(t, o.outstanding_cents, o.currency),
                 open_label: t.fill("dash.home.open_count", &[("n", &o.open_count.to_string())]),
+                has_overdue: o.overdue_count > 0,
                 overdue: money(t, o.overdue_cents, o.currency),
                 overdue_label: t.fill(
                     "dash.home.overdue_count",

@@ -1,0 +1,242 @@
+//! The merchant dashboard in headless Chromium against the binary (SPEC §21): the first owner
+//! sets a password from the printed link, signs in from the keyboard, creates a customer and an
+//! invoice with two lines, sends it; the customer reports a transfer on the public page; the
+//! owner verifies it from the home screen and the invoice is paid. The same on a 360 px phone,
+//! with nothing scrolling sideways; axe-core finds no WCAG 2.2 A/AA violation on any screen.
+
+use crate::common::webdriver::{available, Browser};
+use crate::common::*;
+use serde_json::json;
+
+const PASSWORD: &str = "a long and quiet harbour";
+const TAB: &str = "\u{E004}";
+const ENTER: &str = "\u{E007}";
+
+/// axe-core's source, installed by scripts/test (AXE_JS); under CI it must be there.
+fn axe_source() -> Option<String> {
+    let path = std::env::var("AXE_JS").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/axe/node_modules/axe-core/axe.min.js")
+            .to_string()
+    });
+    match std::fs::read_to_string(&path) {
+        Ok(source) => Some(source),
+        Err(_) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "axe-core is required under CI (scripts/test installs it): {path}"
+            );
+            eprintln!("skipping the accessibility checks: no axe-core at {path}");
+            None
+        }
+    }
+}
+
+/// Runs axe-core on the page: no violation of WCAG 2.x A or AA (2.2 included) is allowed.
+fn assert_accessible(browser: &Browser, axe: Option<&str>, what: &str) {
+    let Some(axe) = axe else { return };
+    browser.execute(&format!("{axe}\n;return true;"));
+    let found = browser.execute_async(
+        "const done = arguments[0];
+         axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})
+           .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))
+           .catch(e => done([{id: 'axe-error', help: String(e)}]));",
+    );
+    assert_eq!(found, json!([]), "{what}: accessibility violations");
+}
+
+/// Nothing scrolls sideways.
+fn assert_fits(browser: &Browser, what: &str) {
+    let widths = browser.execute(
+        "return [document.documentElement.scrollWidth, window.innerWidth];",
+    );
+    let (scroll, inner) = (widths[0].as_f64().unwrap(), widths[1].as_f64().unwrap());
+    assert!(scroll <= inner, "{what}: {scroll} px of content in a {inner} px window");
+}
+
+/// The status badge of the document shown.
+fn status_of(browser: &Browser) -> String {
+    browser
+        .execute("return document.querySelector('h1 .status').className;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn check(browser: &Browser, axe: Option<&str>, what: &str) {
+    assert_fits(browser, what);
+    assert_accessible(browser, axe, what);
+}
+
+/// The whole day, at one window size; `dir` keeps the screenshots.
+fn a_day_of_billing(width: u32, height: u32, name: &str) {
+    if !available() {
+        return;
+    }
+    let axe_js = axe_source();
+    let axe = axe_js.as_deref();
+    let dir = data_dir(name);
+    let server = start(&dir);
+    let link = server.printed_link().expect("the first start prints a set-password link");
+    let browser = Browser::start_sized(width, height);
+    let shot = |file: &str| browser.screenshot(&dir.join(format!("{file}.png")));
+    // Chromium's phone emulation misplaces WebDriver's pointer after a scroll, so on a phone
+    // the button is activated as a tap would: the element's own click.
+    let click = |css: &str| {
+        if width < 500 {
+            let script = format!("document.querySelector({css:?}).click(); return true;");
+            browser.execute(&script);
+        } else {
+            browser.click(css);
+        }
+    };
+
+    // The printed link: choose a password.
+    browser.goto(&link);
+    browser.wait_for("#password");
+    check(&browser, axe, "set password");
+    browser.fill("#password", PASSWORD);
+    browser.fill("#confirm", PASSWORD);
+    click("button.primary");
+    browser.wait_for("#email");
+    check(&browser, axe, "sign in");
+    shot("login");
+
+    // Sign in from the keyboard alone.
+    browser.execute("document.getElementById('email').focus(); return true;");
+    browser.press(&format!("admin@localhost{TAB}{PASSWORD}{ENTER}"));
+    browser.wait_for("main h1");
+    assert!(browser.url().ends_with("/dashboard"), "{}", browser.url());
+    assert!(!browser.texts(".test-banner").is_empty(), "a new session shows test data");
+    check(&browser, axe, "home");
+
+    // A customer.
+    browser.goto(&format!("{}/dashboard/customers/new", server.https));
+    browser.wait_for("#name");
+    check(&browser, axe, "new customer");
+    browser.fill("#name", "Katherine Johnson");
+    browser.fill("#email", "katherine@example.com");
+    browser.fill("#city", "Hampton");
+    click("form button.primary");
+    browser.wait_for("a[href^='/dashboard/invoices/new?customer_id=']");
+    check(&browser, axe, "customer");
+
+    // An invoice with two lines (the second added without JavaScript), sent.
+    click("a[href^='/dashboard/invoices/new?customer_id=']");
+    browser.wait_for("#lines-0-description");
+    check(&browser, axe, "new invoice");
+    browser.fill("#lines-0-description", "Orbital calculations");
+    browser.clear("#lines-0-quantity");
+    browser.fill("#lines-0-quantity", "3");
+    browser.fill("#lines-0-unit_price", "120.00");
+    browser.fill("#lines-0-tax_rate", "20");
+    click("button[value='add_line']");
+    browser.wait_for("#lines-1-description");
+    assert_eq!(
+        browser.execute("return document.getElementById('lines-0-unit_price').value;"),
+        "120.00",
+        "typed values are kept"
+    );
+    browser.fill("#lines-1-description", "Travel");
+    browser.fill("#lines-1-unit_price", "55.5");
+    shot("new-invoice");
+    click("button[value='save_send']");
+    browser.wait_for("#payment-link");
+    assert_eq!(status_of(&browser), "status status-sent");
+    check(&browser, axe, "invoice");
+    shot("invoice");
+    let invoice_page = browser.url();
+    let public = browser.text("#payment-link");
+    let public = public.replace(PUBLIC_URL, &server.https);
+
+    // The customer reports the transfer on the public page.
+    browser.goto(&public);
+    browser.wait_for("#amount");
+    browser.clear("#amount");
+    browser.fill("#amount", "487,50");
+    browser.fill("#reference", "NASA-1962");
+    click("#report-button");
+    browser.wait_for("#confirmation");
+
+    // The owner verifies it from the home screen.
+    browser.goto(&format!("{}/dashboard", server.https));
+    browser.wait_for("form[action$='/verify'] button");
+    assert!(browser.text("#to-verify ~ table, section[aria-labelledby='to-verify']").contains("NASA-1962"));
+    check(&browser, axe, "home with a payment to verify");
+    shot("home");
+    click("form[action$='/verify'] button");
+    browser.wait_for(".notice");
+    browser.goto(&invoice_page);
+    browser.wait_for(".status");
+    assert_eq!(status_of(&browser), "status status-paid");
+
+    // Every other screen, with data on it.
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let api = format!("{}/api/v1", server.https);
+    let (_, customers, _) = call(&a, "GET", &format!("{api}/customers"), Some(&key), None);
+    let customer = customers["data"][0]["id"].as_i64().unwrap();
+    let (_, product, _) = call(&a, "POST", &format!("{api}/products"), Some(&key),
+        Some(json!({"name": "Consulting day", "unit_price_cents": 90000, "currency": "EUR", "tax_rate": "20"})));
+    let (_, quote, _) = call(&a, "POST", &format!("{api}/quotations"), Some(&key),
+        Some(json!({"customer_id": customer, "line_items": [{"product_id": product["id"], "quantity": 2}]})));
+    call(&a, "POST", &format!("{api}/quotations/{}/send", quote["id"]), Some(&key), None);
+    let (_, schedule, _) = call(&a, "POST", &format!("{api}/recurring_invoices"), Some(&key),
+        Some(json!({"customer_id": customer, "interval": "month", "start_date": "2099-01-01",
+            "line_items": [{"description": "Support", "quantity": 1, "unit_price_cents": 5000}]})));
+    let invoice = invoice_page.rsplit('/').next().unwrap().to_string();
+    let (_, credit, _) = call(&a, "POST", &format!("{api}/invoices/{invoice}/credit_notes"), Some(&key),
+        Some(json!({"amount_cents": 1000, "reason": "order_change"})));
+    for path in [
+        "/dashboard/invoices".to_string(),
+        "/dashboard/invoices?status=paid".into(),
+        "/dashboard/quotations".into(),
+        format!("/dashboard/quotations/{}", quote["id"]),
+        "/dashboard/quotations/new".into(),
+        "/dashboard/customers".into(),
+        format!("/dashboard/customers/{customer}/edit"),
+        "/dashboard/payments".into(),
+        "/dashboard/products".into(),
+        format!("/dashboard/products/{}", product["id"]),
+        "/dashboard/products/new".into(),
+        "/dashboard/credit-notes".into(),
+        format!("/dashboard/credit-notes/{}", credit["id"]),
+        "/dashboard/recurring".into(),
+        format!("/dashboard/recurring/{}", schedule["id"]),
+        "/dashboard/invoices/999999".into(),
+    ] {
+        browser.goto(&format!("{}{path}", server.https));
+        browser.wait_for("main h1");
+        check(&browser, axe, &path);
+    }
+    shot("recurring");
+
+    // The keyboard reaches the new-invoice form's fields and saves it with Enter.
+    browser.goto(&format!("{}/dashboard/invoices/new?customer_id={customer}", server.https));
+    browser.wait_for("#lines-0-description");
+    browser.execute("document.getElementById('lines-0-description').focus(); return true;");
+    browser.press(&format!("Keyboard work{TAB}"));
+    let focused = browser.execute("return document.activeElement.id;");
+    assert_eq!(focused, "lines-0-product", "Tab moves to the next field");
+    browser.execute("document.getElementById('lines-0-unit_price').focus(); return true;");
+    browser.press(&format!("10{ENTER}"));
+    browser.wait_for(".notice");
+    assert_eq!(status_of(&browser), "status status-draft", "Enter saves a draft");
+
+    drop(browser);
+    assert!(server.stop().success());
+    // KEEP_SCREENSHOTS=1 keeps the pictures (and the data) to look at.
+    if std::env::var_os("KEEP_SCREENSHOTS").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn a_merchant_gets_paid_through_the_dashboard() {
+    a_day_of_billing(1280, 900, "dashboard-desktop");
+}
+
+#[test]
+fn a_merchant_gets_paid_through_the_dashboard_on_a_phone() {
+    a_day_of_billing(360, 740, "dashboard-phone");
+}
