@@ -15,8 +15,11 @@ const ENTER: &str = "\u{E007}";
 /// axe-core's source, installed by scripts/test (AXE_JS); under CI it must be there.
 fn axe_source() -> Option<String> {
     let path = std::env::var("AXE_JS").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/axe/node_modules/axe-core/axe.min.js")
-            .to_string()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../target/axe/node_modules/axe-core/axe.min.js"
+        )
+        .to_string()
     });
     match std::fs::read_to_string(&path) {
         Ok(source) => Some(source),
@@ -47,11 +50,13 @@ fn assert_accessible(browser: &Browser, axe: Option<&str>, what: &str) {
 
 /// Nothing scrolls sideways.
 fn assert_fits(browser: &Browser, what: &str) {
-    let widths = browser.execute(
-        "return [document.documentElement.scrollWidth, window.innerWidth];",
-    );
+    let widths =
+        browser.execute("return [document.documentElement.scrollWidth, window.innerWidth];");
     let (scroll, inner) = (widths[0].as_f64().unwrap(), widths[1].as_f64().unwrap());
-    assert!(scroll <= inner, "{what}: {scroll} px of content in a {inner} px window");
+    assert!(
+        scroll <= inner,
+        "{what}: {scroll} px of content in a {inner} px window"
+    );
 }
 
 /// The status badge of the document shown.
@@ -77,7 +82,9 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     let axe = axe_js.as_deref();
     let dir = data_dir(name);
     let server = start(&dir);
-    let link = server.printed_link().expect("the first start prints a set-password link");
+    let link = server
+        .printed_link()
+        .expect("the first start prints a set-password link");
     let browser = Browser::start_sized(width, height);
     let shot = |file: &str| browser.screenshot(&dir.join(format!("{file}.png")));
     // Chromium's phone emulation misplaces WebDriver's pointer after a scroll, so on a phone
@@ -107,7 +114,10 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     browser.press(&format!("admin@localhost{TAB}{PASSWORD}{ENTER}"));
     browser.wait_for("main h1");
     assert!(browser.url().ends_with("/dashboard"), "{}", browser.url());
-    assert!(!browser.texts(".test-banner").is_empty(), "a new session shows test data");
+    assert!(
+        !browser.texts(".test-banner").is_empty(),
+        "a new session shows test data"
+    );
     check(&browser, axe, "home");
 
     // A customer.
@@ -161,7 +171,9 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     // The owner verifies it from the home screen.
     browser.goto(&format!("{}/dashboard", server.https));
     browser.wait_for("form[action$='/verify'] button");
-    assert!(browser.text("#to-verify ~ table, section[aria-labelledby='to-verify']").contains("NASA-1962"));
+    assert!(browser
+        .text("#to-verify ~ table, section[aria-labelledby='to-verify']")
+        .contains("NASA-1962"));
     check(&browser, axe, "home with a payment to verify");
     shot("home");
     click("form[action$='/verify'] button");
@@ -176,17 +188,49 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     let api = format!("{}/api/v1", server.https);
     let (_, customers, _) = call(&a, "GET", &format!("{api}/customers"), Some(&key), None);
     let customer = customers["data"][0]["id"].as_i64().unwrap();
-    let (_, product, _) = call(&a, "POST", &format!("{api}/products"), Some(&key),
-        Some(json!({"name": "Consulting day", "unit_price_cents": 90000, "currency": "EUR", "tax_rate": "20"})));
-    let (_, quote, _) = call(&a, "POST", &format!("{api}/quotations"), Some(&key),
-        Some(json!({"customer_id": customer, "line_items": [{"product_id": product["id"], "quantity": 2}]})));
-    call(&a, "POST", &format!("{api}/quotations/{}/send", quote["id"]), Some(&key), None);
-    let (_, schedule, _) = call(&a, "POST", &format!("{api}/recurring_invoices"), Some(&key),
-        Some(json!({"customer_id": customer, "interval": "month", "start_date": "2099-01-01",
-            "line_items": [{"description": "Support", "quantity": 1, "unit_price_cents": 5000}]})));
+    let (_, product, _) = call(
+        &a,
+        "POST",
+        &format!("{api}/products"),
+        Some(&key),
+        Some(
+            json!({"name": "Consulting day", "unit_price_cents": 90000, "currency": "EUR", "tax_rate": "20"}),
+        ),
+    );
+    let (_, quote, _) = call(
+        &a,
+        "POST",
+        &format!("{api}/quotations"),
+        Some(&key),
+        Some(
+            json!({"customer_id": customer, "line_items": [{"product_id": product["id"], "quantity": 2}]}),
+        ),
+    );
+    call(
+        &a,
+        "POST",
+        &format!("{api}/quotations/{}/send", quote["id"]),
+        Some(&key),
+        None,
+    );
+    let (_, schedule, _) = call(
+        &a,
+        "POST",
+        &format!("{api}/recurring_invoices"),
+        Some(&key),
+        Some(
+            json!({"customer_id": customer, "interval": "month", "start_date": "2099-01-01",
+            "line_items": [{"description": "Support", "quantity": 1, "unit_price_cents": 5000}]}),
+        ),
+    );
     let invoice = invoice_page.rsplit('/').next().unwrap().to_string();
-    let (_, credit, _) = call(&a, "POST", &format!("{api}/invoices/{invoice}/credit_notes"), Some(&key),
-        Some(json!({"amount_cents": 1000, "reason": "order_change"})));
+    let (_, credit, _) = call(
+        &a,
+        "POST",
+        &format!("{api}/invoices/{invoice}/credit_notes"),
+        Some(&key),
+        Some(json!({"amount_cents": 1000, "reason": "order_change"})),
+    );
     for path in [
         "/dashboard/invoices".to_string(),
         "/dashboard/invoices?status=paid".into(),
@@ -212,7 +256,10 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     shot("recurring");
 
     // The keyboard reaches the new-invoice form's fields and saves it with Enter.
-    browser.goto(&format!("{}/dashboard/invoices/new?customer_id={customer}", server.https));
+    browser.goto(&format!(
+        "{}/dashboard/invoices/new?customer_id={customer}",
+        server.https
+    ));
     browser.wait_for("#lines-0-description");
     browser.execute("document.getElementById('lines-0-description').focus(); return true;");
     browser.press(&format!("Keyboard work{TAB}"));
@@ -221,7 +268,11 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     browser.execute("document.getElementById('lines-0-unit_price').focus(); return true;");
     browser.press(&format!("10{ENTER}"));
     browser.wait_for(".notice");
-    assert_eq!(status_of(&browser), "status status-draft", "Enter saves a draft");
+    assert_eq!(
+        status_of(&browser),
+        "status status-draft",
+        "Enter saves a draft"
+    );
 
     drop(browser);
     assert!(server.stop().success());

@@ -245,7 +245,10 @@ impl Browser {
     /// `\u{E007}` Enter), as a person at the keyboard would.
     pub fn press(&self, keys: &str) {
         let active = self.send("GET", &self.session_path("/element/active"), None);
-        let id = active[ELEMENT].as_str().expect("a focused element").to_string();
+        let id = active[ELEMENT]
+            .as_str()
+            .expect("a focused element")
+            .to_string();
         self.send(
             "POST",
             &self.session_path(&format!("/element/{id}/value")),

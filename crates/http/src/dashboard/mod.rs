@@ -38,16 +38,17 @@ pub struct DashboardForm;
 
 impl utoipa::PartialSchema for DashboardForm {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        use crate::routes::pages::{form_text, MAX_FORM_BYTES};
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder};
         ObjectBuilder::new()
             .description(Some("An HTML form's fields, as a browser posts them"))
             .property(
                 "csrf",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .description(Some("The session's CSRF token, from the page's form")),
+                form_text(43, "The session's CSRF token, from the page's form; the sign-in and set-password forms have none"),
             )
-            .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+            .additional_properties(Some(AdditionalProperties::RefOr(
+                form_text(MAX_FORM_BYTES, "A field of the page's form").into(),
+            )))
             .into()
     }
 }

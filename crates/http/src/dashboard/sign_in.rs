@@ -33,6 +33,8 @@ struct LoginPage {
     email: String,
     next: String,
     problem: Option<&'static str>,
+    /// After a password was set from a link: say so.
+    password_set: bool,
 }
 
 /// Where a sign-in may return to: a dashboard path on this site, never elsewhere.
@@ -67,6 +69,7 @@ pub async fn login_page(req: HttpRequest) -> HttpResponse {
                 email: String::new(),
                 next: safe_next(Some(&next)),
                 problem: None,
+                password_set: super::form::query_value(req.query_string(), "done") == "password",
             },
         ),
     )
@@ -104,6 +107,7 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
                 email: typed.trim().to_string(),
                 next: next.clone(),
                 problem: Some(problem),
+                password_set: false,
             },
         )
     };

@@ -136,6 +136,27 @@ fn unwrap_optional_body(op: &mut Operation) {
     }
 }
 
+/// The dashboard answers its refusals as pages (SPEC §21), whatever the status. The JSON body
+/// stays declared beside the page where the layers before the handler answer too (the body
+/// reader, a path no route serves, a panic); too large and too slow bodies are only JSON.
+fn dashboard_pages(op: &mut Operation) {
+    for (status, response) in op.responses.responses.iter_mut() {
+        if !(status.starts_with('4') || status.starts_with('5'))
+            || status == "408"
+            || status == "413"
+        {
+            continue;
+        }
+        if let RefOr::T(r) = response {
+            r.content.entry("text/html".to_string()).or_insert_with(|| {
+                ContentBuilder::new()
+                    .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+                    .build()
+            });
+        }
+    }
+}
+
 fn is_form(op: &Operation) -> bool {
     op.request_body
         .as_ref()
@@ -260,6 +281,9 @@ impl Modify for CommonAnswers {
                     "500",
                     "Internal error (`internal_error`); nothing internal is disclosed",
                 );
+                if path.starts_with("/dashboard") {
+                    dashboard_pages(op);
+                }
             }
         }
     }

@@ -250,6 +250,20 @@ async fn pages_need_a_live_session(h: Harness) {
     let page = send_raw(&app, s.get("/dashboard/invoices")).await;
     assert_eq!(page.status, 200);
     assert_eq!(page.header("cache-control"), "no-store");
+    // A bad or unknown id is a page saying so, in HTML, whatever the screen.
+    for path in [
+        "/dashboard/invoices/abc",
+        "/dashboard/customers/0",
+        "/dashboard/quotations/99999",
+        "/dashboard/products/-1",
+        "/dashboard/credit-notes/1.5",
+        "/dashboard/recurring/9223372036854775808",
+    ] {
+        let r = send_raw(&app, s.get(path)).await;
+        assert_eq!(r.status, 404, "{path}");
+        assert!(r.header("content-type").starts_with("text/html"), "{path}");
+        assert_eq!(r.header("cache-control"), "no-store");
+    }
     // Sign out: the same cookie no longer works.
     let r = send_raw(&app, s.post("/dashboard/logout", &[])).await;
     assert_eq!(r.status, 303);
