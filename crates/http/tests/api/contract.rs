@@ -438,7 +438,7 @@ async fn openapi_lists_exactly_the_served_routes() {
             // A dashboard form only answers 422 where it shows itself again with its refusals.
             let fields = if path.starts_with("/dashboard") { 3 } else { 4 };
             for code in &["400", "413", "415", "422"][..fields] {
-                assert!(codes.contains(&code), "{method} {path} lacks {code}");
+                assert!(codes.contains(code), "{method} {path} lacks {code}");
             }
         }
         // Routes that take no body still refuse one that is not JSON or not empty.
