@@ -27,6 +27,9 @@ use invoicing_domain::money::Money;
 use invoicing_domain::payment_amount::MajorAmount;
 use invoicing_domain::quotation::{Quotation, QuotationId, QuotationInput, QuotationPatchInput};
 use invoicing_domain::quotation_status::QuotationStatus;
+use invoicing_domain::recurring::{
+    RecurringId, RecurringInput, RecurringInvoice, RecurringPatchInput, RecurringStatus,
+};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -39,6 +42,8 @@ const TERMS: &[&str] = &["due_on_receipt", "net_7", "net_14", "net_30", "net_60"
 pub(crate) enum Kind {
     Invoice,
     Quotation,
+    /// A recurring invoice's schedule (SPEC §20): its lines, cadence and terms.
+    Recurring,
 }
 
 impl Kind {
@@ -47,6 +52,7 @@ impl Kind {
         match self {
             Kind::Invoice => "/dashboard/invoices",
             Kind::Quotation => "/dashboard/quotations",
+            Kind::Recurring => "/dashboard/recurring",
         }
     }
 
@@ -54,6 +60,7 @@ impl Kind {
         match self {
             Kind::Invoice => Nav::Invoices,
             Kind::Quotation => Nav::Quotations,
+            Kind::Recurring => Nav::Recurring,
         }
     }
 
@@ -61,6 +68,7 @@ impl Kind {
         match self {
             Kind::Invoice => ApiResource::Invoices,
             Kind::Quotation => ApiResource::Quotations,
+            Kind::Recurring => ApiResource::RecurringInvoices,
         }
     }
 
@@ -68,11 +76,25 @@ impl Kind {
         match self {
             Kind::Invoice => "dash.invoice.new",
             Kind::Quotation => "dash.quotation.new",
+            Kind::Recurring => "dash.recurring.new",
         }
     }
 
     pub fn is_invoice(&self) -> bool {
         *self == Kind::Invoice
+    }
+
+    pub fn is_recurring(&self) -> bool {
+        *self == Kind::Recurring
+    }
+
+    /// Whether the form offers payment terms: a new invoice, and a schedule (new or changed).
+    fn has_terms(self, editing: bool) -> bool {
+        match self {
+            Kind::Invoice => !editing,
+            Kind::Quotation => false,
+            Kind::Recurring => true,
+        }
     }
 }
 
@@ -96,6 +118,7 @@ struct FormPage {
     products: Vec<(i64, String)>,
     typed: Typed,
     terms: Vec<(&'static str, &'static str)>,
+    intervals: Vec<(&'static str, &'static str)>,
     errors: HashMap<String, String>,
     mail: bool,
 }
@@ -108,6 +131,15 @@ impl FormPage {
 
     fn line_err(&self, index: &usize, name: &str) -> Option<&str> {
         self.err(&format!("lines-{index}-{name}"))
+    }
+
+    fn shows_terms(&self) -> bool {
+        self.kind.has_terms(self.editing.is_some())
+    }
+
+    /// A schedule's customer and currency are fixed once it exists (the API's rule).
+    fn shows_customer(&self) -> bool {
+        !(self.kind.is_recurring() && self.editing.is_some())
     }
 
     fn action(&self) -> String {
@@ -125,10 +157,17 @@ pub(crate) struct Typed {
     pub new_email: String,
     pub currency: String,
     pub payment_terms: String,
-    /// The due date of an invoice, the validity date of a quotation.
+    /// The due date of an invoice, the validity date of a quotation, a schedule's first day.
     pub date: String,
     pub notes: String,
     pub lines: Vec<LineField>,
+    /// A schedule's cadence (`week`, `month`, `year`, every `interval_count`), last day, and
+    /// whether its invoices are sent and emailed by themselves.
+    pub interval: String,
+    pub interval_count: String,
+    pub end_date: String,
+    pub auto_send: bool,
+    pub email: bool,
 }
 
 impl Typed {
@@ -142,6 +181,28 @@ impl Typed {
             date: String::new(),
             notes: String::new(),
             lines: vec![blank_line(0)],
+            interval: "month".into(),
+            interval_count: "1".into(),
+            end_date: String::new(),
+            auto_send: false,
+            email: false,
+        }
+    }
+
+    fn of_recurring(r: &RecurringInvoice) -> Typed {
+        Typed {
+            customer_id: r.customer_id.0.to_string(),
+            currency: r.currency.code().to_string(),
+            payment_terms: r.payment_terms.clone(),
+            date: r.start_date.to_string(),
+            notes: r.notes.clone().unwrap_or_default(),
+            lines: Typed::of_lines(r.currency, &r.line_items),
+            interval: r.interval.as_str().to_string(),
+            interval_count: r.interval_count.to_string(),
+            end_date: r.end_date.map(|d| d.to_string()).unwrap_or_default(),
+            auto_send: r.auto_send,
+            email: r.email,
+            ..Typed::blank(r.currency)
         }
     }
 
@@ -172,6 +233,7 @@ impl Typed {
             date: inv.due_date.to_string(),
             notes: inv.notes.clone().unwrap_or_default(),
             lines: Typed::of_lines(inv.currency, &inv.line_items),
+            ..Typed::blank(inv.currency)
         }
     }
 
@@ -185,6 +247,7 @@ impl Typed {
             date: q.valid_until.to_string(),
             notes: q.notes.clone().unwrap_or_default(),
             lines: Typed::of_lines(q.currency, &q.line_items),
+            ..Typed::blank(q.currency)
         }
     }
 
@@ -213,6 +276,11 @@ impl Typed {
             date: form.raw("date"),
             notes: form.raw("notes"),
             lines,
+            interval: form.raw("interval"),
+            interval_count: form.raw("interval_count"),
+            end_date: form.raw("end_date"),
+            auto_send: form.checked("auto_send"),
+            email: form.checked("email"),
         }
     }
 
@@ -309,7 +377,7 @@ fn field_of(param: &str) -> String {
         "customer.email" => "new_email".into(),
         "customer" => "customer_id".into(),
         "line_items" => "lines".into(),
-        "due_date" | "valid_until" => "date".into(),
+        "due_date" | "valid_until" | "start_date" => "date".into(),
         other => other.into(),
     }
 }
@@ -334,7 +402,8 @@ async fn show(
     let products = pickers.list_products("per_page=100&active=true").await?;
     let t = crate::dashboard::locale_of(req);
     let title = match &editing {
-        Some((_, number)) => number.clone(),
+        Some((_, number)) if !number.is_empty() => number.clone(),
+        Some(_) => t.text("dash.recurring.edit").to_string(),
         None => t.text(kind.new_title()).to_string(),
     };
     let status = if errors.is_empty() {
@@ -360,6 +429,11 @@ async fn show(
                 .collect(),
             typed,
             terms: TERMS.iter().map(|k| (*k, t.text(term_key(k)))).collect(),
+            intervals: vec![
+                ("week", t.text("dash.recurring.weeks")),
+                ("month", t.text("dash.recurring.months")),
+                ("year", t.text("dash.recurring.years")),
+            ],
             errors,
             mail: state.config.mail_enabled,
         },
@@ -455,6 +529,33 @@ pub(crate) async fn save_new(
             };
             ops.create_quotation(input).await.map(|q| q.id.0)
         }
+        Kind::Recurring => {
+            let count = match text(&typed.interval_count).map(|n| n.parse::<i64>()) {
+                Some(Ok(n)) => Some(n),
+                Some(Err(_)) => {
+                    let e = ApiError::invalid_parameter("interval_count", "must be a whole number");
+                    return show(state, req, &me, &ops, kind, None, typed, errors_of(&e)).await;
+                }
+                None => None,
+            };
+            let input = RecurringInput {
+                customer_id,
+                customer,
+                currency: text(&typed.currency),
+                line_items: Some(line_items),
+                interval: text(&typed.interval),
+                interval_count: count,
+                start_date: text(&typed.date),
+                end_date: text(&typed.end_date),
+                occurrences: None,
+                payment_terms: text(&typed.payment_terms),
+                notes: text(&typed.notes),
+                metadata: None,
+                auto_send: Some(typed.auto_send),
+                email: Some(typed.email),
+            };
+            ops.create_recurring(input).await.map(|r| r.id.0)
+        }
     };
     let id = match created {
         Ok(id) => id,
@@ -473,6 +574,8 @@ pub(crate) async fn save_new(
                 ops.send_quotation(Id::<QuotationId>::parse(&id.to_string()), email)
                     .await?;
             }
+            // A schedule sends what it issues by itself (`auto_send`).
+            Kind::Recurring => {}
         }
     }
     let done = match action {
@@ -505,6 +608,16 @@ async fn draft(kind: Kind, ops: &Ops, raw_id: i64) -> Result<((i64, String), Typ
             }
             Ok(((q.id.0, q.quote_number.clone()), Typed::of_quotation(&q)))
         }
+        Kind::Recurring => {
+            let r = ops.recurring(Id::parse(&raw_id.to_string())).await?;
+            if r.status.transition(RecurringStatus::Cancelled).is_err() {
+                return Err(ApiError::invalid_state_transition(
+                    "A cancelled or completed schedule cannot be changed",
+                ));
+            }
+            // A schedule has no number: the form's title says what it is.
+            Ok(((r.id.0, String::new()), Typed::of_recurring(&r)))
+        }
     }
 }
 
@@ -536,6 +649,7 @@ fn parse_id(kind: Kind, raw: &str) -> Result<i64, ApiError> {
     match kind {
         Kind::Invoice => Id::<InvoiceId>::parse(raw).get().map(|i| i.0),
         Kind::Quotation => Id::<QuotationId>::parse(raw).get().map(|q| q.0),
+        Kind::Recurring => Id::<RecurringId>::parse(raw).get().map(|r| r.0),
     }
 }
 
@@ -552,8 +666,12 @@ pub(crate) async fn save_edit(
     check_post(&me, req, &form)?;
     let ops = me.ops(state);
     let id = parse_id(kind, raw_id)?;
-    let (editing, _) = draft(kind, &ops, id).await?;
+    let (editing, stored) = draft(kind, &ops, id).await?;
     let mut typed = Typed::read(&form);
+    if typed.currency.is_empty() {
+        // A schedule's form has no currency field: its prices are in the schedule's.
+        typed.currency = stored.currency;
+    }
     if typed.edit_lines(&form) {
         return show(
             state,
@@ -604,6 +722,20 @@ pub(crate) async fn save_edit(
                 ..QuotationPatchInput::default()
             };
             ops.update_quotation(Id::parse(raw_id), input)
+                .await
+                .map(|_| ())
+        }
+        Kind::Recurring => {
+            let input = RecurringPatchInput {
+                line_items: Some(Some(line_items)),
+                payment_terms: text(&typed.payment_terms).map(Some),
+                notes: Some(text(&typed.notes)),
+                end_date: Some(text(&typed.end_date)),
+                auto_send: Some(Some(typed.auto_send)),
+                email: Some(Some(typed.email)),
+                ..RecurringPatchInput::default()
+            };
+            ops.update_recurring(Id::parse(raw_id), input)
                 .await
                 .map(|_| ())
         }

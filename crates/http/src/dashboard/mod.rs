@@ -23,6 +23,7 @@ pub mod payments;
 pub mod products;
 pub mod quotations;
 pub mod recurring;
+pub mod recurring_form;
 pub mod sign_in;
 
 use crate::error::ApiError;

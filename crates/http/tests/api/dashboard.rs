@@ -619,6 +619,8 @@ where
         format!("/dashboard/credit-notes/{}", credit.body["id"]),
         "/dashboard/recurring".into(),
         format!("/dashboard/recurring/{}", schedule.body["id"]),
+        "/dashboard/recurring/new".into(),
+        format!("/dashboard/recurring/{}/edit", schedule.body["id"]),
     ]
 }
 
@@ -845,6 +847,80 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
         h.req(Method::GET, "/api/v1/events?type=recurring_invoice.paused")
     );
     assert_eq!(events.body["data"][0]["actor"]["type"], "user");
+    // A schedule made and changed through its form.
+    let start = (Utc::now().date_naive() + chrono::Duration::days(7))
+        .format("%Y-%m-%d")
+        .to_string();
+    let r = send_raw(
+        &app,
+        s.post(
+            "/dashboard/recurring/new",
+            &[
+                ("customer_id", &customer),
+                ("currency", "EUR"),
+                ("payment_terms", "net_14"),
+                ("date", &start),
+                ("interval", "week"),
+                ("interval_count", "2"),
+                ("line_count", "1"),
+                ("lines-0-description", "Cleaning"),
+                ("lines-0-quantity", "1"),
+                ("lines-0-unit_price", "80"),
+                ("auto_send", "true"),
+                ("action", "save"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let made = r.header("location").split('?').next().unwrap().to_string();
+    let rid = made.rsplit('/').next().unwrap();
+    let api = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/recurring_invoices/{rid}"))
+    );
+    assert_eq!(
+        (
+            api.body["interval"].as_str(),
+            api.body["interval_count"].as_i64()
+        ),
+        (Some("week"), Some(2))
+    );
+    assert_eq!(
+        (
+            api.body["auto_send"].as_bool(),
+            api.body["total_cents"].as_i64()
+        ),
+        (Some(true), Some(8000))
+    );
+    let r = send_raw(
+        &app,
+        s.post(
+            &format!("{made}/edit"),
+            &[
+                ("payment_terms", "net_30"),
+                ("line_count", "1"),
+                ("lines-0-description", "Cleaning"),
+                ("lines-0-quantity", "2"),
+                ("lines-0-unit_price", "80"),
+                ("action", "save"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let api = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/recurring_invoices/{rid}"))
+    );
+    assert_eq!(
+        (
+            api.body["total_cents"].as_i64(),
+            api.body["payment_terms"].as_str()
+        ),
+        (Some(16000), Some("net_30"))
+    );
+    assert_eq!(api.body["auto_send"], false, "an unticked box is off");
 }
 
 http_tests!(
