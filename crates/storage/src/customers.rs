@@ -1,6 +1,6 @@
 //! Customers: one row per email per tenant, enforced by a unique index.
 
-use crate::capped::{capped_page, count_up_to_cap, kept_page};
+use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::events::record;
 use crate::rows::{from_db, lower, missing_or_forbidden, now_db, returning, scoped};
@@ -215,6 +215,9 @@ impl CustomerRepository for Store {
                 .load::<CustomerRow>(conn)?;
             let convert =
                 |rows: Vec<CustomerRow>| rows.into_iter().map(CustomerRow::into_domain).collect();
+            if !page.counts() {
+                return uncounted_page(rows, page, convert);
+            }
             if email.is_none() && filter.search.is_none() {
                 let total = crate::documents::kept_count(conn, scope, "customer", None)?;
                 return kept_page(rows, page, total, convert);

@@ -1,6 +1,7 @@
 //! Products (SPEC §14): the catalog, with its events. A product that a line item names cannot
 //! be deleted, only archived, so documents never point at nothing.
 
+use crate::capped::{kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::events::record;
 use crate::product_rows::{load_product, ProductRow};
@@ -109,17 +110,19 @@ impl ProductRepository for Store {
                 }
                 q
             };
-            let total: i64 = query().count().get_result(conn)?;
-            let data = query()
+            let rows = query()
                 .order((products::created_at.desc(), products::id.desc()))
-                .limit(page.limit())
+                .limit(page.limit() + 1)
                 .offset(page.offset())
                 .select(ProductRow::as_select())
-                .load::<ProductRow>(conn)?
-                .into_iter()
-                .map(ProductRow::into_domain)
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page::new(data, page, total))
+                .load::<ProductRow>(conn)?;
+            let convert =
+                |rows: Vec<ProductRow>| rows.into_iter().map(ProductRow::into_domain).collect();
+            if !page.counts() {
+                return uncounted_page(rows, page, convert);
+            }
+            let total: i64 = query().count().get_result(conn)?;
+            kept_page(rows, page, total, convert)
         })
     }
 

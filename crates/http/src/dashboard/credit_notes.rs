@@ -52,7 +52,6 @@ struct ListPage {
     ),
     responses(
         (status = 200, description = "The list", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
 pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -120,7 +119,6 @@ struct DetailPage {
     params(("id" = String, Path, description = "The credit note's id")),
     responses(
         (status = 200, description = "The credit note", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such credit note in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn detail(
@@ -147,17 +145,7 @@ pub async fn detail(
                     .unwrap_or_default(),
                 date: date(t, n.created_at.date_naive()),
                 reason: reason_label(t, n.reason),
-                lines: n
-                    .line_items
-                    .iter()
-                    .map(|l| LineRow {
-                        description: l.description.clone(),
-                        quantity: t.quantity(l.quantity),
-                        unit_price: money(t, l.unit_price_cents, cur),
-                        tax_rate: t.percent(l.tax_rate),
-                        total: money(t, l.subtotal_cents, cur),
-                    })
-                    .collect(),
+                lines: LineRow::of(t, cur, &n.line_items),
                 subtotal: money(t, n.subtotal_cents, cur),
                 tax: money(t, n.tax_cents, cur),
                 total: money(t, n.total_cents, cur),
@@ -177,7 +165,6 @@ pub async fn detail(
     params(("id" = String, Path, description = "The credit note's id")),
     responses(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such credit note in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn pdf(

@@ -42,14 +42,18 @@ struct ListPage {
     ),
     responses(
         (status = 200, description = "The list", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
 pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let answer = async {
         let me = visitor(&state, &req).await?;
         let query = without_blanks(req.query_string());
-        let found = me.ops(&state).list_customers(&query).await?;
+        let ops = me.ops(&state);
+        let found = if query_value(&query, "q").is_empty() {
+            ops.list_customers(&query).await?
+        } else {
+            ops.without_totals().list_customers(&query).await?
+        };
         let c = Chrome::new(&me, &req, Nav::Customers, String::new());
         let t = c.t;
         page(
@@ -112,7 +116,6 @@ struct DetailPage {
     params(("id" = String, Path, description = "The customer's id")),
     responses(
         (status = 200, description = "The customer", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn detail(
@@ -393,7 +396,6 @@ fn show(
 #[utoipa::path(get, path = "/dashboard/customers/new", tag = "dashboard", operation_id = "dashboard_customer_new",
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not create customers", content_type = "text/html", body = String),
     ))]
 pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -452,7 +454,6 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
     params(("id" = String, Path, description = "The customer's id")),
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not change customers", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
     ))]

@@ -56,7 +56,6 @@ struct HomePage {
 #[utoipa::path(get, path = "/dashboard", tag = "dashboard", operation_id = "dashboard_home",
     responses(
         (status = 200, description = "The home screen", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
     ))]
 pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let answer = async {

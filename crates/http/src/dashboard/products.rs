@@ -48,7 +48,6 @@ struct ListPage {
     ),
     responses(
         (status = 200, description = "The list", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
 pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -206,7 +205,6 @@ fn show(
 #[utoipa::path(get, path = "/dashboard/products/new", tag = "dashboard", operation_id = "dashboard_product_new",
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not create products", content_type = "text/html", body = String),
     ))]
 pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -270,7 +268,6 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
     params(("id" = String, Path, description = "The product's id")),
     responses(
         (status = 200, description = "The product's form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn edit_page(

@@ -64,7 +64,6 @@ struct ListPage {
     ),
     responses(
         (status = 200, description = "The list", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
 pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -149,7 +148,6 @@ struct DetailPage {
     params(("id" = String, Path, description = "The recurring invoice's id")),
     responses(
         (status = 200, description = "The recurring invoice", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such recurring invoice in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn detail(
@@ -200,17 +198,7 @@ pub async fn detail(
                 end: r.end_date.map(|d| date(t, d)).unwrap_or_default(),
                 next: r.next_issue_date.map(|d| date(t, d)).unwrap_or_default(),
                 issued: r.invoices_created,
-                lines: r
-                    .line_items
-                    .iter()
-                    .map(|l| LineRow {
-                        description: l.description.clone(),
-                        quantity: t.quantity(l.quantity),
-                        unit_price: money(t, l.unit_price_cents, cur),
-                        tax_rate: t.percent(l.tax_rate),
-                        total: money(t, l.subtotal_cents, cur),
-                    })
-                    .collect(),
+                lines: LineRow::of(t, cur, &r.line_items),
                 subtotal: money(t, r.subtotal_cents, cur),
                 tax: money(t, r.tax_cents, cur),
                 total: money(t, r.total_cents, cur),

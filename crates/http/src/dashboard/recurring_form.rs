@@ -11,7 +11,6 @@ use actix_web::{web, HttpRequest, HttpResponse};
     params(("customer_id" = Option<String>, Query, description = "The customer to preselect")),
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not create schedules", content_type = "text/html", body = String),
     ))]
 pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -43,7 +42,6 @@ pub async fn save_new(
     params(("id" = String, Path, description = "The schedule's id")),
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not change schedules", content_type = "text/html", body = String),
         (status = 404, description = "No such schedule in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Cancelled or completed", content_type = "text/html", body = String),

@@ -48,11 +48,19 @@ impl Pager {
             format!("{path}?{q}")
         };
         Pager {
+            // A total that stopped counting is "at least".
             label: t.fill(
                 "dash.page_of_total",
                 &[
                     ("page", &page.page.to_string()),
-                    ("total", &page.total.to_string()),
+                    (
+                        "total",
+                        &if page.total_capped {
+                            format!("{}+", page.total)
+                        } else {
+                            page.total.to_string()
+                        },
+                    ),
                 ],
             ),
             prev: (page.page > 1).then(|| link(page.page - 1)),

@@ -139,7 +139,30 @@ fn unwrap_optional_body(op: &mut Operation) {
 /// The dashboard answers its refusals as pages (SPEC §21), whatever the status. The JSON body
 /// stays declared beside the page where the layers before the handler answer too (the body
 /// reader, a path no route serves, a panic); too large and too slow bodies are only JSON.
-fn dashboard_pages(op: &mut Operation) {
+fn dashboard_pages(op: &mut Operation, path: &str, method: &HttpMethod) {
+    // Every screen but the ones before signing in sends a visitor without a session there.
+    let open = [
+        "/dashboard/login",
+        "/dashboard/set-password",
+        "/dashboard/assets/",
+    ];
+    if matches!(method, HttpMethod::Get) && !open.iter().any(|p| path.starts_with(p)) {
+        op.responses
+            .responses
+            .entry("303".to_string())
+            .or_insert_with(|| {
+                ResponseBuilder::new()
+                    .description("Not signed in: to the sign-in page, which returns here after")
+                    .header(
+                        "Location",
+                        HeaderBuilder::new()
+                            .schema(ObjectBuilder::new().schema_type(Type::String))
+                            .build(),
+                    )
+                    .build()
+                    .into()
+            });
+    }
     for (status, response) in op.responses.responses.iter_mut() {
         if !(status.starts_with('4') || status.starts_with('5'))
             || status == "408"
@@ -282,7 +305,7 @@ impl Modify for CommonAnswers {
                     "Internal error (`internal_error`); nothing internal is disclosed",
                 );
                 if path.starts_with("/dashboard") {
-                    dashboard_pages(op);
+                    dashboard_pages(op, path, &method);
                 }
             }
         }

@@ -130,7 +130,6 @@ pub async fn action(
     params(("id" = String, Path, description = "The invoice's id")),
     responses(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn pdf(state: web::Data<AppState>, req: HttpRequest, id: Id<InvoiceId>) -> HttpResponse {

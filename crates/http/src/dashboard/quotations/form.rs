@@ -11,7 +11,6 @@ use actix_web::{web, HttpRequest, HttpResponse};
     params(("customer_id" = Option<String>, Query, description = "The customer to preselect")),
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not create quotations", content_type = "text/html", body = String),
     ))]
 pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -43,7 +42,6 @@ pub async fn save_new(
     params(("id" = String, Path, description = "The quotation's id")),
     responses(
         (status = 200, description = "The form", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 403, description = "A role that may not change quotations", content_type = "text/html", body = String),
         (status = 404, description = "No such quotation in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Not a draft any more", content_type = "text/html", body = String),

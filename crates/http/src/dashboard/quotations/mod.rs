@@ -49,7 +49,6 @@ struct ListPage {
     ),
     responses(
         (status = 200, description = "The list", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
 pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -147,7 +146,6 @@ struct DetailPage {
     params(("id" = String, Path, description = "The quotation's id")),
     responses(
         (status = 200, description = "The quotation", content_type = "text/html", body = String),
-        (status = 303, description = "Not signed in: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
         (status = 404, description = "No such quotation in this account and environment", content_type = "text/html", body = String),
     ))]
 pub async fn detail(
@@ -198,17 +196,7 @@ pub async fn detail(
                 issued: date(t, q.issue_date),
                 valid_until: date(t, q.valid_until),
                 currency: cur.code(),
-                lines: q
-                    .line_items
-                    .iter()
-                    .map(|l| LineRow {
-                        description: l.description.clone(),
-                        quantity: t.quantity(l.quantity),
-                        unit_price: money(t, l.unit_price_cents, cur),
-                        tax_rate: t.percent(l.tax_rate),
-                        total: money(t, l.subtotal_cents, cur),
-                    })
-                    .collect(),
+                lines: LineRow::of(t, cur, &q.line_items),
                 subtotal: money(t, q.subtotal_cents, cur),
                 tax: money(t, q.tax_cents, cur),
                 total: money(t, q.total_cents, cur),
