@@ -247,6 +247,7 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
         format!("/dashboard/credit-notes/{}", credit["id"]),
         "/dashboard/recurring".into(),
         format!("/dashboard/recurring/{}", schedule["id"]),
+        "/dashboard/settings".into(),
         "/dashboard/invoices/999999".into(),
     ] {
         browser.goto(&format!("{}{path}", server.https));

@@ -17,6 +17,7 @@ pub(crate) enum Nav {
     Products,
     CreditNotes,
     Recurring,
+    Settings,
 }
 
 /// Notices a form post may ask its next page to show (`?done=…`), with their texts; nothing
@@ -51,6 +52,8 @@ pub(crate) struct Chrome {
     pub csrf: String,
     /// Whether the role may change anything (viewers see no buttons that would be refused).
     pub can_write: bool,
+    /// Whether the role manages the account (settings, and later keys, webhooks and people).
+    pub owner: bool,
     pub notice: Option<&'static str>,
     /// Where the environment and language forms return to.
     pub here: String,
@@ -72,6 +75,7 @@ impl Chrome {
             live: visitor.signed_in.session.environment.is_live(),
             csrf: visitor.csrf(),
             can_write: visitor.signed_in.role != Role::Viewer,
+            owner: visitor.signed_in.role.manages_users_and_keys(),
             notice,
             here: req.path().to_string(),
         }

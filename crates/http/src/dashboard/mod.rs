@@ -24,6 +24,7 @@ pub mod products;
 pub mod quotations;
 pub mod recurring;
 pub mod recurring_form;
+pub mod settings;
 pub mod sign_in;
 
 use crate::error::ApiError;
@@ -39,17 +40,18 @@ pub struct DashboardForm;
 
 impl utoipa::PartialSchema for DashboardForm {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use crate::routes::pages::{form_text, MAX_FORM_BYTES};
-        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder};
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        // Deliberately loose: the page that shows a form is its description, and what a field
+        // may hold is its operation's rule, refused as a page beside the field.
         ObjectBuilder::new()
-            .description(Some("An HTML form's fields, as a browser posts them"))
+            .description(Some("An HTML form's fields, as a browser posts them (at most 16 KiB)"))
             .property(
                 "csrf",
-                form_text(43, "The session's CSRF token, from the page's form; the sign-in and set-password forms have none"),
+                ObjectBuilder::new().schema_type(Type::String).description(Some(
+                    "The session's CSRF token, from the page's form; the sign-in and set-password forms have none",
+                )),
             )
-            .additional_properties(Some(AdditionalProperties::RefOr(
-                form_text(MAX_FORM_BYTES, "A field of the page's form").into(),
-            )))
+            .additional_properties(Some(AdditionalProperties::FreeForm(true)))
             .into()
     }
 }

@@ -203,7 +203,7 @@ struct SetPasswordPage {
 
 /// The page of a one-time set-password link (an invitation or a reset).
 #[utoipa::path(get, path = "/dashboard/set-password", tag = "dashboard", operation_id = "dashboard_set_password_page",
-    params(("token" = String, Query, description = "The link's one-time token")),
+    params(("token" = Option<String>, Query, description = "The link's one-time token; without it (or with a used or expired one) the page says the link no longer works")),
     responses((status = 200, description = "The form to choose a password, or a page saying the link no longer works", content_type = "text/html", body = String)))]
 pub async fn set_password_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let answer = async {

@@ -223,8 +223,17 @@ impl Modify for CommonAnswers {
                     // this route takes no key, rather than that its security was forgotten.
                     op.security = Some(Vec::new());
                 }
-                bound_paging(op);
                 unwrap_optional_body(op);
+                if path.starts_with("/dashboard") {
+                    // A browser's forms and links: any text goes (a screen refuses what its
+                    // operation refuses, as a page), and a visitor without a session is sent to
+                    // sign in before anything is read, so no value is the document's to refuse.
+                    if let Some(body) = op.request_body.as_mut() {
+                        body.required = Some(Required::False);
+                    }
+                } else {
+                    bound_paging(op);
+                }
                 if keyed && matches!(method, HttpMethod::Post) {
                     idempotent(op);
                 }

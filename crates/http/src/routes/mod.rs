@@ -253,6 +253,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         dashboard::recurring_form::edit_page,
         dashboard::recurring_form::save_edit,
         dashboard::recurring::action,
+        dashboard::settings::profile_page,
+        dashboard::settings::save_profile,
         dashboard::payments::list,
         dashboard::payments::verify,
         dashboard::payments::reject,

@@ -390,8 +390,12 @@ async fn openapi_lists_exactly_the_served_routes() {
         assert_eq!(allow, allowed, "Allow on {path}");
     }
     // Paging bounds as the parser enforces them; bodies the handlers do without are optional.
+    // (The dashboard's links take any text: a screen refuses a bad page as a page.)
     for (method, path) in &served {
         let op = &paths[path][method.to_lowercase()];
+        if path.starts_with("/dashboard") {
+            continue;
+        }
         for p in op["parameters"].as_array().into_iter().flatten() {
             match p["name"].as_str() {
                 Some("page") => assert_eq!(p["schema"]["minimum"], 1, "{method} {path}"),
@@ -634,7 +638,7 @@ async fn openapi_declares_headers_security_bodies_and_ids() {
                     {
                         // The dashboard's forms: the session's token and the page's fields.
                         assert_eq!(schema["properties"]["csrf"]["type"], "string", "{at}");
-                        assert!(schema["additionalProperties"]["maxLength"].is_u64(), "{at}");
+                        assert_eq!(body["required"], false, "{at}: no session, no body read");
                     } else if media == "application/x-www-form-urlencoded" {
                         let required: Vec<&str> = schema["required"]
                             .as_array()

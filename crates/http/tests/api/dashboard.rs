@@ -621,6 +621,7 @@ where
         format!("/dashboard/recurring/{}", schedule.body["id"]),
         "/dashboard/recurring/new".into(),
         format!("/dashboard/recurring/{}/edit", schedule.body["id"]),
+        "/dashboard/settings".into(),
     ]
 }
 
@@ -645,7 +646,9 @@ async fn every_screen_renders_within_ten_statements_for_every_role(h: Harness) {
             let before = h.db.store.statements_sent();
             let r = send_raw(&app, s.get(path)).await;
             let spent = h.db.store.statements_sent() - before;
-            if role == Role::Viewer && is_form(path) {
+            if (role == Role::Viewer && is_form(path))
+                || (role != Role::Owner && path.contains("/settings"))
+            {
                 assert_eq!(r.status, 403, "{email} {path}");
                 continue;
             }
@@ -923,7 +926,69 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
     assert_eq!(api.body["auto_send"], false, "an unticked box is off");
 }
 
+async fn owners_change_the_profile_and_nobody_else_can(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    let owner = sign_in(&app, "owner@example.com").await;
+    let page = send_raw(&app, owner.get("/dashboard/settings")).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.text().contains("href=\"/dashboard/settings\""),
+        "owners see Settings"
+    );
+    let fields = [
+        ("name", "Acme Ltd"),
+        ("legal_name", "Acme Trading Ltd"),
+        ("email", "billing@acme.example"),
+        ("default_currency", "EUR"),
+        ("brand_color", "#AA3300"),
+        ("locale", "de"),
+        ("city", "Berlin"),
+        ("country", "DE"),
+        ("payment_instructions", "IBAN DE89 3704 0044 0532 0130 00"),
+        ("reminders", "-3, 0, 7"),
+        ("send_receipts", "true"),
+    ];
+    // A mistake is shown beside its field, and nothing is saved.
+    let mut bad = fields.to_vec();
+    bad.retain(|(k, _)| *k != "reminders");
+    bad.push(("reminders", "soon"));
+    let r = send_raw(&app, owner.post("/dashboard/settings", &bad)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("id=\"reminders-error\""));
+    let before = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(before.body["legal_name"], serde_json::Value::Null);
+    let r = send_raw(&app, owner.post("/dashboard/settings", &fields)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let after = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(after.body["legal_name"], "Acme Trading Ltd");
+    assert_eq!(after.body["brand_color"], "#AA3300");
+    assert_eq!(after.body["locale"], "de");
+    assert_eq!(after.body["reminders"], json!([-3, 0, 7]));
+    assert_eq!(after.body["address"]["city"], "Berlin");
+    // Staff: no Settings link, and 403 with nothing changed.
+    let staff = sign_in(&app, "staff@example.com").await;
+    let home = send_raw(&app, staff.get("/dashboard")).await.text();
+    assert!(!home.contains("href=\"/dashboard/settings\""));
+    assert_eq!(
+        send_raw(&app, staff.get("/dashboard/settings"))
+            .await
+            .status,
+        403
+    );
+    let r = send_raw(
+        &app,
+        staff.post("/dashboard/settings", &[("name", "Hijacked")]),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+    let unchanged = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(unchanged.body["name"], "Acme Ltd");
+}
+
 http_tests!(
+    owners_change_the_profile_and_nobody_else_can,
     every_screen_renders_within_ten_statements_for_every_role,
     quotations_customers_products_credits_and_schedules_through_the_forms,
     signing_in_sets_a_host_cookie_and_a_new_token_each_time,

@@ -1,0 +1,287 @@
+//! Settings (SPEC §21, owners): the profile of the environment shown, as documents and emails
+//! present the business (§16), with reminders and receipts (§18). Staff and viewers are refused
+//! by the operations (the `account` resource), as an API key without `account:write` is.
+
+use super::chrome::{Chrome, Nav};
+use super::form::{field_errors, is_field_mistake, Form};
+use super::session::{check_post, visitor, Visitor};
+use super::{page, respond, see_other, Answer};
+use crate::error::ApiError;
+use crate::routes::pages::FormBody;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use invoicing_domain::customer::AddressInput;
+use invoicing_domain::locale::Locale;
+use invoicing_domain::profile::{Profile, ProfilePatchInput};
+use std::collections::HashMap;
+
+/// The form's fields, as typed.
+#[derive(Default)]
+struct Fields {
+    text: HashMap<&'static str, String>,
+    send_receipts: bool,
+}
+
+/// The profile's text fields, in the form's order: name, label key, input type.
+const TEXT_FIELDS: &[(&str, &str, &str)] = &[
+    ("name", "dash.field.name", "text"),
+    ("legal_name", "dash.settings.legal_name", "text"),
+    ("email", "dash.field.email", "email"),
+    ("phone", "dash.field.phone", "tel"),
+    ("website", "dash.settings.website", "url"),
+    ("tax_id", "dash.field.tax_id", "text"),
+    ("default_currency", "dash.settings.default_currency", "text"),
+    ("brand_color", "dash.settings.brand_color", "text"),
+];
+
+const ADDRESS_FIELDS: &[(&str, &str)] = &[
+    ("line1", "dash.field.line1"),
+    ("line2", "dash.field.line2"),
+    ("postal_code", "dash.field.postal_code"),
+    ("city", "dash.field.city"),
+    ("state", "dash.field.state"),
+    ("country", "dash.field.country"),
+];
+
+impl Fields {
+    fn of(p: &Profile) -> Fields {
+        let a = p.address.clone().unwrap_or_default();
+        let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+        let text = HashMap::from([
+            ("name", p.name.clone()),
+            ("legal_name", opt(&p.legal_name)),
+            (
+                "email",
+                p.email
+                    .as_ref()
+                    .map(|e| e.as_str().to_string())
+                    .unwrap_or_default(),
+            ),
+            ("phone", opt(&p.phone)),
+            ("website", opt(&p.website)),
+            ("tax_id", opt(&p.tax_id)),
+            ("default_currency", p.default_currency.code().to_string()),
+            (
+                "brand_color",
+                p.brand_color.map(|c| c.to_string()).unwrap_or_default(),
+            ),
+            ("line1", opt(&a.line1)),
+            ("line2", opt(&a.line2)),
+            ("postal_code", opt(&a.postal_code)),
+            ("city", opt(&a.city)),
+            ("state", opt(&a.state)),
+            ("country", opt(&a.country)),
+            ("payment_instructions", opt(&p.payment_instructions)),
+            ("invoice_footer", opt(&p.invoice_footer)),
+            ("locale", p.locale.code().to_string()),
+            (
+                "reminders",
+                p.reminders
+                    .days()
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        ]);
+        Fields {
+            text,
+            send_receipts: p.send_receipts,
+        }
+    }
+
+    fn read(form: &Form) -> Fields {
+        let mut text = HashMap::new();
+        let names = TEXT_FIELDS
+            .iter()
+            .map(|(n, _, _)| *n)
+            .chain(ADDRESS_FIELDS.iter().map(|(n, _)| *n))
+            .chain([
+                "payment_instructions",
+                "invoice_footer",
+                "locale",
+                "reminders",
+            ]);
+        for name in names {
+            text.insert(name, form.raw(name));
+        }
+        Fields {
+            text,
+            send_receipts: form.checked("send_receipts"),
+        }
+    }
+
+    fn get(&self, name: &str) -> &str {
+        self.text.get(name).map(String::as_str).unwrap_or_default()
+    }
+
+    /// A field as the API takes it: blank clears it.
+    fn value(&self, name: &str) -> Option<String> {
+        Some(self.get(name).trim())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    }
+
+    /// The reminder days as typed ("-3, 0, 7"); a blank field is no reminder at all.
+    fn reminders(&self) -> Result<Vec<i64>, ApiError> {
+        self.get("reminders")
+            .split([',', ' ', ';'])
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| {
+                d.replace('\u{2212}', "-").parse::<i64>().map_err(|_| {
+                    ApiError::invalid_parameter(
+                        "reminders",
+                        "must be whole numbers of days, such as -3, 0, 7",
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn patch(&self) -> Result<ProfilePatchInput, ApiError> {
+        let address = AddressInput {
+            line1: self.value("line1"),
+            line2: self.value("line2"),
+            city: self.value("city"),
+            state: self.value("state"),
+            postal_code: self.value("postal_code"),
+            country: self.value("country"),
+        };
+        let empty = [
+            &address.line1,
+            &address.line2,
+            &address.city,
+            &address.state,
+            &address.postal_code,
+            &address.country,
+        ]
+        .iter()
+        .all(|v| v.is_none());
+        Ok(ProfilePatchInput {
+            name: Some(self.value("name")),
+            legal_name: Some(self.value("legal_name")),
+            email: Some(self.value("email")),
+            phone: Some(self.value("phone")),
+            website: Some(self.value("website")),
+            address: Some((!empty).then_some(address)),
+            tax_id: Some(self.value("tax_id")),
+            payment_instructions: Some(self.value("payment_instructions")),
+            invoice_footer: Some(self.value("invoice_footer")),
+            locale: self.value("locale").map(Some),
+            brand_color: Some(self.value("brand_color")),
+            default_currency: self.value("default_currency").map(Some),
+            reminders: Some(Some(self.reminders()?)),
+            send_receipts: Some(Some(self.send_receipts)),
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/settings.html")]
+struct SettingsPage {
+    c: Chrome,
+    f: Fields,
+    locales: Vec<(&'static str, &'static str)>,
+    errors: HashMap<String, String>,
+}
+
+impl SettingsPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+
+    fn text_fields(&self) -> Vec<(&'static str, &'static str, &str, &'static str)> {
+        TEXT_FIELDS
+            .iter()
+            .map(|(name, label, kind)| (*name, *label, self.f.get(name), *kind))
+            .collect()
+    }
+
+    fn address_fields(&self) -> Vec<(&'static str, &'static str, &str)> {
+        ADDRESS_FIELDS
+            .iter()
+            .map(|(name, label)| (*name, *label, self.f.get(name)))
+            .collect()
+    }
+}
+
+fn field_of(param: &str) -> String {
+    param.strip_prefix("address.").unwrap_or(param).to_string()
+}
+
+fn show(me: &Visitor, req: &HttpRequest, f: Fields, errors: HashMap<String, String>) -> Answer {
+    let t = super::locale_of(req);
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    page(
+        status,
+        SettingsPage {
+            c: Chrome::new(
+                me,
+                req,
+                Nav::Settings,
+                t.text("dash.nav.settings").to_string(),
+            ),
+            f,
+            locales: Locale::all()
+                .map(|l| (l.code(), l.text("dash.language.name")))
+                .collect(),
+            errors,
+        },
+    )
+}
+
+/// The business's profile in the environment shown (owners).
+#[utoipa::path(get, path = "/dashboard/settings", tag = "dashboard", operation_id = "dashboard_settings",
+    responses(
+        (status = 200, description = "The profile's form", content_type = "text/html", body = String),
+        (status = 403, description = "Not an owner", content_type = "text/html", body = String),
+    ))]
+pub async fn profile_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let profile = me.ops(&state).profile().await?;
+        show(&me, &req, Fields::of(&profile), HashMap::new())
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Saves the profile, as `PATCH /api/v1/account` does (a blank optional field is cleared).
+#[utoipa::path(post, path = "/dashboard/settings", tag = "dashboard", operation_id = "dashboard_settings_save",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf` and the profile's fields (`reminders`: days from the due date, comma-separated)"),
+    responses(
+        (status = 303, description = "Saved", headers(("Location" = String, description = "The settings"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
+    ))]
+pub async fn save_profile(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let f = Fields::read(&form);
+        let saved = match f.patch() {
+            Ok(patch) => me.ops(&state).update_profile(patch).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        match saved {
+            Ok(()) => Ok(see_other("/dashboard/settings?done=saved")),
+            Err(e) if is_field_mistake(&e) => show(&me, &req, f, field_errors(&e, field_of)),
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
