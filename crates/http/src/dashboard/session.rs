@@ -86,14 +86,22 @@ pub(crate) fn same_origin(req: &HttpRequest) -> Result<(), Refusal> {
     }
 }
 
-/// The origins the dashboard is served under: PUBLIC_URL's, and the one this request names.
+/// The origins the dashboard is served under: PUBLIC_URL's, and the host the browser addressed
+/// (its `Host`, over HTTPS: the dashboard is never served over plain HTTP). Never a forwarded
+/// host, which any client may claim.
 fn own_origins(req: &HttpRequest) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(state) = req.app_data::<actix_web::web::Data<AppState>>() {
         out.push(origin_of(&state.config.public_url));
     }
-    let info = req.connection_info();
-    out.push(format!("{}://{}", info.scheme(), info.host()));
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()));
+    if let Some(host) = host {
+        out.push(format!("https://{host}"));
+    }
     out
 }
 

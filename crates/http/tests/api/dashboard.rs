@@ -283,6 +283,7 @@ async fn forged_posts_are_refused_and_change_nothing(h: Harness) {
             .uri("/dashboard/environment")
             .peer_addr(PROXY.parse().unwrap())
             .insert_header(("x-forwarded-proto", "https"))
+            .insert_header(("x-forwarded-host", "forged.example"))
             .insert_header(("cookie", cookie.clone()));
         if let Some(o) = origin {
             req = req.insert_header(("origin", o));
@@ -317,6 +318,12 @@ async fn forged_posts_are_refused_and_change_nothing(h: Harness) {
         (
             vec![("environment", "live"), ("csrf", good.as_str())],
             None,
+            None,
+        ),
+        // A forwarded host (any client may send one) is no origin of the dashboard's.
+        (
+            vec![("environment", "live"), ("csrf", good.as_str())],
+            Some("https://forged.example"),
             None,
         ),
     ] {
