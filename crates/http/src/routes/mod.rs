@@ -255,6 +255,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         dashboard::recurring::action,
         dashboard::settings::profile_page,
         dashboard::settings::save_profile,
+        dashboard::settings::emails::list,
         dashboard::payments::list,
         dashboard::payments::verify,
         dashboard::payments::reject,

@@ -629,6 +629,8 @@ where
         "/dashboard/recurring/new".into(),
         format!("/dashboard/recurring/{}/edit", schedule.body["id"]),
         "/dashboard/settings".into(),
+        "/dashboard/settings/emails".into(),
+        "/dashboard/settings/emails?status=failed".into(),
     ]
 }
 
@@ -654,7 +656,7 @@ async fn every_screen_renders_within_ten_statements_for_every_role(h: Harness) {
             let r = send_raw(&app, s.get(path)).await;
             let spent = h.db.store.statements_sent() - before;
             if (role == Role::Viewer && is_form(path))
-                || (role != Role::Owner && path.contains("/settings"))
+                || (role != Role::Owner && path.as_str() == "/dashboard/settings")
             {
                 assert_eq!(r.status, 403, "{email} {path}");
                 continue;
@@ -994,7 +996,45 @@ async fn owners_change_the_profile_and_nobody_else_can(h: Harness) {
     assert_eq!(unchanged.body["name"], "Acme Ltd");
 }
 
+async fn the_email_log_shows_what_was_sent_and_what_failed(h: Harness) {
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let inv = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({
+        "customer": {"name": "Ada", "email": "ada@example.com"},
+        "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]})
+    );
+    let id = inv.body["id"].as_i64().unwrap();
+    let sent = call!(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send")),
+        json!({"email": {}})
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let s = sign_in(&app, "owner@example.com").await;
+    let log = send_raw(&app, s.get("/dashboard/settings/emails")).await;
+    assert_eq!(log.status, 200);
+    let page = log.text();
+    assert!(page.contains("ada@example.com"), "the recipient");
+    assert!(
+        page.contains(&format!("href=\"/dashboard/invoices/{id}\"")),
+        "a link to the invoice"
+    );
+    assert!(
+        page.contains("status-email-queued"),
+        "queued until the worker sends it"
+    );
+    let failed = send_raw(&app, s.get("/dashboard/settings/emails?status=failed"))
+        .await
+        .text();
+    assert!(!failed.contains("ada@example.com"));
+}
+
 http_tests!(
+    the_email_log_shows_what_was_sent_and_what_failed,
     owners_change_the_profile_and_nobody_else_can,
     every_screen_renders_within_ten_statements_for_every_role,
     quotations_customers_products_credits_and_schedules_through_the_forms,

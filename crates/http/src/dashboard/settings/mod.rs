@@ -2,6 +2,8 @@
 //! present the business (§16), with reminders and receipts (§18). Staff and viewers are refused
 //! by the operations (the `account` resource), as an API key without `account:write` is.
 
+pub mod emails;
+
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, Form};
 use super::session::{check_post, visitor, Visitor};

@@ -1,0 +1,122 @@
+//! The email log (SPEC §21, §18): every email the account sent or tried to, with its status,
+//! attempts, the last error and the recipients the server refused, newest first.
+
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::{query_value, without_blanks};
+use crate::dashboard::invoices::{tabs, Tab};
+use crate::dashboard::session::visitor;
+use crate::dashboard::views::{moment, Pager};
+use crate::dashboard::{page, respond};
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use invoicing_domain::email::{EmailStatus, OutgoingEmail};
+use invoicing_domain::locale::Locale;
+
+pub(crate) struct Row {
+    pub when: String,
+    pub kind: &'static str,
+    pub document: Option<String>,
+    pub to: String,
+    pub subject: String,
+    pub status: &'static str,
+    pub status_label: &'static str,
+    pub attempts: i32,
+    pub problem: String,
+    pub refused: Vec<String>,
+}
+
+fn status_label(t: Locale, s: EmailStatus) -> &'static str {
+    t.text(match s {
+        EmailStatus::Queued => "dash.email.queued",
+        EmailStatus::Sent => "dash.email.sent",
+        EmailStatus::Failed => "dash.email.failed",
+    })
+}
+
+fn row(t: Locale, e: OutgoingEmail) -> Row {
+    let document = match (e.invoice_id, e.quotation_id, e.credit_note_id) {
+        (_, _, Some(id)) => Some(format!("/dashboard/credit-notes/{id}")),
+        (_, Some(id), _) => Some(format!("/dashboard/quotations/{id}")),
+        (Some(id), _, _) => Some(format!("/dashboard/invoices/{id}")),
+        _ => None,
+    };
+    Row {
+        when: moment(t, e.created_at),
+        kind: e.kind.as_str(),
+        document,
+        to: e
+            .to
+            .iter()
+            .chain(&e.cc)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+        subject: e.subject,
+        status: e.status.as_str(),
+        status_label: status_label(t, e.status),
+        attempts: e.attempts,
+        problem: e.last_error.unwrap_or_default(),
+        refused: e
+            .refused_recipients
+            .into_iter()
+            .map(|r| format!("{}: {}", r.address, r.reply))
+            .collect(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/emails.html")]
+struct ListPage {
+    c: Chrome,
+    tabs: Vec<Tab>,
+    rows: Vec<Row>,
+    pager: Pager,
+}
+
+/// The email log; `status` as the API's filter.
+#[utoipa::path(get, path = "/dashboard/settings/emails", tag = "dashboard", operation_id = "dashboard_emails",
+    params(
+        ("status" = Option<String>, Query, description = "queued, sent or failed"),
+        ("page" = Option<String>, Query, description = "Page number"),
+    ),
+    responses(
+        (status = 200, description = "The email log", content_type = "text/html", body = String),
+        (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
+    ))]
+pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let query = without_blanks(req.query_string());
+        // Reminders and receipts keep adding emails: a page says whether more follow.
+        let found = me.ops(&state).without_totals().list_emails(&query).await?;
+        let c = Chrome::new(&me, &req, Nav::Settings, String::new());
+        let t = c.t;
+        let status = query_value(&query, "status");
+        let statuses = [EmailStatus::Queued, EmailStatus::Sent, EmailStatus::Failed];
+        page(
+            StatusCode::OK,
+            ListPage {
+                tabs: tabs(
+                    "/dashboard/settings/emails",
+                    &query,
+                    "status",
+                    &status,
+                    statuses
+                        .into_iter()
+                        .map(|s| (s.as_str(), status_label(t, s))),
+                    t.text("dash.tab.all"),
+                ),
+                pager: Pager::new(t, "/dashboard/settings/emails", &query, &found),
+                rows: found.data.into_iter().map(|e| row(t, e)).collect(),
+                c: Chrome {
+                    title: t.text("dash.email.log").to_string(),
+                    ..c
+                },
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}
