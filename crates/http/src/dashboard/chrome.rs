@@ -18,6 +18,7 @@ pub(crate) enum Nav {
     CreditNotes,
     Recurring,
     Settings,
+    Account,
 }
 
 /// Notices a form post may ask its next page to show (`?done=…`), with their texts; nothing
@@ -41,6 +42,8 @@ const NOTICES: &[(&str, &str)] = &[
     ("resumed", "dash.done.resumed"),
     ("environment", "dash.done.environment"),
     ("language", "dash.done.language"),
+    ("password", "dash.done.password"),
+    ("session_ended", "dash.done.session_ended"),
 ];
 
 pub(crate) struct Chrome {

@@ -14,6 +14,7 @@ mod session;
 mod timeline;
 mod views;
 
+pub mod account;
 pub mod credit_notes;
 pub mod customers;
 mod document_form;

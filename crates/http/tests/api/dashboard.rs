@@ -631,6 +631,7 @@ where
         "/dashboard/settings".into(),
         "/dashboard/settings/emails".into(),
         "/dashboard/settings/emails?status=failed".into(),
+        "/dashboard/account".into(),
     ]
 }
 
@@ -673,7 +674,8 @@ async fn every_screen_renders_within_ten_statements_for_every_role(h: Harness) {
                 "{path}: a catalogue key shown as text"
             );
             assert_eq!(r.header("cache-control"), "no-store");
-            if role == Role::Viewer {
+            // (Everyone changes their own password on /dashboard/account.)
+            if role == Role::Viewer && path.as_str() != "/dashboard/account" {
                 assert!(
                     !page.contains("type=\"hidden\" name=\"csrf\"")
                         || !page.contains("class=\"primary\">"),
@@ -1033,7 +1035,118 @@ async fn the_email_log_shows_what_was_sent_and_what_failed(h: Harness) {
     assert!(!failed.contains("ada@example.com"));
 }
 
+async fn a_user_changes_their_password_and_ends_their_sessions(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    let laptop = sign_in(&app, "owner@example.com").await;
+    let phone = sign_in(&app, "owner@example.com").await;
+    let colleague = sign_in(&app, "staff@example.com").await;
+    let page = send_raw(&app, laptop.get("/dashboard/account")).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.text().matches("/end\"").count(),
+        2,
+        "both of this user's sessions, not the colleague's"
+    );
+    let new = "a brand new long passphrase";
+    // The current password is asked; a wrong one changes nothing.
+    let r = send_raw(
+        &app,
+        laptop.post(
+            "/dashboard/account/password",
+            &[
+                ("current", "not it at all"),
+                ("password", new),
+                ("confirm", new),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        send_raw(&app, phone.get("/dashboard")).await.status,
+        200,
+        "the phone still signed in"
+    );
+    let r = send_raw(
+        &app,
+        laptop.post(
+            "/dashboard/account/password",
+            &[
+                ("current", PASSWORD),
+                ("password", "short"),
+                ("confirm", "short"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    let r = send_raw(
+        &app,
+        laptop.post(
+            "/dashboard/account/password",
+            &[("current", PASSWORD), ("password", new), ("confirm", new)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert_eq!(
+        send_raw(&app, laptop.get("/dashboard")).await.status,
+        200,
+        "this session goes on"
+    );
+    assert_eq!(
+        send_raw(&app, phone.get("/dashboard")).await.status,
+        303,
+        "the other one ended"
+    );
+    let old = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", "owner@example.com"), ("password", PASSWORD)],
+        ),
+    )
+    .await;
+    assert_eq!(old.status, 401, "the old password no longer works");
+    let fresh = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", "owner@example.com"), ("password", new)],
+        ),
+    )
+    .await;
+    assert_eq!(fresh.status, 303);
+    // Ending a session: one's own, never someone else's.
+    let theirs =
+        h.db.store
+            .list_sessions(
+                h.db.store
+                    .find_user_by_email(&UserEmail::parse("staff@example.com").unwrap())
+                    .unwrap()
+                    .unwrap()
+                    .id,
+                Utc::now(),
+            )
+            .unwrap()[0]
+            .id;
+    let r = send_raw(
+        &app,
+        laptop.post(&format!("/dashboard/account/sessions/{theirs}/end"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        send_raw(&app, colleague.get("/dashboard")).await.status,
+        200,
+        "the colleague is still in"
+    );
+}
+
 http_tests!(
+    a_user_changes_their_password_and_ends_their_sessions,
     the_email_log_shows_what_was_sent_and_what_failed,
     owners_change_the_profile_and_nobody_else_can,
     every_screen_renders_within_ten_statements_for_every_role,

@@ -1,0 +1,190 @@
+//! A user's own account (SPEC §21, everyone): changing their password (the current one asked
+//! again; their other sessions end) and their sessions, listed, each of which they may end.
+
+use super::chrome::{Chrome, Nav};
+use super::form::Form;
+use super::session::{check_post, visitor, Visitor};
+use super::views::moment;
+use super::{page, respond, see_other, Answer, Refusal};
+use crate::error::ApiError;
+use crate::routes::pages::FormBody;
+use crate::{blocking, AppState};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::Utc;
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::user::{
+    hash_password, verify_password_or_dummy, Password, PasswordProblem, SessionId,
+};
+use rand::rngs::OsRng;
+
+pub(crate) struct SessionRow {
+    pub id: i64,
+    pub started: String,
+    pub last_seen: String,
+    pub current: bool,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/account.html")]
+struct AccountPage {
+    c: Chrome,
+    sessions: Vec<SessionRow>,
+    problem: Option<&'static str>,
+}
+
+async fn show(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    status: StatusCode,
+    problem: Option<&'static str>,
+) -> Answer {
+    let repos = state.repos();
+    let user = me.signed_in.user.id;
+    let sessions = blocking(move || repos.list_sessions(user, Utc::now())).await?;
+    let c = Chrome::new(
+        me,
+        req,
+        Nav::Account,
+        super::locale_of(req).text("dash.account.title").to_string(),
+    );
+    let t = c.t;
+    let current = me.signed_in.session.id;
+    page(
+        status,
+        AccountPage {
+            sessions: sessions
+                .into_iter()
+                .map(|s| SessionRow {
+                    id: s.id.0,
+                    started: moment(t, s.created_at),
+                    last_seen: moment(t, s.last_seen_at),
+                    current: s.id == current,
+                })
+                .collect(),
+            problem,
+            c,
+        },
+    )
+}
+
+/// The signed-in user's password and sessions.
+#[utoipa::path(get, path = "/dashboard/account", tag = "dashboard", operation_id = "dashboard_account",
+    responses((status = 200, description = "The user's password form and sessions", content_type = "text/html", body = String)))]
+pub async fn account_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        show(&state, &req, &me, StatusCode::OK, None).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Changes the user's password: the current one first; the user's other sessions end.
+#[utoipa::path(post, path = "/dashboard/account/password", tag = "dashboard", operation_id = "dashboard_password",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf`, `current`, `password` and `confirm`"),
+    responses(
+        (status = 303, description = "Changed", headers(("Location" = String, description = "The account page"))),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 422, description = "The current password is wrong, or the new one breaks the policy or differs from its confirmation", content_type = "text/html", body = String),
+    ))]
+pub async fn change_password(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let (current, raw, confirm) = (
+            form.raw("current"),
+            form.raw("password"),
+            form.raw("confirm"),
+        );
+        let refuse = |problem| {
+            show(
+                &state,
+                &req,
+                &me,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(problem),
+            )
+        };
+        if let Some(problem) = PasswordProblem::of(&raw) {
+            return refuse(match problem {
+                PasswordProblem::TooShort => "dash.password.too_short",
+                PasswordProblem::TooLong => "dash.password.too_long",
+                PasswordProblem::Common => "dash.password.common",
+                PasswordProblem::Nul => "dash.password.invalid",
+            })
+            .await;
+        }
+        if raw != confirm {
+            return refuse("dash.password.mismatch").await;
+        }
+        let password = Password::parse(&raw).map_err(ApiError::from)?;
+        let repos = state.repos();
+        let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
+        let changed = blocking(move || {
+            let credentials = repos.get_credentials(user)?;
+            if !verify_password_or_dummy(&current, credentials.password_hash.as_ref()) {
+                return Ok(false);
+            }
+            let hash = hash_password(&password, &mut OsRng)
+                .map_err(|e| RepoError::Internal(e.to_string()))?;
+            let now = Utc::now();
+            repos.set_password(user, &hash, now, Some(session))?;
+            repos.confirm_session_password(session, now)?;
+            Ok(true)
+        })
+        .await?;
+        if !changed {
+            return refuse("dash.account.wrong_password").await;
+        }
+        Ok(see_other("/dashboard/account?done=password"))
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Ends one of the user's sessions (signing out another browser).
+#[utoipa::path(post, path = "/dashboard/account/sessions/{id}/end", tag = "dashboard", operation_id = "dashboard_end_session",
+    params(("id" = String, Path, description = "The session's id, from the account page")),
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
+    responses(
+        (status = 303, description = "Ended", headers(("Location" = String, description = "The account page (the sign-in page when it was this one)"))),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 404, description = "No such session of this user", content_type = "text/html", body = String),
+    ))]
+pub async fn end_session(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        check_post(&me, &req, &Form::read(&req, &body)?)?;
+        let id = id
+            .parse::<i64>()
+            .ok()
+            .filter(|i| *i > 0)
+            .map(SessionId)
+            .ok_or_else(|| Refusal::Api(ApiError::resource_missing("session")))?;
+        let repos = state.repos();
+        let user = me.signed_in.user.id;
+        blocking(move || repos.delete_session(user, id))
+            .await
+            .map_err(|e| e.naming("session"))?;
+        if id == me.signed_in.session.id {
+            return Ok(see_other("/dashboard/login"));
+        }
+        Ok(see_other("/dashboard/account?done=session_ended"))
+    }
+    .await;
+    respond(&req, answer)
+}
