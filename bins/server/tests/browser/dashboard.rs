@@ -255,6 +255,7 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
         browser.goto(&format!("{}{path}", server.https));
         browser.wait_for("main h1");
         check(&browser, axe, &path);
+        shot(&path.trim_start_matches('/').replace(['/', '?', '='], "-"));
     }
     shot("recurring");
 

@@ -115,13 +115,7 @@ pub async fn change_password(
             )
         };
         if let Some(problem) = PasswordProblem::of(&raw) {
-            return refuse(match problem {
-                PasswordProblem::TooShort => "dash.password.too_short",
-                PasswordProblem::TooLong => "dash.password.too_long",
-                PasswordProblem::Common => "dash.password.common",
-                PasswordProblem::Nul => "dash.password.invalid",
-            })
-            .await;
+            return refuse(super::sign_in::password_problem_key(problem)).await;
         }
         if raw != confirm {
             return refuse("dash.password.mismatch").await;

@@ -75,10 +75,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                         id: n.id.0,
                         number: n.credit_note_number.clone(),
                         invoice_id: n.invoice_id.0,
-                        customer: names
-                            .get(&n.customer_id)
-                            .map(|(n, _)| n.clone())
-                            .unwrap_or_default(),
+                        customer: super::views::name_of(&names, n.customer_id),
                         date: date(t, n.created_at.date_naive()),
                         reason: reason_label(t, n.reason),
                         total: money(t, n.total_cents, n.currency),
@@ -139,10 +136,7 @@ pub async fn detail(
             DetailPage {
                 id: n.id.0,
                 invoice_id: n.invoice_id.0,
-                customer: names
-                    .get(&n.customer_id)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_default(),
+                customer: super::views::name_of(&names, n.customer_id),
                 date: date(t, n.created_at.date_naive()),
                 reason: reason_label(t, n.reason),
                 lines: LineRow::of(t, cur, &n.line_items),

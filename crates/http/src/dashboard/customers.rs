@@ -2,7 +2,7 @@
 //! documents and payments, and the form to create or change one.
 
 use super::chrome::{Chrome, Nav};
-use super::form::{field_errors, is_field_mistake, query_value, without_blanks, Form};
+use super::form::{field_errors, is_field_mistake, non_blank, query_value, without_blanks, Form};
 use super::session::{check_post, visitor, Visitor};
 use super::views::{date, money, payment_status, Pager};
 use super::{page, respond, see_other, Answer};
@@ -284,12 +284,12 @@ impl Fields {
 
     fn address(&self) -> Option<AddressInput> {
         let a = AddressInput {
-            line1: text(&self.line1),
-            line2: text(&self.line2),
-            city: text(&self.city),
-            state: text(&self.state),
-            postal_code: text(&self.postal_code),
-            country: text(&self.country),
+            line1: non_blank(&self.line1),
+            line2: non_blank(&self.line2),
+            city: non_blank(&self.city),
+            state: non_blank(&self.state),
+            postal_code: non_blank(&self.postal_code),
+            country: non_blank(&self.country),
         };
         let empty = [
             &a.line1,
@@ -303,10 +303,6 @@ impl Fields {
         .all(|v| v.is_none());
         (!empty).then_some(a)
     }
-}
-
-fn text(s: &str) -> Option<String> {
-    Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 #[derive(Template)]
@@ -427,13 +423,13 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         check_post(&me, &req, &form)?;
         let f = Fields::read(&form);
         let input = CustomerInput {
-            name: text(&f.name),
-            email: text(&f.email),
-            phone: text(&f.phone),
-            company: text(&f.company),
+            name: non_blank(&f.name),
+            email: non_blank(&f.email),
+            phone: non_blank(&f.phone),
+            company: non_blank(&f.company),
             address: f.address(),
-            locale: text(&f.locale),
-            tax_id: text(&f.tax_id),
+            locale: non_blank(&f.locale),
+            tax_id: non_blank(&f.tax_id),
             metadata: None,
         };
         match me.ops(&state).create_customer(input).await {
@@ -506,13 +502,13 @@ pub async fn save(
         check_post(&me, &req, &form)?;
         let f = Fields::read(&form);
         let input = CustomerPatchInput {
-            name: Some(text(&f.name)),
-            email: Some(text(&f.email)),
-            phone: Some(text(&f.phone)),
-            company: Some(text(&f.company)),
+            name: Some(non_blank(&f.name)),
+            email: Some(non_blank(&f.email)),
+            phone: Some(non_blank(&f.phone)),
+            company: Some(non_blank(&f.company)),
             address: Some(f.address()),
-            locale: Some(text(&f.locale)),
-            tax_id: Some(text(&f.tax_id)),
+            locale: Some(non_blank(&f.locale)),
+            tax_id: Some(non_blank(&f.tax_id)),
             metadata: None,
         };
         match me.ops(&state).update_customer(id, input).await {

@@ -6,7 +6,7 @@
 //! kept. The routes of each kind are thin handlers over the functions here.
 
 use crate::dashboard::chrome::{Chrome, Nav};
-use crate::dashboard::form::{field_errors, is_field_mistake, price_minor, Form};
+use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, price_minor, Form};
 use crate::dashboard::session::{check_post, visitor, Visitor};
 use crate::dashboard::{page, see_other, Answer};
 use crate::error::ApiError;
@@ -293,7 +293,7 @@ impl Typed {
             .filter(|l| !is_blank(l))
             .map(|l| {
                 let i = l.index;
-                let unit_price_cents = match (text(&l.unit_price), currency) {
+                let unit_price_cents = match (non_blank(&l.unit_price), currency) {
                     (None, _) | (_, None) => None,
                     (Some(p), Some(cur)) => match price_minor(&p, cur) {
                         Ok(cents) => Some(cents),
@@ -304,11 +304,11 @@ impl Typed {
                     },
                 };
                 LineItemInput {
-                    description: text(&l.description),
-                    quantity: text(&l.quantity).map(Value::String),
+                    description: non_blank(&l.description),
+                    quantity: non_blank(&l.quantity).map(Value::String),
                     unit_price_cents,
-                    tax_rate: text(&l.tax_rate).map(Value::String),
-                    product_id: text(&l.product).and_then(|p| p.parse().ok()),
+                    tax_rate: non_blank(&l.tax_rate).map(Value::String),
+                    product_id: non_blank(&l.product).and_then(|p| p.parse().ok()),
                 }
             })
             .collect()
@@ -338,10 +338,6 @@ impl Typed {
             _ => false,
         }
     }
-}
-
-fn text(s: &str) -> Option<String> {
-    Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 fn blank_line(index: usize) -> LineField {
@@ -483,8 +479,8 @@ pub(crate) async fn save_new(
         None
     });
     let customer = customer_id.is_none().then(|| CustomerInput {
-        name: text(&typed.new_name),
-        email: text(&typed.new_email),
+        name: non_blank(&typed.new_name),
+        email: non_blank(&typed.new_email),
         ..CustomerInput::default()
     });
     if !errors.is_empty() {
@@ -501,16 +497,16 @@ pub(crate) async fn save_new(
             let input = InvoiceInput {
                 customer_id,
                 customer,
-                currency: text(&typed.currency),
+                currency: non_blank(&typed.currency),
                 issue_date: None,
-                due_date: text(&typed.date),
+                due_date: non_blank(&typed.date),
                 payment_terms: if typed.date.trim().is_empty() {
-                    text(&typed.payment_terms)
+                    non_blank(&typed.payment_terms)
                 } else {
                     None
                 },
                 line_items: Some(line_items),
-                notes: text(&typed.notes),
+                notes: non_blank(&typed.notes),
                 metadata: None,
                 reminders: None,
             };
@@ -520,17 +516,17 @@ pub(crate) async fn save_new(
             let input = QuotationInput {
                 customer_id,
                 customer,
-                currency: text(&typed.currency),
+                currency: non_blank(&typed.currency),
                 issue_date: None,
-                valid_until: text(&typed.date),
+                valid_until: non_blank(&typed.date),
                 line_items: Some(line_items),
-                notes: text(&typed.notes),
+                notes: non_blank(&typed.notes),
                 metadata: None,
             };
             ops.create_quotation(input).await.map(|q| q.id.0)
         }
         Kind::Recurring => {
-            let count = match text(&typed.interval_count).map(|n| n.parse::<i64>()) {
+            let count = match non_blank(&typed.interval_count).map(|n| n.parse::<i64>()) {
                 Some(Ok(n)) => Some(n),
                 Some(Err(_)) => {
                     let e = ApiError::invalid_parameter("interval_count", "must be a whole number");
@@ -541,15 +537,15 @@ pub(crate) async fn save_new(
             let input = RecurringInput {
                 customer_id,
                 customer,
-                currency: text(&typed.currency),
+                currency: non_blank(&typed.currency),
                 line_items: Some(line_items),
-                interval: text(&typed.interval),
+                interval: non_blank(&typed.interval),
                 interval_count: count,
-                start_date: text(&typed.date),
-                end_date: text(&typed.end_date),
+                start_date: non_blank(&typed.date),
+                end_date: non_blank(&typed.end_date),
                 occurrences: None,
-                payment_terms: text(&typed.payment_terms),
-                notes: text(&typed.notes),
+                payment_terms: non_blank(&typed.payment_terms),
+                notes: non_blank(&typed.notes),
                 metadata: None,
                 auto_send: Some(typed.auto_send),
                 email: Some(typed.email),
@@ -699,9 +695,9 @@ pub(crate) async fn save_edit(
             let input = InvoicePatchInput {
                 line_items: Some(Some(line_items)),
                 customer_id: customer_id.map(Some),
-                currency: text(&typed.currency).map(Some),
-                due_date: text(&typed.date).map(Some),
-                notes: Some(text(&typed.notes)),
+                currency: non_blank(&typed.currency).map(Some),
+                due_date: non_blank(&typed.date).map(Some),
+                notes: Some(non_blank(&typed.notes)),
                 ..InvoicePatchInput::default()
             };
             match input.parse() {
@@ -716,9 +712,9 @@ pub(crate) async fn save_edit(
             let input = QuotationPatchInput {
                 line_items: Some(Some(line_items)),
                 customer_id: customer_id.map(Some),
-                currency: text(&typed.currency).map(Some),
-                valid_until: text(&typed.date).map(Some),
-                notes: Some(text(&typed.notes)),
+                currency: non_blank(&typed.currency).map(Some),
+                valid_until: non_blank(&typed.date).map(Some),
+                notes: Some(non_blank(&typed.notes)),
                 ..QuotationPatchInput::default()
             };
             ops.update_quotation(Id::parse(raw_id), input)
@@ -728,9 +724,9 @@ pub(crate) async fn save_edit(
         Kind::Recurring => {
             let input = RecurringPatchInput {
                 line_items: Some(Some(line_items)),
-                payment_terms: text(&typed.payment_terms).map(Some),
-                notes: Some(text(&typed.notes)),
-                end_date: Some(text(&typed.end_date)),
+                payment_terms: non_blank(&typed.payment_terms).map(Some),
+                notes: Some(non_blank(&typed.notes)),
+                end_date: Some(non_blank(&typed.end_date)),
                 auto_send: Some(Some(typed.auto_send)),
                 email: Some(Some(typed.email)),
                 ..RecurringPatchInput::default()

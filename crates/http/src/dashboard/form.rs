@@ -37,10 +37,7 @@ impl Form {
 
     /// The value of `name`, trimmed; `None` when absent or blank.
     pub fn text(&self, name: &str) -> Option<String> {
-        self.get(name)
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
+        self.get(name).and_then(non_blank)
     }
 
     /// The value as typed, `""` when absent (to show it again in its field).
@@ -109,6 +106,11 @@ pub(crate) fn price_minor(text: &str, currency: Currency) -> Result<i64, String>
         .map_err(|e| e.to_string())?
         .minor();
     Ok(if negative { -minor } else { minor })
+}
+
+/// Typed text as the operations take it: trimmed, and `None` when blank.
+pub(crate) fn non_blank(s: &str) -> Option<String> {
+    Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 /// A query string without its blank fields: what the API's list operations read.

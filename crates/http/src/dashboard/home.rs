@@ -87,7 +87,7 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
         ids.extend(pending.data.iter().map(|p| p.customer_id));
         ids.extend(quotations.data.iter().map(|q| q.customer_id));
         let names = ops.customer_names(ids).await?;
-        let name = |id| names.get(&id).map(|(n, _)| n.clone()).unwrap_or_default();
+        let name = |id| super::views::name_of(&names, id);
         let title = t.text("dash.home.title").to_string();
         page(
             StatusCode::OK,

@@ -96,10 +96,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                     .map(|p| Row {
                         id: p.id.0,
                         invoice_id: p.invoice_id.0,
-                        customer: names
-                            .get(&p.customer_id)
-                            .map(|(n, _)| n.clone())
-                            .unwrap_or_default(),
+                        customer: super::views::name_of(&names, p.customer_id),
                         date: date(t, p.created_at.date_naive()),
                         method: t.text(method_key(p.method)),
                         reference: p.reference.clone().unwrap_or_default(),

@@ -2,7 +2,9 @@
 //! one, and archiving or deleting as the API allows.
 
 use super::chrome::{Chrome, Nav};
-use super::form::{field_errors, is_field_mistake, price_minor, query_value, without_blanks, Form};
+use super::form::{
+    field_errors, is_field_mistake, non_blank, price_minor, query_value, without_blanks, Form,
+};
 use super::invoices::{tabs, Tab};
 use super::session::{check_post, visitor, Visitor};
 use super::views::{money, Pager};
@@ -134,7 +136,7 @@ impl Fields {
 
     /// The price in minor units of the currency typed; a mistake is the price field's.
     fn price_cents(&self) -> Result<Option<i64>, ApiError> {
-        let Some(price) = text(&self.price) else {
+        let Some(price) = non_blank(&self.price) else {
             return Ok(None);
         };
         let Ok(currency) = Currency::parse(&self.currency) else {
@@ -144,10 +146,6 @@ impl Fields {
             .map(Some)
             .map_err(|m| ApiError::invalid_parameter("price", m))
     }
-}
-
-fn text(s: &str) -> Option<String> {
-    Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 #[derive(Template)]
@@ -241,11 +239,11 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         let saved = match f.price_cents() {
             Ok(cents) => {
                 let input = ProductInput {
-                    name: text(&f.name),
-                    description: text(&f.description),
+                    name: non_blank(&f.name),
+                    description: non_blank(&f.description),
                     unit_price_cents: cents,
-                    currency: text(&f.currency),
-                    tax_rate: text(&f.tax_rate).map(Value::String),
+                    currency: non_blank(&f.currency),
+                    tax_rate: non_blank(&f.tax_rate).map(Value::String),
                     active: Some(f.active),
                     metadata: None,
                 };
@@ -314,11 +312,11 @@ pub async fn save(
         let saved = match f.price_cents() {
             Ok(cents) => {
                 let input = ProductPatchInput {
-                    name: Some(text(&f.name)),
-                    description: Some(text(&f.description)),
+                    name: Some(non_blank(&f.name)),
+                    description: Some(non_blank(&f.description)),
                     unit_price_cents: Some(cents),
-                    currency: Some(text(&f.currency)),
-                    tax_rate: Some(text(&f.tax_rate).map(Value::String)),
+                    currency: Some(non_blank(&f.currency)),
+                    tax_rate: Some(non_blank(&f.tax_rate).map(Value::String)),
                     active: Some(Some(f.active)),
                     metadata: None,
                 };

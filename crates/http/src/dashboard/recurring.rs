@@ -96,10 +96,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                     .iter()
                     .map(|r| Row {
                         id: r.id.0,
-                        customer: names
-                            .get(&r.customer_id)
-                            .map(|(n, _)| n.clone())
-                            .unwrap_or_default(),
+                        customer: super::views::name_of(&names, r.customer_id),
                         cadence: cadence(t, r),
                         next: r.next_issue_date.map(|d| date(t, d)).unwrap_or_default(),
                         status: r.status.as_str(),
@@ -189,10 +186,7 @@ pub async fn detail(
                 status: r.status.as_str(),
                 status_label: status_label(t, r.status),
                 customer_id: r.customer_id.0,
-                customer: names
-                    .get(&r.customer_id)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_default(),
+                customer: super::views::name_of(&names, r.customer_id),
                 cadence: cadence(t, &r),
                 start: date(t, r.start_date),
                 end: r.end_date.map(|d| date(t, d)).unwrap_or_default(),

@@ -282,7 +282,7 @@ pub async fn set_password(
             return again(String::new(), None);
         }
         if let Some(problem) = PasswordProblem::of(&raw) {
-            return again(password_problem(t, problem), email);
+            return again(t.text(password_problem_key(problem)).to_string(), email);
         }
         let password = Password::parse(&raw).map_err(ApiError::from)?;
         if raw != confirm {
@@ -305,15 +305,14 @@ pub async fn set_password(
     respond(&req, answer)
 }
 
-/// The policy's refusal in the user's language.
-fn password_problem(t: Locale, problem: PasswordProblem) -> String {
-    t.text(match problem {
+/// The catalogue key of the policy's refusal.
+pub(crate) fn password_problem_key(problem: PasswordProblem) -> &'static str {
+    match problem {
         PasswordProblem::TooShort => "dash.password.too_short",
         PasswordProblem::TooLong => "dash.password.too_long",
         PasswordProblem::Common => "dash.password.common",
         PasswordProblem::Nul => "dash.password.invalid",
-    })
-    .to_string()
+    }
 }
 
 /// Switches the environment the session shows (test or live).

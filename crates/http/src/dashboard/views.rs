@@ -11,6 +11,14 @@ use invoicing_domain::locale::Locale;
 use invoicing_domain::paging::Page;
 use invoicing_domain::payment_status::PaymentStatus;
 
+/// A customer's name from `Ops::customer_names`, empty for one not found.
+pub(crate) fn name_of(
+    names: &std::collections::HashMap<invoicing_domain::customer::CustomerId, (String, String)>,
+    id: invoicing_domain::customer::CustomerId,
+) -> String {
+    names.get(&id).map(|(n, _)| n.clone()).unwrap_or_default()
+}
+
 /// An amount as the user's language writes it.
 pub(crate) fn money(t: Locale, minor: i64, currency: Currency) -> String {
     crate::routes::pages::money(t, minor, currency)

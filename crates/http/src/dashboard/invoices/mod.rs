@@ -120,10 +120,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
             .map(|i| Row {
                 id: i.id.0,
                 number: i.invoice_number.clone(),
-                customer: names
-                    .get(&i.customer_id)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_default(),
+                customer: super::views::name_of(&names, i.customer_id),
                 issued: date(t, i.issue_date),
                 due: date(t, i.due_date),
                 status: i.status.as_str(),

@@ -82,10 +82,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                     .map(|q| Row {
                         id: q.id.0,
                         number: q.quote_number.clone(),
-                        customer: names
-                            .get(&q.customer_id)
-                            .map(|(n, _)| n.clone())
-                            .unwrap_or_default(),
+                        customer: super::views::name_of(&names, q.customer_id),
                         issued: date(t, q.issue_date),
                         valid_until: date(t, q.valid_until),
                         status: q.status.as_str(),

@@ -5,7 +5,7 @@
 pub mod emails;
 
 use super::chrome::{Chrome, Nav};
-use super::form::{field_errors, is_field_mistake, Form};
+use super::form::{field_errors, is_field_mistake, non_blank, Form};
 use super::session::{check_post, visitor, Visitor};
 use super::{page, respond, see_other, Answer};
 use crate::error::ApiError;
@@ -121,9 +121,7 @@ impl Fields {
 
     /// A field as the API takes it: blank clears it.
     fn value(&self, name: &str) -> Option<String> {
-        Some(self.get(name).trim())
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
+        non_blank(self.get(name))
     }
 
     /// The reminder days as typed ("-3, 0, 7"); a blank field is no reminder at all.
