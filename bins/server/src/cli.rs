@@ -6,10 +6,11 @@ pub use users::users;
 
 use crate::config::{AccountsCommand, KeysCommand};
 use anyhow::{anyhow, Context, Result};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use invoicing_domain::api_key::{
-    ApiKey, ApiKeyId, GeneratedKey, KeyScopes, NewApiKey, RateOverride,
+    rotation_grace_end, ApiKey, ApiKeyId, GeneratedKey, KeyRequest, NewApiKey, RateOverride,
 };
+use invoicing_domain::validation::Violations;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::{AccountRepository, ApiKeyRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
@@ -38,6 +39,7 @@ pub fn key_json(key: &ApiKey, plain: Option<&str>) -> Value {
         "expires_at": key.expires_at.as_ref().map(format),
         "revoked_at": key.revoked_at.as_ref().map(format),
         "created_at": format(&key.created_at),
+        "last_used_at": key.last_used_at.as_ref().map(format),
     });
     if let Some(plain) = plain {
         v["key"] = json!(plain);
@@ -65,13 +67,19 @@ pub fn accounts(cmd: AccountsCommand) -> Result<()> {
 }
 
 fn parse_expiry(text: &str) -> Result<DateTime<Utc>> {
-    let t = DateTime::parse_from_rfc3339(text)
+    Ok(DateTime::parse_from_rfc3339(text)
         .with_context(|| format!("--expires-at {text:?} is not an RFC 3339 time"))?
-        .with_timezone(&Utc);
-    if t <= Utc::now() {
-        return Err(anyhow!("--expires-at must be in the future"));
-    }
-    Ok(t)
+        .with_timezone(&Utc))
+}
+
+/// The dashboard's rules, with the CLI's flag names.
+fn flag_errors(v: Violations) -> anyhow::Error {
+    let text: Vec<String> = v
+        .errors()
+        .iter()
+        .map(|e| format!("--{} {}", e.param.replace('_', "-"), e.message))
+        .collect();
+    anyhow!(text.join("; "))
 }
 
 pub fn keys(cmd: KeysCommand) -> Result<()> {
@@ -87,21 +95,19 @@ pub fn keys(cmd: KeysCommand) -> Result<()> {
         } => {
             let environment =
                 Environment::parse(&env).ok_or_else(|| anyhow!("--env must be test or live"))?;
-            let scopes = KeyScopes::parse(&scopes)?;
             let expires_at = expires_at.as_deref().map(parse_expiry).transpose()?;
+            let rate = RateOverride {
+                per_minute: rate_per_minute,
+                burst,
+            };
+            let request =
+                KeyRequest::parse(&scopes, rate, expires_at, Utc::now()).map_err(flag_errors)?;
             let store = open(&db.database_url)?;
             let account = store
                 .get_account(AccountId(account))
                 .map_err(|_| anyhow!("no account {account}"))?;
             let generated = GeneratedKey::generate(environment, &mut rand::rngs::OsRng);
-            let rate = RateOverride {
-                per_minute: rate_per_minute,
-                burst,
-            };
-            let key = store.insert_key(
-                account.id,
-                NewApiKey::from_generated(&generated, scopes, rate, expires_at),
-            )?;
+            let key = store.insert_key(account.id, request.into_new_key(&generated))?;
             print(&key_json(&key, Some(generated.plain())))
         }
         KeysCommand::List { account, db } => {
@@ -127,7 +133,7 @@ pub fn keys(cmd: KeysCommand) -> Result<()> {
             let generated = GeneratedKey::generate(old.environment, &mut rand::rngs::OsRng);
             let replacement =
                 NewApiKey::from_generated(&generated, old.scopes.clone(), old.rate, old.expires_at);
-            let grace_end = Utc::now() + Duration::hours(i64::from(grace_hours));
+            let grace_end = rotation_grace_end(Utc::now(), grace_hours).map_err(flag_errors)?;
             let (old, new) = store
                 .rotate_key(old.id, replacement, grace_end)
                 .map_err(|e| anyhow!("key {key_id}: {e}"))?;

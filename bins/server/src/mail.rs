@@ -18,6 +18,7 @@ use invoicing_storage::Store;
 use std::time::Duration;
 
 /// What `SMTP_URL` and friends configure; checked once at start.
+#[derive(Clone)]
 pub struct MailConfig {
     pub mailer: Mailer,
     pub sender: Sender,

@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod jobs;
 mod mail;
+mod notices;
 mod scheduler;
 mod serve;
 mod tls;

@@ -4,6 +4,7 @@
 use crate::config::ServeArgs;
 use crate::jobs::Workers;
 use crate::mail::{MailConfig, MailRunner};
+use crate::notices::NoticeRunner;
 use crate::tls;
 use crate::webhooks::WebhookRunner;
 use actix_web::{web, HttpServer};
@@ -163,8 +164,17 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         )),
         WEBHOOK_THREADS,
     );
-    let mailers =
-        mail.map(|m| Workers::start(Arc::new(MailRunner::new(store.clone(), m)), MAIL_THREADS));
+    // Customers' email and people's notices: the same SMTP settings, their own threads, so a
+    // queue of invoices never holds back someone's password reset.
+    let mailers = mail.map(|m| {
+        (
+            Workers::start(
+                Arc::new(MailRunner::new(store.clone(), m.clone())),
+                MAIL_THREADS,
+            ),
+            Workers::start(Arc::new(NoticeRunner::new(store.clone(), m)), 1),
+        )
+    });
     let state = web::Data::new(AppState::new(Arc::new(store), config));
 
     let mut server = HttpServer::new(move || build_app(state.clone()))
@@ -215,8 +225,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     // Attempts in flight finish (each within its timeout); unstarted claims go back to pending.
     web::block(move || {
         webhooks.stop();
-        if let Some(m) = mailers {
-            m.stop();
+        if let Some((mail, notices)) = mailers {
+            mail.stop();
+            notices.stop();
         }
     })
     .await?;

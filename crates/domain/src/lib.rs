@@ -20,6 +20,7 @@ pub mod ip_ranges;
 pub mod lines;
 pub mod locale;
 pub mod money;
+pub mod notice;
 pub mod paging;
 pub mod parties;
 pub mod payment;

@@ -30,11 +30,12 @@ use crate::recurring::{
 };
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
-    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, SecretToken,
-    Session, SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+    Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, SecretToken,
+    PendingInvitation, Session, SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
 };
 use crate::validation::Violations;
 use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
+use crate::notice::{NewNotice, Notice, NoticeJob, NoticeKind};
 use crate::webhook_delivery::{AttemptOutcome, DeliveryAttempt, DeliveryJob, RetrySchedule};
 use crate::webhook_signature::WebhookSecret;
 use chrono::NaiveDate;
@@ -385,6 +386,40 @@ pub trait EmailRepository {
     ) -> RepoResult<OutgoingEmail>;
 }
 
+/// Mail to people rather than customers (invitations, password resets, test emails).
+pub trait NoticeRepository {
+    fn queue_notice(&self, notice: NewNotice) -> RepoResult<Notice>;
+    /// The account's newest notice of `kind` (the settings show how the last test email went).
+    fn latest_notice(&self, account: AccountId, kind: NoticeKind) -> RepoResult<Option<Notice>>;
+}
+
+/// The mail workers' side of [`NoticeRepository`]: the same leases as [`EmailQueue`].
+pub trait NoticeQueue {
+    fn next_notice_due(&self) -> RepoResult<Option<DateTime<Utc>>>;
+    fn claim_notices(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+        limit: u32,
+    ) -> RepoResult<Vec<NoticeJob>>;
+    /// Records the attempt; a settled notice loses its body and link. `false` if the claim was
+    /// lost meanwhile.
+    fn record_notice(
+        &self,
+        job: &NoticeJob,
+        outcome: &SendOutcome,
+        schedule: &RetrySchedule,
+        now: DateTime<Utc>,
+    ) -> RepoResult<bool>;
+    fn extend_notice(
+        &self,
+        job: &NoticeJob,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> RepoResult<bool>;
+    fn release_notice(&self, job: &NoticeJob) -> RepoResult<()>;
+}
+
 /// The mail workers' and the scheduler's side, across tenants: the same leases as
 /// [`DeliveryQueue`].
 pub trait EmailQueue {
@@ -598,10 +633,45 @@ pub trait UserRepository {
     /// The link while it works (unused, not expired), without using it: the page's form.
     fn find_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>>;
     /// Uses the link: it answers once, however many callers race for it, and never after
-    /// `expires_at`.
+    /// `expires_at`. An invitation makes its user a member of its account (keeping the role of
+    /// one who is a member already), in the same transaction, and of no other account.
     fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>>;
-    /// In one transaction: uses the link, then [`Self::set_password`] for its user with no
-    /// session kept. `None` when the link is unknown, used or expired.
+    /// An owner's invitation of `email` to the invitation's account, working from `now` for
+    /// [`crate::user::INVITATION_VALIDITY`]: the user is created without a password if there
+    /// is none; `InUse` when they are a member already; an earlier pending invitation of them to
+    /// that account is replaced.
+    /// `notice` (the invitation's email, when this server sends email) is queued in the same
+    /// transaction.
+    fn invite(
+        &self,
+        email: &UserEmail,
+        invitation: Invitation,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        notice: Option<NewNotice>,
+    ) -> RepoResult<Link>;
+    /// A password reset asked for on the sign-in page: when `email` is a user's who belongs to
+    /// an account, a link for `token_hash` working [`crate::user::EMAILED_RESET_VALIDITY`] and
+    /// `notice` (its email) in one transaction; nothing for anyone else, nor when the user was
+    /// sent one in the last minute (nobody can flood an inbox from the sign-in page). Whether
+    /// it was sent is for the logs, never for the person asking.
+    fn email_password_reset(
+        &self,
+        email: &UserEmail,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        notice: NewNotice,
+    ) -> RepoResult<bool>;
+    /// The account's invitations that still work, newest first.
+    fn list_invitations(
+        &self,
+        account: AccountId,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Vec<PendingInvitation>>;
+    /// Withdraws an invitation; `NotFound` when it is no pending invitation to `account`.
+    fn revoke_invitation(&self, account: AccountId, id: i64) -> RepoResult<()>;
+    /// In one transaction: uses the link (as [`Self::consume_link`]), then
+    /// [`Self::set_password`] for its user with no session kept. `None` when the link is unknown, used or expired.
     fn set_password_with_link(
         &self,
         token_hash: &str,
@@ -670,6 +740,7 @@ pub trait Repositories:
     + RecurringRepository
     + IdempotencyRepository
     + UserRepository
+    + NoticeRepository
     + RateLimits
     + HealthCheck
     + Send
@@ -693,6 +764,7 @@ impl<T> Repositories for T where
         + RecurringRepository
         + IdempotencyRepository
         + UserRepository
+        + NoticeRepository
         + RateLimits
         + HealthCheck
         + Send

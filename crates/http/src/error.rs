@@ -192,6 +192,16 @@ impl ApiError {
         )
     }
 
+    /// What only an account's owners may do (its people and API keys, SPEC §21).
+    pub fn owners_only() -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorType::PermissionError,
+            "insufficient_permissions",
+            "Only the account's owners manage its people and API keys",
+        )
+    }
+
     /// A dashboard form post that did not come from the dashboard's own page (SPEC §21: the
     /// same-origin check or the session's CSRF token failed).
     pub fn form_refused(message: impl Into<String>) -> Self {

@@ -60,7 +60,7 @@ pub struct Letter<'a> {
 
 /// Text for a header: control characters (a line break would end the header, and lettre
 /// refuses to write one) become spaces. Names come from profiles and customers as typed.
-fn header_text(s: &str) -> String {
+pub(crate) fn header_text(s: &str) -> String {
     let text: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -72,7 +72,7 @@ fn header_text(s: &str) -> String {
 
 /// A recipient; an international domain goes on the envelope in its ASCII (`xn--`) form, which
 /// every relay accepts.
-fn mailbox(address: &str) -> Result<Mailbox, String> {
+pub(crate) fn mailbox(address: &str) -> Result<Mailbox, String> {
     let invalid = |e: String| format!("{address:?} is not an address: {e}");
     let (local, domain) = address
         .rsplit_once('@')

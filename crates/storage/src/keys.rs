@@ -6,7 +6,9 @@ use crate::schema::api_keys;
 use crate::store::{Store, TxError};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
-use invoicing_domain::api_key::{ApiKey, ApiKeyId, KeyScopes, NewApiKey, RateOverride};
+use invoicing_domain::api_key::{
+    ApiKey, ApiKeyId, KeyScopes, NewApiKey, RateOverride, LAST_USED_PRECISION,
+};
 use invoicing_domain::ports::{ApiKeyRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::{AccountId, Environment};
 use std::collections::HashMap;
@@ -27,6 +29,7 @@ struct KeyRow {
     expires_at: Option<NaiveDateTime>,
     revoked_at: Option<NaiveDateTime>,
     created_at: NaiveDateTime,
+    last_used_at: Option<NaiveDateTime>,
 }
 
 impl KeyRow {
@@ -48,6 +51,7 @@ impl KeyRow {
             expires_at: self.expires_at.map(from_db),
             revoked_at: self.revoked_at.map(from_db),
             created_at: from_db(self.created_at),
+            last_used_at: self.last_used_at.map(from_db),
         })
     }
 }
@@ -111,6 +115,7 @@ impl ApiKeyRepository for Store {
         })?;
         if let Some(key) = &found {
             self.key_cache.put(key_hash, key.clone());
+            note_use(self, key);
         }
         Ok(found)
     }
@@ -168,6 +173,34 @@ impl ApiKeyRepository for Store {
             let new = insert_key_row(conn, old.account_id, replacement)?;
             Ok((load(conn, id)?, new))
         })
+    }
+}
+
+/// Stamps the key's `last_used_at` when it is older than [`LAST_USED_PRECISION`]: at most one
+/// write a minute per key and process, on a lookup that missed the cache. A failure only loses
+/// the stamp, never the request.
+fn note_use(store: &Store, key: &ApiKey) {
+    let now = Utc::now();
+    if key
+        .last_used_at
+        .is_some_and(|t| now - t < LAST_USED_PRECISION)
+    {
+        return;
+    }
+    let stale = to_db(now - LAST_USED_PRECISION);
+    let stamped = store.write(|conn| {
+        Ok(diesel::update(
+            api_keys::table.find(key.id.0).filter(
+                api_keys::last_used_at
+                    .is_null()
+                    .or(api_keys::last_used_at.lt(stale)),
+            ),
+        )
+        .set(api_keys::last_used_at.eq(to_db(now)))
+        .execute(conn)?)
+    });
+    if let Err(e) = stamped {
+        log::warn!("noting the use of api key {}: {e}", key.id);
     }
 }
 

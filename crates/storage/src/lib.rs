@@ -15,6 +15,7 @@ mod invoice_rows;
 mod invoices;
 mod jobs;
 mod keys;
+mod notices;
 mod outbox;
 mod parties;
 mod payment_rows;

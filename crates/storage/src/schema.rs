@@ -24,6 +24,7 @@ diesel::table! {
         expires_at -> Nullable<Timestamp>,
         revoked_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
+        last_used_at -> Nullable<Timestamp>,
     }
 }
 
@@ -466,6 +467,32 @@ diesel::table! {
         purpose -> Text,
         created_at -> Timestamp,
         expires_at -> Timestamp,
+        account_id -> Nullable<BigInt>,
+        role -> Nullable<Text>,
+        invited_by -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    notices (id) {
+        id -> BigInt,
+        account_id -> Nullable<BigInt>,
+        kind -> Text,
+        recipient -> Text,
+        locale -> Text,
+        sender_name -> Text,
+        subject -> Text,
+        body -> Nullable<Text>,
+        link -> Nullable<Text>,
+        state -> Text,
+        attempts -> Integer,
+        last_error -> Nullable<Text>,
+        sent_at -> Nullable<Timestamp>,
+        next_attempt_at -> Timestamp,
+        claim -> Nullable<Text>,
+        locked_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
     }
 }
 
@@ -480,4 +507,4 @@ diesel::table! {
 
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(user_sessions -> users (user_id));
-diesel::allow_tables_to_appear_in_same_query!(users, memberships, user_sessions);
+diesel::allow_tables_to_appear_in_same_query!(users, memberships, user_sessions, user_tokens);

@@ -25,7 +25,8 @@ pub use session::{
 };
 pub use throttle::{ThrottleKey, LOGIN_FAILURE_LIMIT, LOGIN_FAILURE_WINDOW};
 pub use token::{
-    hash_token, set_password_url, Link, LinkPurpose, NewLink, SecretToken, LINK_VALIDITY,
+    hash_token, set_password_url, Invitation, Link, LinkPurpose, NewLink, PendingInvitation,
+    SecretToken, EMAILED_RESET_VALIDITY, INVITATION_VALIDITY, LINK_VALIDITY,
 };
 
 use crate::tenant::AccountId;

@@ -2,7 +2,8 @@
 //! The plain token exists only in [`SecretToken`] (and in the link or cookie it is handed over
 //! in); storage sees its SHA-256, as it does for API keys.
 
-use super::UserId;
+use super::{Role, UserId};
+use crate::tenant::AccountId;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
@@ -10,6 +11,11 @@ use rand::{CryptoRng, RngCore};
 
 /// How long a set-password link works (SPEC §21): 24 hours, once.
 pub const LINK_VALIDITY: Duration = Duration::hours(24);
+/// How long an owner's invitation from the dashboard works: 72 hours, once.
+pub const INVITATION_VALIDITY: Duration = Duration::hours(72);
+/// How long a reset asked for on the sign-in page works: 30 minutes, once. Shorter than the
+/// operator's link: anyone can ask for it, and it travels by email.
+pub const EMAILED_RESET_VALIDITY: Duration = Duration::minutes(30);
 
 const TOKEN_BYTES: usize = 32;
 /// 32 bytes in unpadded base64url.
@@ -81,6 +87,15 @@ impl LinkPurpose {
     }
 }
 
+/// What an owner's invitation makes its holder: a member of this account, with this role, and
+/// of no other account whatever is done with the link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Invitation {
+    pub account_id: AccountId,
+    pub role: Role,
+    pub invited_by: UserId,
+}
+
 /// What storage needs to keep a new link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewLink {
@@ -89,6 +104,7 @@ pub struct NewLink {
     pub token_hash: String,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
+    pub invitation: Option<Invitation>,
 }
 
 impl NewLink {
@@ -105,6 +121,20 @@ impl NewLink {
             token_hash: token.hash(),
             created_at: now,
             expires_at: now + LINK_VALIDITY,
+            invitation: None,
+        }
+    }
+
+    /// A reset asked for on the sign-in page, emailed: [`EMAILED_RESET_VALIDITY`]. Storage
+    /// makes it, having found the user by the email typed, so it takes the token's hash.
+    pub fn emailed_reset(user_id: UserId, token_hash: &str, now: DateTime<Utc>) -> NewLink {
+        NewLink {
+            user_id,
+            purpose: LinkPurpose::PasswordReset,
+            token_hash: token_hash.to_string(),
+            created_at: now,
+            expires_at: now + EMAILED_RESET_VALIDITY,
+            invitation: None,
         }
     }
 }
@@ -112,9 +142,20 @@ impl NewLink {
 /// A stored link, as its holder's page needs it (never its token).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
+    pub id: i64,
     pub user_id: UserId,
     pub purpose: LinkPurpose,
     pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub invitation: Option<Invitation>,
+}
+
+/// An invitation not yet used, as the account's people screen lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingInvitation {
+    pub id: i64,
+    pub email: super::UserEmail,
+    pub role: Role,
     pub expires_at: DateTime<Utc>,
 }
 
@@ -151,6 +192,9 @@ mod tests {
         let link = NewLink::new(UserId(7), LinkPurpose::Invitation, &t, now);
         assert_eq!(link.expires_at - link.created_at, Duration::hours(24));
         assert_eq!(link.token_hash, t.hash());
+        let reset = NewLink::emailed_reset(UserId(7), &t.hash(), now);
+        assert_eq!(reset.expires_at - reset.created_at, Duration::minutes(30));
+        assert_eq!(reset.purpose, LinkPurpose::PasswordReset);
         for p in [LinkPurpose::Invitation, LinkPurpose::PasswordReset] {
             assert_eq!(LinkPurpose::parse(p.as_str()), Some(p));
         }

@@ -10,10 +10,12 @@ mod customers;
 mod emails;
 mod events;
 mod invoices;
+mod keys;
 mod payments;
 mod products;
 mod quotations;
 mod recurring;
+mod team;
 mod webhooks;
 
 use crate::error::ApiError;
@@ -23,8 +25,8 @@ use invoicing_domain::api_key::{Access, ApiResource, KeyScopes};
 use invoicing_domain::email::{EmailInput, EmailRequest};
 use invoicing_domain::paging::{Page, PageRequest, SearchText};
 use invoicing_domain::ports::{RepoResult, Repositories};
-use invoicing_domain::tenant::Scope;
-use invoicing_domain::user::{Role, SignedIn};
+use invoicing_domain::tenant::{Actor, Scope};
+use invoicing_domain::user::{Role, SignedIn, UserId};
 use std::sync::Arc;
 
 pub use account::refuse_logo;
@@ -78,6 +80,23 @@ impl Caller {
         )))
     }
 
+    /// The scope for managing the account's people and API keys: owners only (SPEC §21); no
+    /// API key may (there is no such route).
+    pub fn require_owner(&self) -> Result<Scope, ApiError> {
+        match &self.permits {
+            Permits::Role(role) if role.manages_users_and_keys() => Ok(self.scope),
+            _ => Err(ApiError::owners_only()),
+        }
+    }
+
+    /// The user a dashboard caller is (`None` for an API key).
+    pub fn user(&self) -> Option<UserId> {
+        match self.scope.actor {
+            Actor::User(id) => Some(UserId(id)),
+            _ => None,
+        }
+    }
+
     /// The scope for creating a document (`resource`); a document that brings an inline customer
     /// may create that customer, so the caller must also be allowed to write customers.
     pub fn require_document_write(
@@ -109,6 +128,8 @@ pub struct Ops {
     webhook_allow_private: bool,
     /// Whether list pages report their totals (the API's always do).
     totals: bool,
+    /// Where the service is reached, for the links an operation mails (invitations).
+    public_url: Arc<str>,
 }
 
 impl Ops {
@@ -120,6 +141,7 @@ impl Ops {
             mail_enabled: state.config.mail_enabled,
             webhook_allow_private: state.config.webhook_allow_private,
             totals: true,
+            public_url: Arc::from(state.config.public_url.as_str()),
         }
     }
 
@@ -129,6 +151,7 @@ impl Ops {
         Ops {
             repos: self.repos.clone(),
             caller: self.caller.clone(),
+            public_url: self.public_url.clone(),
             totals: false,
             ..*self
         }

@@ -1,7 +1,7 @@
 //! One-time set-password links, kept by their token's SHA-256. Using one deletes its row in one
 //! statement that answers the row: of racing callers, exactly one deletes it and gets the link.
 
-use super::load_user;
+use super::{load_user, parse_role};
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, returning, to_db};
 use crate::schema::{user_tokens, users};
@@ -9,7 +9,11 @@ use crate::store::TxError;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use invoicing_domain::ports::RepoError;
-use invoicing_domain::user::{Link, LinkPurpose, NewLink, PasswordHash, SessionId, User, UserId};
+use invoicing_domain::tenant::AccountId;
+use invoicing_domain::user::{
+    Invitation, Link, LinkPurpose, NewLink, PasswordHash, PendingInvitation, SessionId, User,
+    UserEmail, UserId, INVITATION_VALIDITY,
+};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = user_tokens)]
@@ -19,6 +23,9 @@ struct LinkRow {
     purpose: String,
     created_at: NaiveDateTime,
     expires_at: NaiveDateTime,
+    account_id: Option<i64>,
+    role: Option<String>,
+    invited_by: Option<i64>,
 }
 
 impl LinkRow {
@@ -26,11 +33,21 @@ impl LinkRow {
         let purpose = LinkPurpose::parse(&self.purpose).ok_or_else(|| {
             RepoError::Internal(format!("link {} has purpose {:?}", self.id, self.purpose))
         })?;
+        let invitation = match (self.account_id, &self.role, self.invited_by) {
+            (Some(account), Some(role), Some(by)) => Some(Invitation {
+                account_id: AccountId(account),
+                role: parse_role(role)?,
+                invited_by: UserId(by),
+            }),
+            _ => None,
+        };
         Ok(Link {
+            id: self.id,
             user_id: UserId(self.user_id),
             purpose,
             created_at: from_db(self.created_at),
             expires_at: from_db(self.expires_at),
+            invitation,
         })
     }
 }
@@ -43,6 +60,9 @@ pub(super) fn create(conn: &mut AnyConnection, link: &NewLink) -> Result<Link, T
             user_tokens::purpose.eq(link.purpose.as_str()),
             user_tokens::created_at.eq(to_db(link.created_at)),
             user_tokens::expires_at.eq(to_db(link.expires_at)),
+            user_tokens::account_id.eq(link.invitation.map(|i| i.account_id.0)),
+            user_tokens::role.eq(link.invitation.map(|i| i.role.as_str())),
+            user_tokens::invited_by.eq(link.invitation.map(|i| i.invited_by.0)),
         ))
         .returning(returning::<LinkRow>())
         .get_result::<LinkRow>(conn)
@@ -77,7 +97,7 @@ pub(super) fn consume(
 ) -> Result<Option<Link>, TxError> {
     // A racing consumer's delete waits for ours and then deletes nothing, so only one of them
     // gets the link.
-    diesel::delete(
+    let consumed = diesel::delete(
         user_tokens::table
             .filter(user_tokens::token_hash.eq(token_hash))
             .filter(user_tokens::expires_at.gt(to_db(now))),
@@ -86,7 +106,94 @@ pub(super) fn consume(
     .get_result::<LinkRow>(conn)
     .optional()?
     .map(LinkRow::into_domain)
-    .transpose()
+    .transpose()?;
+    if let Some(Link {
+        user_id,
+        invitation: Some(invitation),
+        ..
+    }) = &consumed
+    {
+        super::members::join(conn, invitation.account_id, *user_id, invitation.role)?;
+    }
+    Ok(consumed)
+}
+
+/// See `UserRepository::invite`.
+pub(super) fn invite(
+    conn: &mut AnyConnection,
+    email: &UserEmail,
+    invitation: Invitation,
+    token_hash: &str,
+    now: DateTime<Utc>,
+) -> Result<Link, TxError> {
+    let user = super::members::find_or_create(conn, invitation.account_id, email)?;
+    if super::members::role_in(conn, invitation.account_id, user.id)?.is_some() {
+        return Err(RepoError::InUse("this person is a member of the account already".into()).into());
+    }
+    diesel::delete(
+        user_tokens::table
+            .filter(user_tokens::user_id.eq(user.id.0))
+            .filter(user_tokens::account_id.eq(invitation.account_id.0)),
+    )
+    .execute(conn)?;
+    create(
+        conn,
+        &NewLink {
+            user_id: user.id,
+            purpose: LinkPurpose::Invitation,
+            token_hash: token_hash.to_string(),
+            created_at: now,
+            expires_at: now + INVITATION_VALIDITY,
+            invitation: Some(invitation),
+        },
+    )
+}
+
+pub(super) fn list_invitations(
+    conn: &mut AnyConnection,
+    account: AccountId,
+    now: DateTime<Utc>,
+) -> Result<Vec<PendingInvitation>, TxError> {
+    user_tokens::table
+        .inner_join(users::table.on(users::id.eq(user_tokens::user_id)))
+        .filter(user_tokens::account_id.eq(account.0))
+        .filter(user_tokens::expires_at.gt(to_db(now)))
+        .order(user_tokens::id.desc())
+        .select((
+            user_tokens::id,
+            users::email,
+            user_tokens::role,
+            user_tokens::expires_at,
+        ))
+        .load::<(i64, String, Option<String>, NaiveDateTime)>(conn)?
+        .into_iter()
+        .map(|(id, email, role, expires_at)| {
+            Ok(PendingInvitation {
+                id,
+                email: UserEmail::parse(&email)
+                    .map_err(|_| RepoError::Internal(format!("invitation {id}: bad email")))?,
+                role: parse_role(role.as_deref().unwrap_or_default())?,
+                expires_at: from_db(expires_at),
+            })
+        })
+        .collect()
+}
+
+pub(super) fn revoke_invitation(
+    conn: &mut AnyConnection,
+    account: AccountId,
+    id: i64,
+) -> Result<(), TxError> {
+    let deleted = diesel::delete(
+        user_tokens::table
+            .filter(user_tokens::id.eq(id))
+            .filter(user_tokens::account_id.eq(account.0)),
+    )
+    .execute(conn)?;
+    if deleted == 0 {
+        return Err(RepoError::NotFound.into());
+    }
+    Ok(())
 }
 
 pub(super) fn set_password(
@@ -107,8 +214,29 @@ pub(super) fn set_password(
         return Err(RepoError::NotFound.into());
     }
     super::sessions::delete_others(conn, user, keep)?;
-    diesel::delete(user_tokens::table.filter(user_tokens::user_id.eq(user.0))).execute(conn)?;
+    // Set-password links are void now; invitations to other accounts still stand.
+    diesel::delete(
+        user_tokens::table
+            .filter(user_tokens::user_id.eq(user.0))
+            .filter(user_tokens::account_id.is_null()),
+    )
+    .execute(conn)?;
     load_user(conn, user)
+}
+
+/// Whether an emailed reset for the user was made at or after `since`.
+pub(super) fn reset_sent_since(
+    conn: &mut AnyConnection,
+    user: UserId,
+    since: DateTime<Utc>,
+) -> Result<bool, TxError> {
+    let recent: i64 = user_tokens::table
+        .filter(user_tokens::user_id.eq(user.0))
+        .filter(user_tokens::purpose.eq(LinkPurpose::PasswordReset.as_str()))
+        .filter(user_tokens::created_at.ge(to_db(since)))
+        .count()
+        .get_result(conn)?;
+    Ok(recent > 0)
 }
 
 pub(super) fn purge(conn: &mut AnyConnection, now: DateTime<Utc>) -> Result<usize, TxError> {

@@ -77,17 +77,42 @@ pub(super) fn role_in(
         .transpose()
 }
 
+/// The user with `email`, created (without a password) if there is none, with the account's
+/// row locked.
+pub(super) fn find_or_create(
+    conn: &mut AnyConnection,
+    account: AccountId,
+    email: &UserEmail,
+) -> Result<User, TxError> {
+    lock_account(conn, account)?;
+    match find_user(conn, email)? {
+        Some(user) => Ok(user),
+        None => insert_user(conn, email),
+    }
+}
+
+/// An invitation used: `user` becomes a member with `role`, unless they are one already (then
+/// their role stays as it is).
+pub(super) fn join(
+    conn: &mut AnyConnection,
+    account: AccountId,
+    user: UserId,
+    role: Role,
+) -> Result<(), TxError> {
+    lock_account(conn, account)?;
+    if role_in(conn, account, user)?.is_none() {
+        insert_membership(conn, account, user, role)?;
+    }
+    Ok(())
+}
+
 pub(super) fn add(
     conn: &mut AnyConnection,
     account: AccountId,
     email: &UserEmail,
     role: Role,
 ) -> Result<Member, TxError> {
-    lock_account(conn, account)?;
-    let user = match find_user(conn, email)? {
-        Some(user) => user,
-        None => insert_user(conn, email)?,
-    };
+    let user = find_or_create(conn, account, email)?;
     if role_in(conn, account, user.id)?.is_some() {
         return Err(RepoError::InUse(format!(
             "{} is already a member of account {account}",

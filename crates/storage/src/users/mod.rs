@@ -19,9 +19,11 @@ use diesel::prelude::*;
 use invoicing_domain::ports::{RepoError, RepoResult, UserRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
 use invoicing_domain::user::{
-    Credentials, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, SecretToken,
-    Session, SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+    Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash,
+    PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, User,
+    UserEmail, UserId,
 };
+use invoicing_domain::notice::NewNotice;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = users)]
@@ -167,6 +169,57 @@ impl UserRepository for Store {
 
     fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>> {
         self.write(|conn| links::consume(conn, token_hash, now))
+    }
+
+    fn invite(
+        &self,
+        email: &UserEmail,
+        invitation: Invitation,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        notice: Option<NewNotice>,
+    ) -> RepoResult<Link> {
+        self.write_retrying_unique(|conn| {
+            let link = links::invite(conn, email, invitation, token_hash, now)?;
+            if let Some(notice) = &notice {
+                crate::notices::queue(conn, notice)?;
+            }
+            Ok(link)
+        })
+    }
+
+    fn email_password_reset(
+        &self,
+        email: &UserEmail,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        notice: NewNotice,
+    ) -> RepoResult<bool> {
+        self.write(|conn| {
+            let Some(user) = find_user(conn, email)? else {
+                return Ok(false);
+            };
+            if members::of_user(conn, user.id)?.is_empty()
+                || links::reset_sent_since(conn, user.id, now - chrono::Duration::minutes(1))?
+            {
+                return Ok(false);
+            }
+            links::create(conn, &NewLink::emailed_reset(user.id, token_hash, now))?;
+            crate::notices::queue(conn, &notice)?;
+            Ok(true)
+        })
+    }
+
+    fn list_invitations(
+        &self,
+        account: AccountId,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Vec<PendingInvitation>> {
+        self.read(|conn| links::list_invitations(conn, account, now))
+    }
+
+    fn revoke_invitation(&self, account: AccountId, id: i64) -> RepoResult<()> {
+        self.write(|conn| links::revoke_invitation(conn, account, id))
     }
 
     fn set_password_with_link(

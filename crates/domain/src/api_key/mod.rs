@@ -9,6 +9,9 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::fmt;
 
+mod request;
+pub use request::{rotation_grace_end, KeyRequest, MAX_ROTATION_GRACE_HOURS};
+
 const KEY_RANDOM_LEN: usize = 32;
 const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -152,7 +155,7 @@ pub enum KeyScopes {
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("unknown scope {0:?}: use * or RESOURCE:read|write with RESOURCE one of customers, invoices, quotations, payments, products, webhooks, events")]
+#[error("unknown scope {0:?}: use * or RESOURCE:read|write with RESOURCE one of customers, invoices, quotations, payments, products, webhooks, events, account, emails, credit_notes, recurring_invoices")]
 pub struct ScopeError(pub String);
 
 impl KeyScopes {
@@ -237,7 +240,13 @@ pub struct ApiKey {
     pub expires_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// When a request last used it, to the minute (see [`LAST_USED_PRECISION`]).
+    pub last_used_at: Option<DateTime<Utc>>,
 }
+
+/// How stale a key's `last_used_at` may be: it is written at most this often, so a busy key
+/// costs no write per request.
+pub const LAST_USED_PRECISION: chrono::Duration = chrono::Duration::minutes(1);
 
 /// Why a known key cannot be used; the HTTP layer maps each to its SPEC §2 code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -361,6 +370,7 @@ mod tests {
             expires_at: None,
             revoked_at: None,
             created_at: now,
+            last_used_at: None,
         };
         assert_eq!(key.check_usable(now), Ok(()));
         key.expires_at = Some(now + Duration::hours(1));
