@@ -10,11 +10,11 @@ use chrono::{DateTime, Utc};
 use invoicing_domain::api_key::{
     rotation_grace_end, ApiKey, ApiKeyId, GeneratedKey, KeyRequest, NewApiKey, RateOverride,
 };
-use invoicing_domain::validation::Violations;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::{AccountRepository, ApiKeyRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
 use invoicing_domain::time::format;
+use invoicing_domain::validation::Violations;
 use invoicing_storage::Store;
 use serde_json::{json, Value};
 

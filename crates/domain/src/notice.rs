@@ -204,7 +204,11 @@ mod tests {
         assert!(n.body.contains("ada@example.com"), "{}", n.body);
         assert!(n.body.contains(Locale::De.text("dash.role.staff")));
         assert!(n.body.contains("token=abc"));
-        assert!(!n.body.contains("{"), "every placeholder filled: {}", n.body);
+        assert!(
+            !n.body.contains("{"),
+            "every placeholder filled: {}",
+            n.body
+        );
         assert_eq!(n.sender_name, "Ørsted Design");
     }
 

@@ -15,6 +15,7 @@ use crate::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint, S
 use crate::invoice::{
     Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, Outstanding, PublicInvoice,
 };
+use crate::notice::{NewNotice, Notice, NoticeJob, NoticeKind};
 use crate::paging::{Page, PageRequest};
 use crate::payment::{
     NewPayment, Payment, PaymentChange, PaymentFilter, PaymentId, PaymentReport, PaymentRequest,
@@ -30,12 +31,12 @@ use crate::recurring::{
 };
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
-    Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash, Role, SecretToken,
-    PendingInvitation, Session, SessionId, SignedIn, ThrottleKey, User, UserEmail, UserId,
+    Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash,
+    PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, User,
+    UserEmail, UserId,
 };
 use crate::validation::Violations;
 use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
-use crate::notice::{NewNotice, Notice, NoticeJob, NoticeKind};
 use crate::webhook_delivery::{AttemptOutcome, DeliveryAttempt, DeliveryJob, RetrySchedule};
 use crate::webhook_signature::WebhookSecret;
 use chrono::NaiveDate;

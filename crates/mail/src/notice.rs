@@ -8,7 +8,11 @@ use lettre::message::{MultiPart, SinglePart};
 use lettre::Message;
 
 /// Builds the message with `message_id`; `Err` names what cannot be sent.
-pub fn compose_notice(sender: &Sender, job: &NoticeJob, message_id: &str) -> Result<Message, String> {
+pub fn compose_notice(
+    sender: &Sender,
+    job: &NoticeJob,
+    message_id: &str,
+) -> Result<Message, String> {
     let t = job.locale;
     let page = html::Page {
         locale: t,
@@ -63,7 +67,11 @@ mod tests {
         let message = compose_notice(&sender, &job, "<1@example.com>").unwrap();
         let raw = String::from_utf8(message.formatted()).unwrap();
         assert!(raw.contains("To: pat@example.com"), "{raw}");
-        assert_eq!(raw.matches(link).count(), 3, "text, its link and the button: {raw}");
+        assert_eq!(
+            raw.matches(link).count(),
+            3,
+            "text, its link and the button: {raw}"
+        );
         assert!(!raw.contains("attachment"), "{raw}");
         assert!(raw.contains(Locale::Nl.text("notice.reset.button")));
     }

@@ -5,7 +5,7 @@ use super::chrome::{Chrome, Nav};
 use super::form::Form;
 use super::session::{check_post, visitor, Visitor};
 use super::views::moment;
-use super::{page, respond, see_other, Answer, Refusal};
+use super::{page, respond, see_other, Answer};
 use crate::error::ApiError;
 use crate::routes::pages::FormBody;
 use crate::{blocking, AppState};
@@ -14,9 +14,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
 use invoicing_domain::ports::RepoError;
-use invoicing_domain::user::{
-    hash_password, verify_password_or_dummy, Password, PasswordProblem, SessionId,
-};
+use invoicing_domain::user::{hash_password, Password, PasswordProblem, SessionId};
 use rand::rngs::OsRng;
 
 pub(crate) struct SessionRow {
@@ -121,24 +119,19 @@ pub async fn change_password(
             return refuse("dash.password.mismatch").await;
         }
         let password = Password::parse(&raw).map_err(ApiError::from)?;
+        if !super::reauth::password_matches(&state, &req, &me, current).await? {
+            return refuse("dash.account.wrong_password").await;
+        }
         let repos = state.repos();
         let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-        let changed = blocking(move || {
-            let credentials = repos.get_credentials(user)?;
-            if !verify_password_or_dummy(&current, credentials.password_hash.as_ref()) {
-                return Ok(false);
-            }
+        blocking(move || {
             let hash = hash_password(&password, &mut OsRng)
                 .map_err(|e| RepoError::Internal(e.to_string()))?;
             let now = Utc::now();
             repos.set_password(user, &hash, now, Some(session))?;
-            repos.confirm_session_password(session, now)?;
-            Ok(true)
+            repos.confirm_session_password(session, now)
         })
         .await?;
-        if !changed {
-            return refuse("dash.account.wrong_password").await;
-        }
         Ok(see_other("/dashboard/account?done=password"))
     }
     .await;
@@ -163,12 +156,7 @@ pub async fn end_session(
     let answer = async {
         let me = visitor(&state, &req).await?;
         check_post(&me, &req, &Form::read(&req, &body)?)?;
-        let id = id
-            .parse::<i64>()
-            .ok()
-            .filter(|i| *i > 0)
-            .map(SessionId)
-            .ok_or_else(|| Refusal::Api(ApiError::resource_missing("session")))?;
+        let id = SessionId(super::form::path_number(&id, "session")?);
         let repos = state.repos();
         let user = me.signed_in.user.id;
         blocking(move || repos.delete_session(user, id))

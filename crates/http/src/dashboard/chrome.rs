@@ -44,6 +44,13 @@ const NOTICES: &[(&str, &str)] = &[
     ("language", "dash.done.language"),
     ("password", "dash.done.password"),
     ("session_ended", "dash.done.session_ended"),
+    ("revoked", "dash.done.revoked"),
+    ("redelivered", "dash.done.redelivered"),
+    ("invited", "dash.done.invited"),
+    ("removed", "dash.done.removed"),
+    ("test_queued", "dash.done.test_queued"),
+    ("logo", "dash.done.logo"),
+    ("logo_removed", "dash.done.logo_removed"),
 ];
 
 pub(crate) struct Chrome {

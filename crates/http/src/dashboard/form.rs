@@ -9,6 +9,14 @@ use actix_web::HttpRequest;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::payment_amount::MajorAmount;
 
+/// The positive number a dashboard path names (`/…/{id}/…`); anything else is no such `what`.
+pub(crate) fn path_number(raw: &str, what: &'static str) -> Result<i64, Refusal> {
+    raw.parse::<i64>()
+        .ok()
+        .filter(|i| *i > 0)
+        .ok_or_else(|| Refusal::Api(ApiError::resource_missing(what)))
+}
+
 /// A posted form's fields.
 pub(crate) struct Form(Vec<(String, String)>);
 
@@ -19,12 +27,22 @@ impl Form {
         Ok(Form::parse(&body.0))
     }
 
+    /// Fields read otherwise (a multipart post's text parts).
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> Form {
+        Form(pairs)
+    }
+
     pub fn parse(bytes: &[u8]) -> Form {
         Form(
             form_urlencoded::parse(bytes)
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
         )
+    }
+
+    /// Every field, in the order posted (to carry a post over a confirmation).
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.0
     }
 
     /// The first value of `name`.

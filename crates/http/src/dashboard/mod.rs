@@ -10,6 +10,7 @@
 pub mod assets;
 mod chrome;
 mod form;
+mod reauth;
 mod session;
 mod timeline;
 mod views;
@@ -20,6 +21,7 @@ pub mod customers;
 mod document_form;
 pub mod home;
 pub mod invoices;
+pub mod links;
 pub mod payments;
 pub mod products;
 pub mod quotations;

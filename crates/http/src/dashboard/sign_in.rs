@@ -1,5 +1,5 @@
-//! Signing in and out (SPEC §21), setting a password from a one-time link, and the two choices
-//! a session keeps: the environment shown and the language.
+//! Signing in and out (SPEC §21), and the two choices a session keeps: the environment shown
+//! and the language. The pages one-time links open are `links`.
 //!
 //! Sign-in answers one generic message for every failure, spends one Argon2id verification
 //! whether or not the email exists (off the async workers), and counts failures per typed email
@@ -9,7 +9,7 @@ use super::form::Form;
 use super::session::{
     check_post, expired_session_cookie, language_cookie, same_origin, session_cookie, visitor,
 };
-use super::{page, respond, see_other, Answer, Refusal};
+use super::{page, respond, see_other, Answer};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::routes::pages::FormBody;
@@ -21,8 +21,8 @@ use chrono::Utc;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::user::{
-    hash_password, hash_token, verify_password_or_dummy, NewSession, Password, PasswordProblem,
-    SecretToken, ThrottleKey, UserEmail, LOGIN_FAILURE_WINDOW,
+    verify_password_or_dummy, NewSession, PasswordProblem, SecretToken, ThrottleKey, UserEmail,
+    LOGIN_FAILURE_WINDOW,
 };
 use rand::rngs::OsRng;
 
@@ -33,9 +33,16 @@ struct LoginPage {
     email: String,
     next: String,
     problem: Option<&'static str>,
-    /// After a password was set from a link: say so.
-    password_set: bool,
+    /// What a link's page did before sending the visitor here (a password set, an account
+    /// joined, a reset asked for).
+    notice: Option<&'static str>,
 }
+
+/// The notices the sign-in page shows after `?done=…`; nothing else is shown.
+const LOGIN_NOTICES: &[(&str, &str)] = &[
+    ("password", "dash.login.password_set"),
+    ("joined", "dash.login.joined"),
+];
 
 /// Where a sign-in may return to: a dashboard path on this site, never elsewhere.
 pub(crate) fn safe_next(next: Option<&str>) -> String {
@@ -69,7 +76,13 @@ pub async fn login_page(req: HttpRequest) -> HttpResponse {
                 email: String::new(),
                 next: safe_next(Some(&next)),
                 problem: None,
-                password_set: super::form::query_value(req.query_string(), "done") == "password",
+                notice: {
+                    let done = super::form::query_value(req.query_string(), "done");
+                    LOGIN_NOTICES
+                        .iter()
+                        .find(|(name, _)| *name == done)
+                        .map(|(_, key)| *key)
+                },
             },
         ),
     )
@@ -107,7 +120,7 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
                 email: typed.trim().to_string(),
                 next: next.clone(),
                 problem: Some(problem),
-                password_set: false,
+                notice: None,
             },
         )
     };
@@ -185,121 +198,6 @@ pub async fn logout(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         res.add_cookie(&expired_session_cookie())
             .map_err(|_| ApiError::internal())?;
         Ok(res)
-    }
-    .await;
-    respond(&req, answer)
-}
-
-#[derive(Template)]
-#[template(path = "dashboard/set_password.html")]
-struct SetPasswordPage {
-    t: Locale,
-    token: String,
-    email: String,
-    /// The link is unknown, used or expired.
-    dead: bool,
-    problem: Option<String>,
-}
-
-/// The page of a one-time set-password link (an invitation or a reset).
-#[utoipa::path(get, path = "/dashboard/set-password", tag = "dashboard", operation_id = "dashboard_set_password_page",
-    params(("token" = Option<String>, Query, description = "The link's one-time token; without it (or with a used or expired one) the page says the link no longer works")),
-    responses((status = 200, description = "The form to choose a password, or a page saying the link no longer works", content_type = "text/html", body = String)))]
-pub async fn set_password_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let t = super::locale_of(&req);
-        let token = super::form::query_value(req.query_string(), "token");
-        let email = link_email(&state, &token).await?;
-        page(
-            StatusCode::OK,
-            SetPasswordPage {
-                t,
-                dead: email.is_none(),
-                email: email.unwrap_or_default(),
-                token,
-                problem: None,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
-}
-
-/// The email of the user whose link `token` is, while the link works.
-async fn link_email(state: &AppState, token: &str) -> Result<Option<String>, Refusal> {
-    if !SecretToken::has_shape(token) {
-        return Ok(None);
-    }
-    let repos = state.repos();
-    let hash = hash_token(token);
-    let found = blocking(move || {
-        let Some(link) = repos.find_link(&hash, Utc::now())? else {
-            return Ok(None);
-        };
-        Ok(Some(
-            repos.get_user(link.user_id)?.email.as_str().to_string(),
-        ))
-    })
-    .await?;
-    Ok(found)
-}
-
-/// Sets the password from the link, once; then the person signs in with it.
-#[utoipa::path(post, path = "/dashboard/set-password", tag = "dashboard", operation_id = "dashboard_set_password",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`token`, `password` and `confirm`"),
-    responses(
-        (status = 303, description = "The password is set: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
-        (status = 403, description = "Not posted from the dashboard's own page", content_type = "text/html", body = String),
-        (status = 415, description = "Not an HTML form post", content_type = "text/html", body = String),
-        (status = 422, description = "The password breaks the policy, the two differ, or the link no longer works", content_type = "text/html", body = String),
-    ))]
-pub async fn set_password(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        same_origin(&req)?;
-        let form = Form::read(&req, &body)?;
-        let t = super::locale_of(&req);
-        let token = form.raw("token");
-        let (raw, confirm) = (form.raw("password"), form.raw("confirm"));
-        let again = |problem: String, email: Option<String>| {
-            page(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                SetPasswordPage {
-                    t,
-                    token: token.clone(),
-                    dead: email.is_none(),
-                    email: email.unwrap_or_default(),
-                    problem: Some(problem),
-                },
-            )
-        };
-        let email = link_email(&state, &token).await?;
-        if email.is_none() {
-            return again(String::new(), None);
-        }
-        if let Some(problem) = PasswordProblem::of(&raw) {
-            return again(t.text(password_problem_key(problem)).to_string(), email);
-        }
-        let password = Password::parse(&raw).map_err(ApiError::from)?;
-        if raw != confirm {
-            return again(t.text("dash.password.mismatch").to_string(), email);
-        }
-        let repos = state.repos();
-        let hash_of = hash_token(&token);
-        let set = blocking(move || {
-            let hash = hash_password(&password, &mut OsRng)
-                .map_err(|e| invoicing_domain::ports::RepoError::Internal(e.to_string()))?;
-            repos.set_password_with_link(&hash_of, &hash, Utc::now())
-        })
-        .await?;
-        match set {
-            Some(_) => Ok(see_other("/dashboard/login?done=password")),
-            None => again(String::new(), None),
-        }
     }
     .await;
     respond(&req, answer)

@@ -30,7 +30,9 @@ use invoicing_domain::user::{Role, SignedIn, UserId};
 use std::sync::Arc;
 
 pub use account::refuse_logo;
+pub use keys::IssuedKey;
 pub use quotations::Origin;
+pub use team::{email_password_reset, Invited};
 
 /// Who is asking: the tenant they act for and what they may do there.
 #[derive(Clone, Debug)]

@@ -47,7 +47,12 @@ impl Ops {
     }
 
     /// Invites `email` as `role`: a one-time link valid 72 hours, by email in `locale`.
-    pub async fn invite(&self, email: &str, role: &str, locale: Locale) -> Result<Invited, ApiError> {
+    pub async fn invite(
+        &self,
+        email: &str,
+        role: &str,
+        locale: Locale,
+    ) -> Result<Invited, ApiError> {
         let scope = self.caller.require_owner()?;
         let (email, role) = (email_in("email", email), role_in(role));
         let (email, role) = (email?, role?);

@@ -11,6 +11,7 @@ mod contract;
 mod credit_notes;
 mod customers;
 mod dashboard;
+mod dashboard_settings;
 mod emails;
 mod events;
 mod hostile_input;

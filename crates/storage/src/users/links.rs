@@ -128,7 +128,9 @@ pub(super) fn invite(
 ) -> Result<Link, TxError> {
     let user = super::members::find_or_create(conn, invitation.account_id, email)?;
     if super::members::role_in(conn, invitation.account_id, user.id)?.is_some() {
-        return Err(RepoError::InUse("this person is a member of the account already".into()).into());
+        return Err(
+            RepoError::InUse("this person is a member of the account already".into()).into(),
+        );
     }
     diesel::delete(
         user_tokens::table

@@ -16,6 +16,7 @@ use crate::schema::users;
 use crate::store::{Store, TxError};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
+use invoicing_domain::notice::NewNotice;
 use invoicing_domain::ports::{RepoError, RepoResult, UserRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
 use invoicing_domain::user::{
@@ -23,7 +24,6 @@ use invoicing_domain::user::{
     PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, User,
     UserEmail, UserId,
 };
-use invoicing_domain::notice::NewNotice;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = users)]

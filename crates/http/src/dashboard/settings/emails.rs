@@ -27,7 +27,7 @@ pub(crate) struct Row {
     pub refused: Vec<String>,
 }
 
-fn status_label(t: Locale, s: EmailStatus) -> &'static str {
+pub(crate) fn status_label(t: Locale, s: EmailStatus) -> &'static str {
     t.text(match s {
         EmailStatus::Queued => "dash.email.queued",
         EmailStatus::Sent => "dash.email.sent",
@@ -70,6 +70,7 @@ fn row(t: Locale, e: OutgoingEmail) -> Row {
 #[template(path = "dashboard/emails.html")]
 struct ListPage {
     c: Chrome,
+    section: &'static str,
     tabs: Vec<Tab>,
     rows: Vec<Row>,
     pager: Pager,
@@ -98,6 +99,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
         page(
             StatusCode::OK,
             ListPage {
+                section: "emails",
                 tabs: tabs(
                     "/dashboard/settings/emails",
                     &query,

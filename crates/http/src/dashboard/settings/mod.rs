@@ -3,6 +3,10 @@
 //! by the operations (the `account` resource), as an API key without `account:write` is.
 
 pub mod emails;
+pub mod keys;
+pub mod logo;
+pub mod people;
+pub mod webhooks;
 
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, non_blank, Form};
@@ -18,6 +22,16 @@ use invoicing_domain::customer::AddressInput;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::profile::{Profile, ProfilePatchInput};
 use std::collections::HashMap;
+
+/// The chrome of a settings screen titled by `title_key`.
+pub(crate) fn section_chrome(me: &Visitor, req: &HttpRequest, title_key: &'static str) -> Chrome {
+    Chrome::new(
+        me,
+        req,
+        Nav::Settings,
+        super::locale_of(req).text(title_key).to_string(),
+    )
+}
 
 /// The form's fields, as typed.
 #[derive(Default)]
@@ -179,13 +193,28 @@ impl Fields {
     }
 }
 
+/// How the last test email went, as the settings show it.
+pub(crate) struct TestEmail {
+    pub to: String,
+    pub when: String,
+    /// `queued`, `sent` or `failed`.
+    pub status: &'static str,
+    pub status_label: &'static str,
+    pub error: Option<String>,
+}
+
 #[derive(Template)]
 #[template(path = "dashboard/settings.html")]
 struct SettingsPage {
     c: Chrome,
+    section: &'static str,
     f: Fields,
     locales: Vec<(&'static str, &'static str)>,
     errors: HashMap<String, String>,
+    has_logo: bool,
+    /// Whether this server sends email (the test email needs it).
+    mail: bool,
+    last_test: Option<TestEmail>,
 }
 
 impl SettingsPage {
@@ -212,8 +241,40 @@ fn field_of(param: &str) -> String {
     param.strip_prefix("address.").unwrap_or(param).to_string()
 }
 
-fn show(me: &Visitor, req: &HttpRequest, f: Fields, errors: HashMap<String, String>) -> Answer {
-    let t = super::locale_of(req);
+/// What the page shows beside the form: the logo, and how the last test email went.
+struct Beside {
+    has_logo: bool,
+    mail: bool,
+    last_test: Option<TestEmail>,
+}
+
+async fn beside(
+    state: &AppState,
+    me: &Visitor,
+    has_logo: bool,
+    t: Locale,
+) -> Result<Beside, ApiError> {
+    let last_test = me.ops(state).last_test_email().await?.map(|n| TestEmail {
+        to: n.recipient,
+        when: super::views::moment(t, n.created_at),
+        status: n.status.as_str(),
+        status_label: emails::status_label(t, n.status),
+        error: n.last_error,
+    });
+    Ok(Beside {
+        has_logo,
+        mail: state.config.mail_enabled,
+        last_test,
+    })
+}
+
+fn show(
+    me: &Visitor,
+    req: &HttpRequest,
+    f: Fields,
+    errors: HashMap<String, String>,
+    beside: Beside,
+) -> Answer {
     let status = if errors.is_empty() {
         StatusCode::OK
     } else {
@@ -222,19 +283,30 @@ fn show(me: &Visitor, req: &HttpRequest, f: Fields, errors: HashMap<String, Stri
     page(
         status,
         SettingsPage {
-            c: Chrome::new(
-                me,
-                req,
-                Nav::Settings,
-                t.text("dash.nav.settings").to_string(),
-            ),
+            c: section_chrome(me, req, "dash.nav.settings"),
+            section: "profile",
             f,
             locales: Locale::all()
                 .map(|l| (l.code(), l.text("dash.language.name")))
                 .collect(),
             errors,
+            has_logo: beside.has_logo,
+            mail: beside.mail,
+            last_test: beside.last_test,
         },
     )
+}
+
+/// The page as stored, with `errors` (the logo's, the test email's) shown.
+pub(crate) async fn show_current(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    errors: HashMap<String, String>,
+) -> Answer {
+    let profile = me.ops(state).profile().await?;
+    let beside = beside(state, me, profile.has_logo, super::locale_of(req)).await?;
+    show(me, req, Fields::of(&profile), errors, beside)
 }
 
 /// The business's profile in the environment shown (owners).
@@ -246,8 +318,7 @@ fn show(me: &Visitor, req: &HttpRequest, f: Fields, errors: HashMap<String, Stri
 pub async fn profile_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let answer = async {
         let me = visitor(&state, &req).await?;
-        let profile = me.ops(&state).profile().await?;
-        show(&me, &req, Fields::of(&profile), HashMap::new())
+        show_current(&state, &req, &me, HashMap::new()).await
     }
     .await;
     respond(&req, answer)
@@ -278,7 +349,45 @@ pub async fn save_profile(
         };
         match saved {
             Ok(()) => Ok(see_other("/dashboard/settings?done=saved")),
-            Err(e) if is_field_mistake(&e) => show(&me, &req, f, field_errors(&e, field_of)),
+            Err(e) if is_field_mistake(&e) => {
+                let profile = me.ops(&state).profile().await?;
+                let beside = beside(&state, &me, profile.has_logo, super::locale_of(&req)).await?;
+                show(&me, &req, f, field_errors(&e, field_of), beside)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Sends a test email to the address typed (the user's own by default), queued like every
+/// other; the settings then show how it went.
+#[utoipa::path(post, path = "/dashboard/settings/test-email", tag = "dashboard", operation_id = "dashboard_test_email",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `to`"),
+    responses(
+        (status = 303, description = "Queued", headers(("Location" = String, description = "The settings"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 422, description = "The settings again, the refusal beside the address (or: this server sends no email)", content_type = "text/html", body = String),
+    ))]
+pub async fn test_email(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let sent = me
+            .ops(&state)
+            .send_test_email(&form.raw("to"), super::locale_of(&req))
+            .await;
+        match sent {
+            Ok(_) => Ok(see_other("/dashboard/settings?done=test_queued#test-email")),
+            Err(e) if is_field_mistake(&e) => {
+                show_current(&state, &req, &me, field_errors(&e, str::to_string)).await
+            }
             Err(e) => Err(e.into()),
         }
     }

@@ -1,0 +1,106 @@
+//! Re-authentication (SPEC §21): creating API keys, changing webhook URLs, inviting or changing
+//! people ask for the password again when it was not typed in the last five minutes. The post
+//! that needs it is answered with a page asking for the password that carries the post's own
+//! fields, so confirming repeats the post; nothing changes before that.
+//!
+//! Every password typed into a signed-in page goes through [`password_matches`]: the sign-in
+//! throttle counts its failures, so a stolen session cannot guess the password either.
+
+use super::chrome::{Chrome, Nav};
+use super::form::Form;
+use super::session::Visitor;
+use super::{page, Answer, Refusal};
+use crate::client::client_ip;
+use crate::{blocking, AppState};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::Utc;
+use invoicing_domain::user::{verify_password_or_dummy, ThrottleKey, LOGIN_FAILURE_WINDOW};
+
+/// The field of the confirming form; never carried on.
+const FIELD: &str = "reauth_password";
+
+#[derive(Template)]
+#[template(path = "dashboard/reauth.html")]
+struct ReauthPage {
+    c: Chrome,
+    action: String,
+    fields: Vec<(String, String)>,
+    wrong: bool,
+}
+
+/// Whether `typed` is the signed-in user's password. A wrong one counts against the pair of
+/// their email and this client, as a failed sign-in does; a throttled pair is refused without
+/// looking.
+pub(crate) async fn password_matches(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    typed: String,
+) -> Result<bool, Refusal> {
+    let user = me.signed_in.user.clone();
+    let key = ThrottleKey::new(user.email.as_str(), client_ip(req, &state.config));
+    let repos = state.repos();
+    let now = Utc::now();
+    let matched = blocking(move || {
+        let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
+        let credentials = repos.get_credentials(user.id)?;
+        let matched = !ThrottleKey::is_throttled(failures)
+            && verify_password_or_dummy(&typed, credentials.password_hash.as_ref());
+        if !matched {
+            repos.record_login_failure(&key, now)?;
+        }
+        Ok(matched)
+    })
+    .await?;
+    Ok(matched)
+}
+
+/// `None` when the post may go ahead: the password was typed in the last five minutes, or just
+/// now in the confirming form (which then counts as typed). Otherwise the page that asks for it.
+pub(crate) async fn ask_unless_recent(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    form: &Form,
+    chrome: impl FnOnce() -> Chrome,
+) -> Result<Option<HttpResponse>, Refusal> {
+    let session = &me.signed_in.session;
+    if session.password_is_recent(Utc::now()) {
+        return Ok(None);
+    }
+    let typed = form.get(FIELD).map(str::to_string);
+    let wrong = match typed {
+        None => false,
+        Some(typed) => {
+            if password_matches(state, req, me, typed).await? {
+                let repos = state.repos();
+                let id = session.id;
+                blocking(move || repos.confirm_session_password(id, Utc::now())).await?;
+                return Ok(None);
+            }
+            true
+        }
+    };
+    let status = if wrong {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    let answer: Answer = page(
+        status,
+        ReauthPage {
+            c: chrome(),
+            action: req.path().to_string(),
+            fields: form
+                .pairs()
+                .iter()
+                .filter(|(name, _)| name != FIELD && name != "username")
+                .cloned()
+                .collect(),
+            wrong,
+        },
+    );
+    answer.map(Some)
+}

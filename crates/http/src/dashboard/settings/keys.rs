@@ -1,0 +1,342 @@
+//! API keys (SPEC §2, §21, owners): the keys of the environment shown, a form for a new one
+//! (scopes from checkboxes, expiry, limits), revoke, and rotate with a grace period. A new key
+//! is shown once, on the page that answers its creation, as selectable text with a copy button.
+//! Creating and rotating ask for the password again when it is not recent.
+
+use super::section_chrome;
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number, Form};
+use crate::dashboard::reauth::ask_unless_recent;
+use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::views::moment;
+use crate::dashboard::{page, respond, see_other, Answer};
+use crate::error::ApiError;
+use crate::ops::IssuedKey;
+use crate::routes::pages::FormBody;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::{NaiveDate, Utc};
+use invoicing_domain::api_key::{
+    ApiKey, ApiKeyId, ApiResource, KeyRejection, KeyRequest, KeyScopes, RateOverride,
+};
+use invoicing_domain::validation::Violations;
+use std::collections::HashMap;
+
+pub(crate) struct KeyRow {
+    pub id: i64,
+    pub shown: String,
+    pub scopes: String,
+    pub expires: String,
+    pub limits: String,
+    pub last_used: String,
+    pub created: String,
+    /// `active`, `revoked` or `expired`.
+    pub state: &'static str,
+}
+
+impl KeyRow {
+    fn of(c: &Chrome, k: &ApiKey) -> KeyRow {
+        let now = Utc::now();
+        let never = c.tr("dash.keys.never");
+        let state = match k.check_usable(now) {
+            Ok(()) => "active",
+            Err(KeyRejection::Revoked) => "revoked",
+            Err(KeyRejection::Expired) => "expired",
+        };
+        let limit = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "—".into());
+        KeyRow {
+            id: k.id.0,
+            shown: format!("{}…{}", k.prefix, k.last4),
+            scopes: match &k.scopes {
+                KeyScopes::All => c.tr("dash.keys.all_access").to_string(),
+                scopes => scopes.to_strings().join(", "),
+            },
+            expires: k
+                .expires_at
+                .map(|t| moment(c.t, t))
+                .unwrap_or_else(|| never.to_string()),
+            limits: format!("{} / {}", limit(k.rate.per_minute), limit(k.rate.burst)),
+            last_used: k
+                .last_used_at
+                .map(|t| moment(c.t, t))
+                .unwrap_or_else(|| never.to_string()),
+            created: moment(c.t, k.created_at),
+            state,
+        }
+    }
+}
+
+/// The form as typed, to show again beside its refusals.
+#[derive(Default)]
+pub(crate) struct Typed {
+    pub all: bool,
+    pub scopes: Vec<String>,
+    pub expires_on: String,
+    pub rate_per_minute: String,
+    pub burst: String,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/keys.html")]
+struct KeysPage {
+    c: Chrome,
+    section: &'static str,
+    keys: Vec<KeyRow>,
+    typed: Typed,
+    resources: Vec<&'static str>,
+    errors: HashMap<String, String>,
+    /// A key just made: its secret, shown this once, and what it replaces.
+    issued: Option<(String, KeyRow)>,
+}
+
+impl KeysPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+
+    fn ticked(&self, scope: &str) -> bool {
+        self.typed.scopes.iter().any(|s| s == scope)
+    }
+
+    /// The grants the form offers for a resource: its read and its write.
+    fn grants(&self, resource: &str) -> [(String, &'static str); 2] {
+        [
+            (format!("{resource}:read"), "dash.keys.read"),
+            (format!("{resource}:write"), "dash.keys.write"),
+        ]
+    }
+}
+
+async fn show(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    typed: Typed,
+    errors: HashMap<String, String>,
+    issued: Option<IssuedKey>,
+) -> Answer {
+    let keys = me.ops(state).api_keys().await?;
+    let c = section_chrome(me, req, "dash.keys.title");
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    page(
+        status,
+        KeysPage {
+            keys: keys.iter().map(|k| KeyRow::of(&c, k)).collect(),
+            issued: issued.map(|i| (i.secret.plain().to_string(), KeyRow::of(&c, &i.key))),
+            section: "keys",
+            typed,
+            resources: ApiResource::ALL.iter().map(|r| r.as_str()).collect(),
+            errors,
+            c,
+        },
+    )
+}
+
+/// The environment's API keys and the form for a new one.
+#[utoipa::path(get, path = "/dashboard/settings/keys", tag = "dashboard", operation_id = "dashboard_keys",
+    responses(
+        (status = 200, description = "The keys and the form for a new one", content_type = "text/html", body = String),
+        (status = 403, description = "Not an owner", content_type = "text/html", body = String),
+    ))]
+pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let typed = Typed {
+            all: true,
+            ..Typed::default()
+        };
+        show(&state, &req, &me, typed, HashMap::new(), None).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+fn read(form: &Form) -> Typed {
+    Typed {
+        all: form.checked("all"),
+        scopes: form
+            .pairs()
+            .iter()
+            .filter(|(k, _)| k == "scope")
+            .map(|(_, v)| v.clone())
+            .collect(),
+        expires_on: form.raw("expires_on"),
+        rate_per_minute: form.raw("rate_per_minute"),
+        burst: form.raw("burst"),
+    }
+}
+
+/// The typed form as the rules take it: `*` when "all" is ticked, else the ticked grants.
+fn request(typed: &Typed) -> Result<KeyRequest, ApiError> {
+    let mut v = Violations::new();
+    let mut number = |param: &str, text: &str| match non_blank(text) {
+        None => None,
+        Some(t) => t.parse::<u32>().map(Some).unwrap_or_else(|_| {
+            v.push(param, "must be a whole number from 1");
+            None
+        }),
+    };
+    let rate = RateOverride {
+        per_minute: number("rate_per_minute", &typed.rate_per_minute),
+        burst: number("burst", &typed.burst),
+    };
+    let expires_at = match non_blank(&typed.expires_on) {
+        None => None,
+        Some(day) => match NaiveDate::parse_from_str(&day, "%Y-%m-%d") {
+            Ok(day) => day.and_hms_opt(0, 0, 0).map(|t| t.and_utc()),
+            Err(_) => {
+                v.push("expires_at", "must be a date such as 2027-01-31");
+                None
+            }
+        },
+    };
+    let scopes = if typed.all {
+        "*".to_string()
+    } else if typed.scopes.is_empty() {
+        v.push("scopes", "tick at least one, or all access");
+        String::new()
+    } else {
+        typed.scopes.join(",")
+    };
+    if !v.is_empty() {
+        return Err(v.into());
+    }
+    Ok(KeyRequest::parse(&scopes, rate, expires_at, Utc::now())?)
+}
+
+/// Creates a key and shows it, this once.
+#[utoipa::path(post, path = "/dashboard/settings/keys", tag = "dashboard", operation_id = "dashboard_key_create",
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf`; `all` (every scope) or `scope` repeated (`RESOURCE:read|write`); `expires_on` (YYYY-MM-DD, UTC); `rate_per_minute`, `burst`; `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The new key, shown once; or the page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 422, description = "The form again, each refusal beside its field; or a wrong password", content_type = "text/html", body = String),
+    ))]
+pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        me.ops(&state).caller().require_owner()?;
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            section_chrome(&me, &req, "dash.keys.title")
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let typed = read(&form);
+        let made = match request(&typed) {
+            Ok(r) => me.ops(&state).create_api_key(r).await,
+            Err(e) => Err(e),
+        };
+        match made {
+            Ok(issued) => {
+                let fresh = Typed {
+                    all: true,
+                    ..Typed::default()
+                };
+                show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
+            }
+            Err(e) if is_field_mistake(&e) => {
+                show(
+                    &state,
+                    &req,
+                    &me,
+                    typed,
+                    field_errors(&e, str::to_string),
+                    None,
+                )
+                .await
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Revokes a key at once.
+#[utoipa::path(post, path = "/dashboard/settings/keys/{id}/revoke", tag = "dashboard", operation_id = "dashboard_key_revoke",
+    params(("id" = String, Path, description = "The key's id")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
+    responses(
+        (status = 303, description = "Revoked", headers(("Location" = String, description = "The keys"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such key in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn revoke(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        check_post(&me, &req, &Form::read(&req, &body)?)?;
+        let id = ApiKeyId(path_number(&id, "API key")?);
+        me.ops(&state).revoke_api_key(id).await?;
+        Ok(see_other("/dashboard/settings/keys?done=revoked"))
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// A replacement with the same scopes and limits, shown once; the old key works for the grace
+/// period chosen.
+#[utoipa::path(post, path = "/dashboard/settings/keys/{id}/rotate", tag = "dashboard", operation_id = "dashboard_key_rotate",
+    params(("id" = String, Path, description = "The key's id")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `grace_hours` (0 to 720); `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The new key, shown once; or the page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such key in this account and environment", content_type = "text/html", body = String),
+        (status = 409, description = "A revoked key cannot be rotated", content_type = "text/html", body = String),
+        (status = 422, description = "The grace period is out of range; or a wrong password", content_type = "text/html", body = String),
+    ))]
+pub async fn rotate(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let id = ApiKeyId(path_number(&id, "API key")?);
+        me.ops(&state).caller().require_owner()?;
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            section_chrome(&me, &req, "dash.keys.title")
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let grace = form
+            .text("grace_hours")
+            .unwrap_or_else(|| "24".into())
+            .parse::<u32>()
+            .map_err(|_| {
+                ApiError::from(Violations::single(
+                    "grace_hours",
+                    "must be a whole number of hours",
+                ))
+            })?;
+        let issued = me.ops(&state).rotate_api_key(id, grace).await?;
+        let fresh = Typed {
+            all: true,
+            ..Typed::default()
+        };
+        show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
+    }
+    .await;
+    respond(&req, answer)
+}

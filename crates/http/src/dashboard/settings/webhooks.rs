@@ -1,0 +1,451 @@
+//! Webhook endpoints (SPEC §11, §21, owners): the environment's endpoints, a new one (its
+//! signing secret shown once), one endpoint's settings (URL, events, description, enabled), a
+//! new secret (shown once), its delivery log with each attempt, and redelivering an event.
+//! Targets pass the API's SSRF rules (the same operations). Creating one, changing its URL and
+//! a new secret ask for the password again when it is not recent.
+
+use super::section_chrome;
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number, Form};
+use crate::dashboard::reauth::ask_unless_recent;
+use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::views::{moment, Pager};
+use crate::dashboard::{page, respond, see_other, Answer};
+use crate::path_id::Id;
+use crate::routes::pages::FormBody;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use invoicing_domain::event::EVENT_TYPES;
+use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
+use std::collections::HashMap;
+
+/// An endpoint's form as typed.
+#[derive(Default)]
+pub(crate) struct Typed {
+    pub url: String,
+    pub description: String,
+    pub all: bool,
+    pub events: Vec<String>,
+    pub enabled: bool,
+}
+
+impl Typed {
+    fn of(e: &WebhookEndpoint) -> Typed {
+        let all = e.events.iter().any(|t| t == "*");
+        Typed {
+            url: e.url.clone(),
+            description: e.description.clone().unwrap_or_default(),
+            all,
+            events: if all { Vec::new() } else { e.events.clone() },
+            enabled: e.enabled,
+        }
+    }
+
+    fn read(form: &Form) -> Typed {
+        Typed {
+            url: form.raw("url"),
+            description: form.raw("description"),
+            all: form.checked("all"),
+            events: form
+                .pairs()
+                .iter()
+                .filter(|(k, _)| k == "event")
+                .map(|(_, v)| v.clone())
+                .collect(),
+            enabled: form.checked("enabled"),
+        }
+    }
+
+    /// The events as the API takes them: `["*"]` when "every event" is ticked.
+    fn events(&self) -> Vec<String> {
+        if self.all {
+            vec!["*".to_string()]
+        } else {
+            self.events.clone()
+        }
+    }
+}
+
+pub(crate) struct AttemptRow {
+    pub event_id: i64,
+    pub event_type: String,
+    pub attempt: i32,
+    pub when: String,
+    pub outcome: String,
+    pub state: &'static str,
+    pub duration_ms: i64,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/webhooks.html")]
+struct HooksPage {
+    c: Chrome,
+    section: &'static str,
+    hooks: Vec<WebhookEndpoint>,
+    typed: Typed,
+    event_types: &'static [&'static str],
+    errors: HashMap<String, String>,
+    secret: Option<(i64, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/webhook.html")]
+struct HookPage {
+    c: Chrome,
+    section: &'static str,
+    hook: WebhookEndpoint,
+    typed: Typed,
+    event_types: &'static [&'static str],
+    errors: HashMap<String, String>,
+    secret: Option<String>,
+    attempts: Vec<AttemptRow>,
+    pager: Pager,
+}
+
+impl HooksPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+    fn ticked(&self, event: &str) -> bool {
+        self.typed.events.iter().any(|e| e == event)
+    }
+}
+
+impl HookPage {
+    fn err(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+    fn ticked(&self, event: &str) -> bool {
+        self.typed.events.iter().any(|e| e == event)
+    }
+}
+
+fn status_of(errors: &HashMap<String, String>) -> StatusCode {
+    if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    }
+}
+
+/// `events[3]` and `events` are the events' checkboxes.
+fn field_of(param: &str) -> String {
+    param.split('[').next().unwrap_or(param).to_string()
+}
+
+async fn show_list(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    typed: Typed,
+    errors: HashMap<String, String>,
+    secret: Option<(i64, String)>,
+) -> Answer {
+    let hooks = me.ops(state).list_webhooks("per_page=100").await?;
+    page(
+        status_of(&errors),
+        HooksPage {
+            c: section_chrome(me, req, "dash.hooks.title"),
+            section: "webhooks",
+            hooks: hooks.data,
+            typed,
+            event_types: EVENT_TYPES,
+            errors,
+            secret,
+        },
+    )
+}
+
+async fn show_one(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    hook: WebhookEndpoint,
+    typed: Option<Typed>,
+    errors: HashMap<String, String>,
+    secret: Option<String>,
+) -> Answer {
+    let c = section_chrome(me, req, "dash.hooks.endpoint");
+    let query = crate::dashboard::form::without_blanks(req.query_string());
+    let id = Id::parse(&hook.id.0.to_string());
+    let log = me
+        .ops(state)
+        .without_totals()
+        .delivery_attempts(id, &query)
+        .await?;
+    let pager = Pager::new(c.t, req.path(), &query, &log);
+    let attempts = log
+        .data
+        .iter()
+        .map(|a| AttemptRow {
+            event_id: a.event_id,
+            event_type: a.event_type.clone(),
+            attempt: a.attempt,
+            when: moment(c.t, a.created_at),
+            outcome: match (&a.status_code, &a.error) {
+                (Some(code), _) => format!("HTTP {code}"),
+                (None, Some(e)) => e.clone(),
+                (None, None) => String::new(),
+            },
+            state: a.state.as_str(),
+            duration_ms: a.duration_ms,
+        })
+        .collect();
+    page(
+        status_of(&errors),
+        HookPage {
+            typed: typed.unwrap_or_else(|| Typed::of(&hook)),
+            c,
+            section: "webhooks",
+            hook,
+            event_types: EVENT_TYPES,
+            errors,
+            secret,
+            attempts,
+            pager,
+        },
+    )
+}
+
+/// The environment's webhook endpoints and the form for a new one.
+#[utoipa::path(get, path = "/dashboard/settings/webhooks", tag = "dashboard", operation_id = "dashboard_webhooks",
+    responses(
+        (status = 200, description = "The endpoints and the form for a new one", content_type = "text/html", body = String),
+        (status = 403, description = "Not an owner", content_type = "text/html", body = String),
+    ))]
+pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let typed = Typed {
+            all: true,
+            ..Typed::default()
+        };
+        show_list(&state, &req, &me, typed, HashMap::new(), None).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Creates an endpoint and shows its signing secret, this once.
+#[utoipa::path(post, path = "/dashboard/settings/webhooks", tag = "dashboard", operation_id = "dashboard_webhook_create",
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf`, `url`, `description`; `all` (every event) or `event` repeated; `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The endpoints with the new one's secret, shown once; or the page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 422, description = "The form again, each refusal beside its field (a target the SSRF rules refuse included); or a wrong password", content_type = "text/html", body = String),
+    ))]
+pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        me.ops(&state).caller().require_owner()?;
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            section_chrome(&me, &req, "dash.hooks.title")
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let typed = Typed::read(&form);
+        let input = WebhookInput {
+            url: Some(typed.url.trim().to_string()),
+            events: Some(typed.events()),
+            description: non_blank(&typed.description),
+        };
+        match me.ops(&state).create_webhook(input).await {
+            Ok(hook) => {
+                let secret = hook.secret.clone().map(|s| (hook.id.0, s));
+                let fresh = Typed {
+                    all: true,
+                    ..Typed::default()
+                };
+                show_list(&state, &req, &me, fresh, HashMap::new(), secret).await
+            }
+            Err(e) if is_field_mistake(&e) => {
+                show_list(&state, &req, &me, typed, field_errors(&e, field_of), None).await
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// One endpoint: its settings and its delivery log.
+#[utoipa::path(get, path = "/dashboard/settings/webhooks/{id}", tag = "dashboard", operation_id = "dashboard_webhook",
+    params(("id" = String, Path, description = "The endpoint's id"),
+        ("page" = Option<String>, Query, description = "Page of the delivery log")),
+    responses(
+        (status = 200, description = "The endpoint's form and delivery attempts", content_type = "text/html", body = String),
+        (status = 403, description = "Not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn detail(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
+        show_one(&state, &req, &me, hook, None, HashMap::new(), None).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Saves an endpoint's settings, as `PATCH /api/v1/webhooks/{id}` does; a new URL asks for the
+/// password again when it is not recent.
+#[utoipa::path(post, path = "/dashboard/settings/webhooks/{id}", tag = "dashboard", operation_id = "dashboard_webhook_save",
+    params(("id" = String, Path, description = "The endpoint's id")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf`, `url`, `description`, `enabled`; `all` or `event` repeated; `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
+        (status = 303, description = "Saved", headers(("Location" = String, description = "The endpoint"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
+        (status = 422, description = "The form again, each refusal beside its field; or a wrong password", content_type = "text/html", body = String),
+    ))]
+pub async fn save(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
+        let typed = Typed::read(&form);
+        let url = typed.url.trim().to_string();
+        if url != hook.url {
+            if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+                section_chrome(&me, &req, "dash.hooks.endpoint")
+            })
+            .await?
+            {
+                return Ok(ask);
+            }
+        }
+        let patch = WebhookPatchInput {
+            url: Some(Some(url)),
+            events: Some(Some(typed.events())),
+            enabled: Some(Some(typed.enabled)),
+            description: Some(non_blank(&typed.description)),
+        };
+        match me.ops(&state).update_webhook(Id::parse(&id), patch).await {
+            Ok(saved) => Ok(see_other(&format!(
+                "/dashboard/settings/webhooks/{}?done=saved",
+                saved.id.0
+            ))),
+            Err(e) if is_field_mistake(&e) => {
+                let errors = field_errors(&e, field_of);
+                show_one(&state, &req, &me, hook, Some(typed), errors, None).await
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// A new signing secret, shown once; the old one stops at once.
+#[utoipa::path(post, path = "/dashboard/settings/webhooks/{id}/rotate", tag = "dashboard", operation_id = "dashboard_webhook_rotate",
+    params(("id" = String, Path, description = "The endpoint's id")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The endpoint with its new secret, shown once; or the page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
+        (status = 422, description = "A wrong password", content_type = "text/html", body = String),
+    ))]
+pub async fn rotate(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        me.ops(&state).webhook(Id::parse(&id)).await?;
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            section_chrome(&me, &req, "dash.hooks.endpoint")
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let hook = me.ops(&state).rotate_webhook_secret(Id::parse(&id)).await?;
+        let secret = hook.secret.clone();
+        show_one(&state, &req, &me, hook, None, HashMap::new(), secret).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Deletes an endpoint and its pending deliveries.
+#[utoipa::path(post, path = "/dashboard/settings/webhooks/{id}/delete", tag = "dashboard", operation_id = "dashboard_webhook_delete",
+    params(("id" = String, Path, description = "The endpoint's id")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
+    responses(
+        (status = 303, description = "Deleted", headers(("Location" = String, description = "The endpoints"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        check_post(&me, &req, &Form::read(&req, &body)?)?;
+        me.ops(&state).delete_webhook(Id::parse(&id)).await?;
+        Ok(see_other("/dashboard/settings/webhooks?done=deleted"))
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Delivers an event again to every endpoint that takes it, as `POST
+/// /api/v1/events/{id}/redeliver` does.
+#[utoipa::path(post, path = "/dashboard/settings/webhooks/{id}/redeliver", tag = "dashboard", operation_id = "dashboard_webhook_redeliver",
+    params(("id" = String, Path, description = "The endpoint whose log the event is in")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `event` (the event's id)"),
+    responses(
+        (status = 303, description = "Queued", headers(("Location" = String, description = "The endpoint"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 404, description = "No such event or endpoint in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn redeliver(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
+        let event = path_number(&form.raw("event"), "event")?;
+        me.ops(&state)
+            .redeliver_event(Id::parse(&event.to_string()))
+            .await?;
+        Ok(see_other(&format!(
+            "/dashboard/settings/webhooks/{}?done=redelivered",
+            hook.id.0
+        )))
+    }
+    .await;
+    respond(&req, answer)
+}

@@ -1,0 +1,838 @@
+//! SPEC §21's settings through the real app on both backends: API keys, webhook endpoints,
+//! people and invitations, password resets by email, the logo, the test email, and
+//! re-authentication; each checked against what the API (or storage) then shows, and refused to
+//! everyone but owners with nothing changed.
+
+use crate::common::*;
+use crate::dashboard::{browser, form, member, sign_in, Session, PASSWORD};
+use actix_web::http::Method;
+use actix_web::test::init_service;
+use chrono::{Duration, Utc};
+use invoicing_domain::notice::{NoticeJob, NoticeKind};
+use invoicing_domain::ports::{ApiKeyRepository, NoticeQueue, UserRepository};
+use invoicing_domain::tenant::{AccountId, Environment};
+use invoicing_domain::user::{Invitation, Role, SecretToken, UserEmail};
+use invoicing_http::build_app;
+use serde_json::json;
+
+macro_rules! app {
+    ($h:expr) => {
+        init_service(build_app($h.state.clone())).await
+    };
+}
+
+/// Makes every session of `email` as if the password was typed ten minutes ago.
+fn stale(h: &Harness, email: &str) {
+    let user =
+        h.db.store
+            .find_user_by_email(&UserEmail::parse(email).unwrap())
+            .unwrap()
+            .unwrap();
+    for s in h.db.store.list_sessions(user.id, Utc::now()).unwrap() {
+        h.db.store
+            .confirm_session_password(s.id, Utc::now() - Duration::minutes(10))
+            .unwrap();
+    }
+}
+
+/// The text between `start` and the next `"` after it.
+fn value_after(page: &str, start: &str) -> Option<String> {
+    let at = page.find(start)? + start.len();
+    Some(page[at..at + page[at..].find('"')?].to_string())
+}
+
+/// The notices queued so far (claimed, as a mail worker would).
+fn queued_notices(h: &Harness) -> Vec<NoticeJob> {
+    h.db.store
+        .claim_notices(Utc::now(), std::time::Duration::from_secs(60), 50)
+        .unwrap()
+}
+
+fn token_of(link: &str) -> String {
+    link.rsplit_once("token=").unwrap().1.to_string()
+}
+
+async fn keys_are_made_shown_once_work_on_the_api_and_need_the_password_again(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let owner = sign_in(&app, "owner@example.com").await;
+    let before = h.db.store.list_keys(h.account).unwrap().len();
+
+    // A mistake in the form: shown beside its field, no key made.
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/keys",
+            &[("scope", "invoices:read"), ("rate_per_minute", "0")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("id=\"rate_per_minute-error\""));
+    assert_eq!(h.db.store.list_keys(h.account).unwrap().len(), before);
+
+    // A read-only key for invoices: shown once, works on the API as its scopes say.
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/keys",
+            &[("scope", "invoices:read"), ("rate_per_minute", "120")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let key = value_after(
+        &r.text(),
+        "id=\"issued-secret\" class=\"secret\" type=\"text\" readonly value=\"",
+    )
+    .expect("the new key on the page");
+    assert!(key.starts_with("sk_test_"), "{key}");
+    let listed = call!(&app, h.req_as(&key, Method::GET, "/api/v1/invoices"));
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let refused = call!(
+        &app,
+        h.req_as(&key, Method::POST, "/api/v1/customers"),
+        json!({"name": "Ada"})
+    );
+    assert_error(&refused, 403, "insufficient_permissions");
+    let page = send_raw(&app, owner.get("/dashboard/settings/keys"))
+        .await
+        .text();
+    assert!(!page.contains(&key), "never shown again");
+    assert!(page.contains(&key[key.len() - 4..]), "its last four are");
+    let stored =
+        h.db.store
+            .list_keys(h.account)
+            .unwrap()
+            .into_iter()
+            .find(|k| key.ends_with(&k.last4))
+            .unwrap();
+    assert_eq!(stored.rate.per_minute, Some(120));
+    assert!(stored.last_used_at.is_some(), "the API noted its use");
+
+    // Rotated: the replacement works, the old one still does during the grace period.
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/keys/{}/rotate", stored.id.0),
+            &[("grace_hours", "24")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let replacement = value_after(&r.text(), "readonly value=\"").unwrap();
+    assert_ne!(replacement, key);
+    for k in [&key, &replacement] {
+        let r = call!(&app, h.req_as(k, Method::GET, "/api/v1/invoices"));
+        assert_eq!(r.status, 200);
+    }
+    // Revoked: refused at once.
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/keys/{}/revoke", stored.id.0),
+            &[],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let r = call!(&app, h.req_as(&key, Method::GET, "/api/v1/invoices"));
+    assert_error(&r, 401, "invalid_api_key");
+
+    // Another account's key is no key here: not found, and it keeps working.
+    let other = h.new_account("Other");
+    let theirs = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let their_id = h.db.store.list_keys(other).unwrap()[0].id.0;
+    let r = send_raw(
+        &app,
+        owner.post(&format!("/dashboard/settings/keys/{their_id}/revoke"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    let r = call!(&app, h.req_as(&theirs, Method::GET, "/api/v1/invoices"));
+    assert_eq!(r.status, 200);
+
+    // Five minutes on: the password again before a new key; a wrong one makes nothing.
+    stale(&h, "owner@example.com");
+    let count = h.db.store.list_keys(h.account).unwrap().len();
+    let r = send_raw(
+        &app,
+        owner.post("/dashboard/settings/keys", &[("all", "1")]),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let page = r.text();
+    assert!(page.contains("name=\"reauth_password\""), "{page}");
+    assert!(
+        page.contains("name=\"all\" value=\"1\""),
+        "the post is carried"
+    );
+    assert!(!page.contains("sk_test_"));
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/keys",
+            &[("all", "1"), ("reauth_password", "not my password")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(h.db.store.list_keys(h.account).unwrap().len(), count);
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/keys",
+            &[("all", "1"), ("reauth_password", PASSWORD)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("sk_test_"));
+    assert_eq!(h.db.store.list_keys(h.account).unwrap().len(), count + 1);
+}
+
+async fn webhook_endpoints_through_the_dashboard_as_the_api_sees_them(h: Harness) {
+    let strict = app!(h);
+    // The test hosts do not resolve: the rest runs where unresolvable targets are allowed.
+    let app = init_service(build_app(h.permissive())).await;
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let owner = sign_in(&app, "owner@example.com").await;
+    // The SSRF rules of the API: a private target is refused beside the field.
+    let r = send_raw(
+        &strict,
+        owner.post(
+            "/dashboard/settings/webhooks",
+            &[("url", "https://127.0.0.1/hook"), ("all", "1")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("id=\"url-error\""));
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/webhooks",
+            &[
+                ("url", "https://hooks.example.com/in"),
+                ("description", "Shop"),
+                ("event", "invoice.paid"),
+                ("event", "customer.created"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let secret = value_after(
+        &r.text(),
+        "id=\"hook-secret\" class=\"secret\" type=\"text\" readonly value=\"",
+    )
+    .unwrap();
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    let listed = call!(&app, h.req(Method::GET, "/api/v1/webhooks"));
+    let hook = &listed.body["data"][0];
+    let id = hook["id"].as_i64().unwrap();
+    assert_eq!(hook["events"], json!(["customer.created", "invoice.paid"]));
+    assert_eq!(hook["description"], "Shop");
+    let page = send_raw(
+        &app,
+        owner.get(&format!("/dashboard/settings/webhooks/{id}")),
+    )
+    .await
+    .text();
+    assert!(!page.contains(&secret), "the secret is shown once");
+
+    // Changed: every event, disabled; the API shows it.
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/webhooks/{id}"),
+            &[("url", "https://hooks.example.com/in"), ("all", "1")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let got = call!(&app, h.req(Method::GET, &format!("/api/v1/webhooks/{id}")));
+    assert_eq!(got.body["events"], json!(["*"]));
+    assert_eq!(got.body["enabled"], false);
+    assert_eq!(got.body["description"], serde_json::Value::Null);
+
+    // A new URL asks for the password again after five minutes; nothing changes before.
+    stale(&h, "owner@example.com");
+    let moved = [
+        ("url", "https://hooks.example.com/moved"),
+        ("all", "1"),
+        ("enabled", "1"),
+    ];
+    let r = send_raw(
+        &app,
+        owner.post(&format!("/dashboard/settings/webhooks/{id}"), &moved),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("name=\"reauth_password\""));
+    let got = call!(&app, h.req(Method::GET, &format!("/api/v1/webhooks/{id}")));
+    assert_eq!(got.body["url"], "https://hooks.example.com/in");
+    let mut confirmed = moved.to_vec();
+    confirmed.push(("reauth_password", PASSWORD));
+    let r = send_raw(
+        &app,
+        owner.post(&format!("/dashboard/settings/webhooks/{id}"), &confirmed),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let got = call!(&app, h.req(Method::GET, &format!("/api/v1/webhooks/{id}")));
+    assert_eq!(got.body["url"], "https://hooks.example.com/moved");
+    assert_eq!(got.body["enabled"], true);
+
+    // A new secret, shown once.
+    let r = send_raw(
+        &app,
+        owner.post(&format!("/dashboard/settings/webhooks/{id}/rotate"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let rotated = value_after(&r.text(), "readonly value=\"").unwrap();
+    assert!(rotated.starts_with("whsec_") && rotated != secret);
+
+    // Deliveries: an event queued for the endpoint; redelivered on request.
+    let made = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/customers"),
+        json!({"name": "Ada", "email": "ada@example.com"})
+    );
+    assert_eq!(made.status, 201);
+    let events = call!(&app, h.req(Method::GET, "/api/v1/events"));
+    let event = events.body["data"][0]["id"].as_i64().unwrap();
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/webhooks/{id}/redeliver"),
+            &[("event", &event.to_string())],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/webhooks/{id}/redeliver"),
+            &[("event", "999999999")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+
+    // Deleted.
+    let r = send_raw(
+        &app,
+        owner.post(&format!("/dashboard/settings/webhooks/{id}/delete"), &[]),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let gone = call!(&app, h.req(Method::GET, &format!("/api/v1/webhooks/{id}")));
+    assert_eq!(gone.status, 404);
+}
+
+async fn an_invitation_works_once_for_its_account_and_people_can_be_changed(h: Harness) {
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let owner = sign_in(&app, "owner@example.com").await;
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/invite",
+            &[("email", "not an address"), ("role", "staff")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("id=\"email-error\""));
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/invite",
+            &[("email", "Pat@Example.com"), ("role", "staff")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let page = send_raw(&app, owner.get("/dashboard/settings/people"))
+        .await
+        .text();
+    assert!(page.contains("Pat@example.com"), "pending: {page}");
+    let mail = queued_notices(&h);
+    assert_eq!(mail.len(), 1);
+    assert_eq!(mail[0].kind, NoticeKind::Invitation);
+    assert_eq!(mail[0].recipient, "Pat@example.com");
+    let link = mail[0].link.clone().unwrap();
+    assert!(link.starts_with(&format!("{PUBLIC_URL}/dashboard/set-password?token=")));
+    assert!(mail[0].body.contains(&link) && mail[0].body.contains("Acme Ltd"));
+    let token = token_of(&link);
+
+    // An altered link is no link.
+    let mut altered = token.clone();
+    altered.replace_range(0..1, if altered.starts_with('A') { "B" } else { "A" });
+    let r = send_raw(
+        &app,
+        browser(
+            Method::GET,
+            &format!("/dashboard/set-password?token={altered}"),
+        ),
+    )
+    .await;
+    assert!(r.text().contains("class=\"problem\""));
+
+    // The link sets a password; then the person signs in as staff and sees no settings.
+    let new_password = "pat's own long passphrase";
+    let set = |token: &str| {
+        form(
+            browser(Method::POST, "/dashboard/set-password"),
+            &[
+                ("token", token),
+                ("password", new_password),
+                ("confirm", new_password),
+            ],
+        )
+    };
+    let r = send_raw(&app, set(&token)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let again = send_raw(&app, set(&token)).await;
+    assert_eq!(again.status, 422, "a link works once");
+    let signed = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", "pat@example.com"), ("password", new_password)],
+        ),
+    )
+    .await;
+    assert_eq!(signed.status, 303);
+    let members = h.db.store.list_members(h.account).unwrap();
+    let pat = members
+        .iter()
+        .find(|m| m.user.email.as_str() == "Pat@example.com")
+        .unwrap();
+    assert_eq!(pat.role, Role::Staff);
+
+    // Someone with a password, in another account, joins with it: a member here, and of no
+    // account the link did not name.
+    let elsewhere = h.new_account("Elsewhere");
+    member(&h, elsewhere, "sam@example.com", Role::Owner);
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/invite",
+            &[("email", "sam@example.com"), ("role", "viewer")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let link = queued_notices(&h)[0].link.clone().unwrap();
+    let page = send_raw(&app, browser(Method::GET, &link.replace(PUBLIC_URL, "")))
+        .await
+        .text();
+    assert!(
+        page.contains("autocomplete=\"current-password\""),
+        "joins: {page}"
+    );
+    let join = |password: &str| {
+        form(
+            browser(Method::POST, "/dashboard/set-password"),
+            &[("token", &token_of(&link)), ("password", password)],
+        )
+    };
+    assert_eq!(send_raw(&app, join("wrong password!!")).await.status, 422);
+    assert_eq!(send_raw(&app, join(PASSWORD)).await.status, 303);
+    assert_eq!(send_raw(&app, join(PASSWORD)).await.status, 422, "once");
+    let sam =
+        h.db.store
+            .find_user_by_email(&UserEmail::parse("sam@example.com").unwrap())
+            .unwrap()
+            .unwrap();
+    let accounts: Vec<(AccountId, Role)> =
+        h.db.store
+            .list_memberships(sam.id)
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.account_id, m.role))
+            .collect();
+    assert_eq!(accounts.len(), 2);
+    assert!(accounts.contains(&(h.account, Role::Viewer)));
+    assert!(
+        accounts.contains(&(elsewhere, Role::Owner)),
+        "unchanged there"
+    );
+
+    // An expired invitation.
+    let expired = SecretToken::generate(&mut rand::rngs::OsRng);
+    h.db.store
+        .invite(
+            &UserEmail::parse("late@example.com").unwrap(),
+            Invitation {
+                account_id: h.account,
+                role: Role::Staff,
+                invited_by: pat.user.id,
+            },
+            &expired.hash(),
+            Utc::now() - Duration::hours(73),
+            None,
+        )
+        .unwrap();
+    let r = send_raw(&app, set(expired.plain())).await;
+    assert_eq!(r.status, 422, "expired after 72 hours");
+
+    // Roles: changed; the last owner is kept; a removed member's sessions end at once.
+    let pat_session = sign_in_as(&app, "pat@example.com", new_password).await;
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/people/{}/role", pat.user.id.0),
+            &[("role", "viewer")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let me =
+        h.db.store
+            .find_user_by_email(&UserEmail::parse("owner@example.com").unwrap())
+            .unwrap()
+            .unwrap();
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/people/{}/role", me.id.0),
+            &[("role", "staff")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 409, "the last owner");
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/people/{}/remove", me.id.0),
+            &[],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 409);
+    assert_eq!(
+        send_raw(&app, pat_session.get("/dashboard")).await.status,
+        200
+    );
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/people/{}/remove", pat.user.id.0),
+            &[],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(
+        send_raw(&app, pat_session.get("/dashboard")).await.status,
+        303,
+        "signed out at once"
+    );
+    // Another account's member is not found here.
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/people/{}/role", sam.id.0 + 1000),
+            &[("role", "owner")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+}
+
+async fn sign_in_as<S, B>(app: &S, email: &str, password: &str) -> Session
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let r = send_raw(
+        app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", email), ("password", password)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let set = crate::dashboard::cookie_of(&r).unwrap();
+    let cookie = set["__Host-session=".len()..set.find(';').unwrap()].to_string();
+    let mut s = Session {
+        cookie,
+        csrf: String::new(),
+    };
+    let home = send_raw(app, s.get("/dashboard")).await;
+    s.csrf = crate::dashboard::csrf_in(&home.text());
+    s
+}
+
+async fn a_reset_link_is_emailed_only_to_members_works_once_and_expires(h: Harness) {
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let ask = |email: &str| {
+        form(
+            browser(Method::POST, "/dashboard/forgot-password"),
+            &[("email", email)],
+        )
+    };
+    let known = send_raw(&app, ask("owner@example.com")).await;
+    let unknown = send_raw(&app, ask("nobody@example.com")).await;
+    assert_eq!(known.status, 200);
+    assert_eq!(unknown.status, 200);
+    assert_eq!(
+        known.text().replace("owner@example.com", ""),
+        unknown.text().replace("nobody@example.com", ""),
+        "the same answer either way"
+    );
+    // Asked again at once: no second email.
+    send_raw(&app, ask("owner@example.com")).await;
+    let mail = queued_notices(&h);
+    assert_eq!(mail.len(), 1, "one email, to the member only");
+    assert_eq!(mail[0].kind, NoticeKind::PasswordReset);
+    assert_eq!(mail[0].recipient, "owner@example.com");
+    let token = token_of(mail[0].link.as_deref().unwrap());
+    let new = "a completely new passphrase";
+    let set = || {
+        form(
+            browser(Method::POST, "/dashboard/set-password"),
+            &[("token", &token), ("password", new), ("confirm", new)],
+        )
+    };
+    assert_eq!(send_raw(&app, set()).await.status, 303);
+    assert_eq!(send_raw(&app, set()).await.status, 422, "once");
+    sign_in_as(&app, "owner@example.com", new).await;
+
+    // A reset link is dead after 30 minutes.
+    let late = SecretToken::generate(&mut rand::rngs::OsRng);
+    let notice = invoicing_domain::notice::NewNotice::password_reset(
+        invoicing_domain::locale::Locale::En,
+        UserEmail::parse("owner@example.com").unwrap(),
+        "https://x.example/".into(),
+    );
+    assert!(h
+        .db
+        .store
+        .email_password_reset(
+            &UserEmail::parse("owner@example.com").unwrap(),
+            &late.hash(),
+            Utc::now() - Duration::minutes(31),
+            notice,
+        )
+        .unwrap());
+    let r = send_raw(
+        &app,
+        form(
+            browser(Method::POST, "/dashboard/set-password"),
+            &[("token", late.plain()), ("password", new), ("confirm", new)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+}
+
+/// A one-pixel PNG.
+fn png() -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(1, 1)
+        .write_to(&mut out, image::ImageFormat::Png)
+        .unwrap();
+    out.into_inner()
+}
+
+fn multipart(session: &Session, file: &[u8]) -> actix_web::test::TestRequest {
+    let boundary = "XyZzYboundary";
+    let mut body = Vec::new();
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"logo\"; filename=\"logo.png\"\r\nContent-Type: image/png\r\n\r\n",
+            session.csrf
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(file);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    browser(Method::POST, "/dashboard/settings/logo")
+        .insert_header(("cookie", format!("__Host-session={}", session.cookie)))
+        .insert_header((
+            "content-type",
+            format!("multipart/form-data; boundary={boundary}"),
+        ))
+        .set_payload(body)
+}
+
+async fn the_logo_and_the_test_email_from_the_settings(h: Harness) {
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    let owner = sign_in(&app, "owner@example.com").await;
+    let r = send_raw(&app, multipart(&owner, b"not an image")).await;
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("id=\"logo-error\""));
+    let none = call!(&app, h.req(Method::GET, "/api/v1/account/logo"));
+    assert_eq!(none.status, 404);
+    let image = png();
+    let r = send_raw(&app, multipart(&owner, &image)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let stored = send_raw(&app, h.req(Method::GET, "/api/v1/account/logo")).await;
+    assert_eq!(stored.status, 200);
+    assert_eq!(stored.bytes, image);
+    let page = send_raw(&app, owner.get("/dashboard/settings"))
+        .await
+        .text();
+    assert!(
+        page.contains("src=\"/dashboard/settings/logo\""),
+        "the preview"
+    );
+    let preview = send_raw(&app, owner.get("/dashboard/settings/logo")).await;
+    assert_eq!(preview.bytes, image);
+    // A forged upload (no valid csrf) changes nothing.
+    let forged = Session {
+        cookie: owner.cookie.clone(),
+        csrf: "forged".into(),
+    };
+    let r = send_raw(&app, multipart(&forged, b"x")).await;
+    assert_eq!(r.status, 403);
+    let r = send_raw(&app, owner.post("/dashboard/settings/logo/delete", &[])).await;
+    assert_eq!(r.status, 303);
+    let none = call!(&app, h.req(Method::GET, "/api/v1/account/logo"));
+    assert_eq!(none.status, 404);
+
+    // The test email: queued to the address typed; the page says how it is going.
+    let r = send_raw(
+        &app,
+        owner.post("/dashboard/settings/test-email", &[("to", "nope")]),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/test-email",
+            &[("to", "me@example.com")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let page = send_raw(&app, owner.get("/dashboard/settings"))
+        .await
+        .text();
+    assert!(page.contains("me@example.com") && page.contains("status-email-queued"));
+    let mail = queued_notices(&h);
+    assert_eq!(mail.len(), 1);
+    assert_eq!(mail[0].kind, NoticeKind::Test);
+
+    // Staff: refused, nothing changed.
+    let staff = sign_in(&app, "staff@example.com").await;
+    let r = send_raw(&app, multipart(&staff, &image)).await;
+    assert_eq!(r.status, 403);
+    let r = send_raw(
+        &app,
+        staff.post("/dashboard/settings/test-email", &[("to", "x@example.com")]),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+    assert!(queued_notices(&h).is_empty());
+    let none = call!(&app, h.req(Method::GET, "/api/v1/account/logo"));
+    assert_eq!(none.status, 404);
+}
+
+/// Every settings post a staff member or viewer might forge: 403, and nothing changes.
+async fn only_owners_change_settings(h: Harness) {
+    let app = init_service(build_app(h.permissive())).await;
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let hook = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/webhooks"),
+        json!({"url": "https://hooks.example.com/in", "events": ["*"]})
+    );
+    let hook = hook.body["id"].as_i64().unwrap();
+    let key = h.db.store.list_keys(h.account).unwrap()[0].id.0;
+    let owner_id = {
+        member(&h, h.account, "owner@example.com", Role::Owner);
+        h.db.store
+            .find_user_by_email(&UserEmail::parse("owner@example.com").unwrap())
+            .unwrap()
+            .unwrap()
+            .id
+            .0
+    };
+    let posts: Vec<(String, Vec<(&str, &str)>)> = vec![
+        ("/dashboard/settings/keys".into(), vec![("all", "1")]),
+        (format!("/dashboard/settings/keys/{key}/revoke"), vec![]),
+        (format!("/dashboard/settings/keys/{key}/rotate"), vec![]),
+        (
+            "/dashboard/settings/webhooks".into(),
+            vec![("url", "https://hooks.example.com/x"), ("all", "1")],
+        ),
+        (
+            format!("/dashboard/settings/webhooks/{hook}"),
+            vec![("url", "https://hooks.example.com/evil"), ("all", "1")],
+        ),
+        (
+            format!("/dashboard/settings/webhooks/{hook}/rotate"),
+            vec![],
+        ),
+        (
+            format!("/dashboard/settings/webhooks/{hook}/delete"),
+            vec![],
+        ),
+        (
+            "/dashboard/settings/people/invite".into(),
+            vec![("email", "mallory@example.com"), ("role", "owner")],
+        ),
+        (
+            format!("/dashboard/settings/people/{owner_id}/role"),
+            vec![("role", "viewer")],
+        ),
+        (
+            format!("/dashboard/settings/people/{owner_id}/remove"),
+            vec![],
+        ),
+        ("/dashboard/settings/logo/delete".into(), vec![]),
+    ];
+    for email in ["staff@example.com", "viewer@example.com"] {
+        let s = sign_in(&app, email).await;
+        for (path, fields) in &posts {
+            let r = send_raw(&app, s.post(path, fields)).await;
+            assert_eq!(r.status, 403, "{email} {path}: {}", r.text());
+        }
+    }
+    assert_eq!(h.db.store.list_keys(h.account).unwrap().len(), 1);
+    let hooks = call!(&app, h.req(Method::GET, "/api/v1/webhooks"));
+    assert_eq!(hooks.body["data"].as_array().unwrap().len(), 1);
+    assert_eq!(hooks.body["data"][0]["url"], "https://hooks.example.com/in");
+    let members = h.db.store.list_members(h.account).unwrap();
+    assert_eq!(members.len(), 3);
+    assert!(members
+        .iter()
+        .any(|m| m.user.id.0 == owner_id && m.role == Role::Owner));
+    assert!(h
+        .db
+        .store
+        .list_invitations(h.account, Utc::now())
+        .unwrap()
+        .is_empty());
+    let r = call!(&app, h.req(Method::GET, "/api/v1/invoices"));
+    assert_eq!(r.status, 200, "the key still works");
+}
+
+http_tests!(
+    keys_are_made_shown_once_work_on_the_api_and_need_the_password_again,
+    webhook_endpoints_through_the_dashboard_as_the_api_sees_them,
+    an_invitation_works_once_for_its_account_and_people_can_be_changed,
+    a_reset_link_is_emailed_only_to_members_works_once_and_expires,
+    the_logo_and_the_test_email_from_the_settings,
+    only_owners_change_settings,
+);
