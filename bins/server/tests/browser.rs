@@ -3,6 +3,8 @@
 mod common;
 #[path = "browser/dashboard.rs"]
 mod dashboard;
+#[path = "browser/settings.rs"]
+mod settings;
 
 use common::webdriver::{available, Browser};
 use common::*;

@@ -13,7 +13,7 @@ const TAB: &str = "\u{E004}";
 const ENTER: &str = "\u{E007}";
 
 /// axe-core's source, installed by scripts/test (AXE_JS); under CI it must be there.
-fn axe_source() -> Option<String> {
+pub(crate) fn axe_source() -> Option<String> {
     let path = std::env::var("AXE_JS").unwrap_or_else(|_| {
         concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -68,7 +68,7 @@ fn status_of(browser: &Browser) -> String {
         .to_string()
 }
 
-fn check(browser: &Browser, axe: Option<&str>, what: &str) {
+pub(crate) fn check(browser: &Browser, axe: Option<&str>, what: &str) {
     assert_fits(browser, what);
     assert_accessible(browser, axe, what);
 }
