@@ -32,8 +32,8 @@ use crate::recurring::{
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
     Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash,
-    PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, User,
-    UserEmail, UserId,
+    PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, TotpSecret,
+    User, UserEmail, UserId,
 };
 use crate::validation::Violations;
 use crate::webhook::{NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointId, WebhookPatch};
@@ -679,6 +679,32 @@ pub trait UserRepository {
         hash: &PasswordHash,
         now: DateTime<Utc>,
     ) -> RepoResult<Option<User>>;
+    /// Turns the second factor on: the secret, the step of the code that proved it, and the
+    /// hashes of fresh recovery codes (replacing any), in one transaction.
+    fn enable_totp(
+        &self,
+        user: UserId,
+        secret: &TotpSecret,
+        step: i64,
+        recovery_hashes: &[String],
+    ) -> RepoResult<()>;
+    /// Off: the secret and the recovery codes go.
+    fn disable_totp(&self, user: UserId) -> RepoResult<()>;
+    /// New recovery codes (their hashes), replacing the old ones.
+    fn replace_recovery_codes(&self, user: UserId, recovery_hashes: &[String]) -> RepoResult<()>;
+    /// The user's secret and the last step used, while the factor is on.
+    fn totp_of(&self, user: UserId) -> RepoResult<Option<(TotpSecret, Option<i64>)>>;
+    /// Uses `step` of the user's codes: `false` when it (or a later one) was used already,
+    /// however many requests race with it.
+    fn use_totp_step(&self, user: UserId, step: i64) -> RepoResult<bool>;
+    /// Uses a recovery code by its hash: `false` when the user has no such unused code.
+    fn use_recovery_code(&self, user: UserId, hash: &str, at: DateTime<Utc>) -> RepoResult<bool>;
+    fn recovery_codes_left(&self, user: UserId) -> RepoResult<u32>;
+    /// The second factor was given in this session.
+    fn confirm_second_factor(&self, session: SessionId, at: DateTime<Utc>) -> RepoResult<Session>;
+    /// Whether every member of the account must sign in with a second factor.
+    fn require_totp(&self, account: AccountId, required: bool) -> RepoResult<()>;
+    fn account_requires_totp(&self, account: AccountId) -> RepoResult<bool>;
     /// A session in the test environment. `Forbidden` when the user is no member of the account.
     fn create_session(&self, new: NewSession) -> RepoResult<Session>;
     /// The live session with that token hash, its user and their role now, noting the use

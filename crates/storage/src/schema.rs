@@ -7,6 +7,7 @@ diesel::table! {
         name -> Text,
         default_currency -> Text,
         created_at -> Timestamp,
+        require_totp -> Bool,
     }
 }
 
@@ -433,6 +434,8 @@ diesel::table! {
         password_changed_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        totp_secret -> Nullable<Text>,
+        totp_last_step -> Nullable<BigInt>,
     }
 }
 
@@ -456,6 +459,7 @@ diesel::table! {
         created_at -> Timestamp,
         last_seen_at -> Timestamp,
         password_entered_at -> Timestamp,
+        second_factor_at -> Nullable<Timestamp>,
     }
 }
 
@@ -470,6 +474,15 @@ diesel::table! {
         account_id -> Nullable<BigInt>,
         role -> Nullable<Text>,
         invited_by -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    recovery_codes (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        code_hash -> Text,
+        used_at -> Nullable<Timestamp>,
     }
 }
 
@@ -508,3 +521,8 @@ diesel::table! {
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(user_sessions -> users (user_id));
 diesel::allow_tables_to_appear_in_same_query!(users, memberships, user_sessions, user_tokens);
+diesel::allow_tables_to_appear_in_same_query!(accounts, users);
+diesel::allow_tables_to_appear_in_same_query!(accounts, memberships);
+diesel::allow_tables_to_appear_in_same_query!(accounts, user_sessions);
+diesel::allow_tables_to_appear_in_same_query!(accounts, user_tokens);
+diesel::allow_tables_to_appear_in_same_query!(users, recovery_codes);

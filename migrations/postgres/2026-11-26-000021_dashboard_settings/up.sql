@@ -39,3 +39,18 @@ CREATE INDEX notices_due ON notices (next_attempt_at) WHERE state = 'queued';
 CREATE INDEX notices_account ON notices (account_id, id);
 CREATE TRIGGER notices_notify AFTER INSERT ON notices
     FOR EACH STATEMENT EXECUTE FUNCTION notify_jobs();
+
+-- The second factor: a TOTP secret per user (the server reads it to check a code), the last
+-- 30-second step used (a code works once), single-use recovery codes kept by their SHA-256,
+-- the session's second factor, and an account's demand that every member use one.
+ALTER TABLE users ADD COLUMN totp_secret TEXT;
+ALTER TABLE users ADD COLUMN totp_last_step BIGINT;
+ALTER TABLE user_sessions ADD COLUMN second_factor_at TIMESTAMP;
+ALTER TABLE accounts ADD COLUMN require_totp BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE TABLE recovery_codes (
+    id BIGSERIAL PRIMARY KEY,
+    user_id BIGINT NOT NULL REFERENCES users (id),
+    code_hash TEXT NOT NULL,
+    used_at TIMESTAMP
+);
+CREATE INDEX recovery_codes_user ON recovery_codes (user_id, code_hash);

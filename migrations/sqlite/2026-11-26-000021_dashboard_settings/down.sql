@@ -1,3 +1,8 @@
+DROP TABLE recovery_codes;
+ALTER TABLE accounts DROP COLUMN require_totp;
+ALTER TABLE user_sessions DROP COLUMN second_factor_at;
+ALTER TABLE users DROP COLUMN totp_last_step;
+ALTER TABLE users DROP COLUMN totp_secret;
 DROP TABLE notices;
 DROP INDEX user_tokens_account;
 ALTER TABLE user_tokens DROP COLUMN invited_by;

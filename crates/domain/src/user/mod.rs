@@ -11,6 +11,7 @@ mod role;
 mod session;
 mod throttle;
 mod token;
+mod totp;
 
 pub use csrf::{csrf_matches, csrf_token};
 pub use email::UserEmail;
@@ -20,7 +21,7 @@ pub use password::{
 };
 pub use role::Role;
 pub use session::{
-    NewSession, Session, SessionId, SignedIn, REAUTHENTICATE_AFTER, SESSION_IDLE_TIMEOUT,
+    NewSession, Session, SessionId, SignedIn, Stage, REAUTHENTICATE_AFTER, SESSION_IDLE_TIMEOUT,
     SESSION_LIFETIME,
 };
 pub use throttle::{ThrottleKey, LOGIN_FAILURE_LIMIT, LOGIN_FAILURE_WINDOW};
@@ -28,6 +29,7 @@ pub use token::{
     hash_token, set_password_url, Invitation, Link, LinkPurpose, NewLink, PendingInvitation,
     SecretToken, EMAILED_RESET_VALIDITY, INVITATION_VALIDITY, LINK_VALIDITY,
 };
+pub use totp::{hash_recovery_code, recovery_codes, TotpSecret, RECOVERY_CODES};
 
 use crate::tenant::AccountId;
 use chrono::{DateTime, Utc};
@@ -54,6 +56,8 @@ pub struct User {
     /// When the password was last set; `None` until the person sets one through a one-time
     /// link (a user is created without a password).
     pub password_changed_at: Option<DateTime<Utc>>,
+    /// Whether signing in also asks for a one-time code (TOTP).
+    pub totp: bool,
 }
 
 impl User {

@@ -36,6 +36,9 @@ pub struct Session {
     pub last_seen_at: DateTime<Utc>,
     /// When the password was last typed in this session (at sign-in, then at each confirmation).
     pub password_entered_at: DateTime<Utc>,
+    /// When the second factor was given (a one-time or recovery code, or setting one up); `None`
+    /// for a session of the password alone.
+    pub second_factor_at: Option<DateTime<Utc>>,
 }
 
 impl Session {
@@ -76,6 +79,29 @@ pub struct SignedIn {
     pub session: Session,
     pub user: User,
     pub role: Role,
+    /// The account asks every member for a second factor.
+    pub account_requires_totp: bool,
+}
+
+/// How far a sign-in has come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Signed in: every page.
+    Ready,
+    /// The password was right; the one-time code is still to come.
+    NeedsCode,
+    /// The account requires a second factor this user has not set up: that page only.
+    NeedsSetUp,
+}
+
+impl SignedIn {
+    pub fn stage(&self) -> Stage {
+        match (self.user.totp, self.session.second_factor_at) {
+            (true, None) => Stage::NeedsCode,
+            (false, _) if self.account_requires_totp => Stage::NeedsSetUp,
+            _ => Stage::Ready,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -91,7 +117,36 @@ mod tests {
             created_at: created,
             last_seen_at: last_seen,
             password_entered_at: created,
+            second_factor_at: None,
         }
+    }
+
+    fn signed_in(totp: bool, given: bool, required: bool) -> SignedIn {
+        let t0 = Utc::now();
+        let mut session = session(t0, t0);
+        session.second_factor_at = given.then_some(t0);
+        SignedIn {
+            session,
+            user: crate::user::User {
+                id: UserId(1),
+                email: crate::user::UserEmail::parse("a@example.com").unwrap(),
+                created_at: t0,
+                password_changed_at: Some(t0),
+                totp,
+            },
+            role: crate::user::Role::Staff,
+            account_requires_totp: required,
+        }
+    }
+
+    #[test]
+    fn a_sign_in_is_ready_once_every_factor_asked_for_is_given() {
+        assert_eq!(signed_in(false, false, false).stage(), Stage::Ready);
+        assert_eq!(signed_in(true, false, false).stage(), Stage::NeedsCode);
+        assert_eq!(signed_in(true, true, false).stage(), Stage::Ready);
+        assert_eq!(signed_in(false, false, true).stage(), Stage::NeedsSetUp);
+        assert_eq!(signed_in(true, false, true).stage(), Stage::NeedsCode);
+        assert_eq!(signed_in(true, true, true).stage(), Stage::Ready);
     }
 
     #[test]

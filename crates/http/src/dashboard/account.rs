@@ -28,6 +28,7 @@ pub(crate) struct SessionRow {
 #[template(path = "dashboard/account.html")]
 struct AccountPage {
     c: Chrome,
+    two_step: bool,
     sessions: Vec<SessionRow>,
     problem: Option<&'static str>,
 }
@@ -53,6 +54,7 @@ async fn show(
     page(
         status,
         AccountPage {
+            two_step: me.signed_in.user.totp,
             sessions: sessions
                 .into_iter()
                 .map(|s| SessionRow {

@@ -29,6 +29,7 @@ pub mod recurring;
 pub mod recurring_form;
 pub mod settings;
 pub mod sign_in;
+pub mod two_step;
 
 use crate::error::ApiError;
 use actix_web::http::header::{self, HeaderValue};
@@ -66,6 +67,10 @@ impl utoipa::ToSchema for DashboardForm {}
 pub(crate) enum Refusal {
     /// No live session: the sign-in page, then back to where the visitor was going.
     SignIn,
+    /// The password was right; the one-time code is still to come (then back to the page).
+    SecondFactor,
+    /// The account requires a second factor this user has not set up yet.
+    SetUpSecondFactor,
     /// What the operations refused (or the request's own fault), shown as a page.
     Api(ApiError),
 }
@@ -82,22 +87,11 @@ pub(crate) type Answer = Result<HttpResponse, Refusal>;
 pub(crate) fn respond(req: &HttpRequest, answer: Answer) -> HttpResponse {
     match answer {
         Ok(res) => secured(res),
-        Err(Refusal::SignIn) => {
-            let next = if req.method() == actix_web::http::Method::GET {
-                req.uri()
-                    .path_and_query()
-                    .map(|p| p.as_str().to_string())
-                    .unwrap_or_default()
-            } else {
-                String::new()
-            };
-            let target = if next.is_empty() || next == "/dashboard" {
-                "/dashboard/login".to_string()
-            } else {
-                format!("/dashboard/login?next={}", form::encode_component(&next))
-            };
-            secured(see_other(&target))
+        Err(Refusal::SignIn) => secured(see_other(&returning_to("/dashboard/login", req))),
+        Err(Refusal::SecondFactor) => {
+            secured(see_other(&returning_to("/dashboard/login/code", req)))
         }
+        Err(Refusal::SetUpSecondFactor) => secured(see_other("/dashboard/account/two-step")),
         // The API tells a key that a resource is another tenant's (403); a person browsing is
         // told nothing about other accounts or the other environment: not found.
         Err(Refusal::Api(e)) if e.code == "resource_forbidden" => secured(views::error_page(
@@ -105,6 +99,23 @@ pub(crate) fn respond(req: &HttpRequest, answer: Answer) -> HttpResponse {
             &ApiError::resource_missing("page"),
         )),
         Err(Refusal::Api(e)) => secured(views::error_page(locale_of(req), &e)),
+    }
+}
+
+/// `page`, then back to where a GET was going (`?next=`).
+fn returning_to(page: &str, req: &HttpRequest) -> String {
+    let next = if req.method() == actix_web::http::Method::GET {
+        req.uri()
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
+    if next.is_empty() || next == "/dashboard" {
+        page.to_string()
+    } else {
+        format!("{page}?next={}", form::encode_component(&next))
     }
 }
 

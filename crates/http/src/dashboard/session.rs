@@ -11,7 +11,7 @@ use actix_web::cookie::{time, Cookie, SameSite};
 use actix_web::http::header;
 use actix_web::HttpRequest;
 use chrono::Utc;
-use invoicing_domain::user::{csrf_matches, csrf_token, hash_token, SecretToken, SignedIn};
+use invoicing_domain::user::{csrf_matches, csrf_token, hash_token, SecretToken, SignedIn, Stage};
 
 pub(crate) const SESSION_COOKIE: &str = "__Host-session";
 pub(crate) const LANGUAGE_COOKIE: &str = "__Host-language";
@@ -35,8 +35,23 @@ impl Visitor {
     }
 }
 
-/// The session the request's cookie names, while it lives.
+/// The signed-in visitor: a live session that has given every factor the user and the account
+/// ask for. Otherwise the sign-in page, the one-time code's page, or setting one up.
 pub(crate) async fn visitor(state: &AppState, req: &HttpRequest) -> Result<Visitor, Refusal> {
+    let v = visitor_at_any_stage(state, req).await?;
+    match v.signed_in.stage() {
+        Stage::Ready => Ok(v),
+        Stage::NeedsCode => Err(Refusal::SecondFactor),
+        Stage::NeedsSetUp => Err(Refusal::SetUpSecondFactor),
+    }
+}
+
+/// The session the request's cookie names, while it lives, however far its sign-in has come
+/// (the pages of the second factor, and signing out).
+pub(crate) async fn visitor_at_any_stage(
+    state: &AppState,
+    req: &HttpRequest,
+) -> Result<Visitor, Refusal> {
     let token = req
         .cookie(SESSION_COOKIE)
         .map(|c| c.value().to_string())

@@ -8,6 +8,7 @@
 use super::form::Form;
 use super::session::{
     check_post, expired_session_cookie, language_cookie, same_origin, session_cookie, visitor,
+    visitor_at_any_stage,
 };
 use super::{page, respond, see_other, Answer};
 use crate::client::client_ip;
@@ -189,7 +190,7 @@ enum SignInOutcome {
     ))]
 pub async fn logout(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
     let answer = async {
-        let me = visitor(&state, &req).await?;
+        let me = visitor_at_any_stage(&state, &req).await?;
         check_post(&me, &req, &Form::read(&req, &body)?)?;
         let repos = state.repos();
         let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);

@@ -9,6 +9,7 @@ use crate::{blocking, AppState};
 use chrono::Utc;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::notice::{NewNotice, Notice, NoticeKind};
+use invoicing_domain::ports::RepoError;
 use invoicing_domain::user::{
     set_password_url, Invitation, Member, PendingInvitation, Role, SecretToken, UserEmail, UserId,
 };
@@ -110,6 +111,22 @@ impl Ops {
         let scope = self.caller.require_owner()?;
         self.run(scope, WHAT, move |r, s| r.remove_member(s.account_id, user))
             .await
+    }
+
+    /// Requires (or stops requiring) a second factor of every member. An owner without one of
+    /// their own cannot require it (409): they would be the first one stopped by it.
+    pub async fn require_second_factor(&self, required: bool) -> Result<(), ApiError> {
+        let scope = self.caller.require_owner()?;
+        let me = self.caller.user().ok_or_else(ApiError::owners_only)?;
+        self.run(scope, "account", move |r, s| {
+            if required && !r.get_user(me)?.totp {
+                return Err(RepoError::InvalidTransition(
+                    "turn on your own second factor first".into(),
+                ));
+            }
+            r.require_totp(s.account_id, required)
+        })
+        .await
     }
 
     /// A test email to `to` in `locale`, queued like every other.

@@ -11,7 +11,7 @@ use chrono::{Duration, Utc};
 use invoicing_domain::notice::{NoticeJob, NoticeKind};
 use invoicing_domain::ports::{ApiKeyRepository, NoticeQueue, UserRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
-use invoicing_domain::user::{Invitation, Role, SecretToken, UserEmail};
+use invoicing_domain::user::{Invitation, Role, SecretToken, TotpSecret, UserEmail};
 use invoicing_http::build_app;
 use serde_json::json;
 
@@ -836,3 +836,221 @@ http_tests!(
     the_logo_and_the_test_email_from_the_settings,
     only_owners_change_settings,
 );
+
+/// The secret a set-up page shows.
+fn secret_on(page: &str) -> TotpSecret {
+    let secret = value_after(page, "name=\"secret\" value=\"").expect("a secret to scan");
+    TotpSecret::parse(&secret).unwrap()
+}
+
+async fn code_step<S, B>(app: &S, s: &Session, code: &str) -> u16
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    send_raw(app, s.post("/dashboard/login/code", &[("code", code)]))
+        .await
+        .status
+}
+
+/// A session of the password alone (the code still to come): its cookie and the code page's
+/// CSRF token.
+async fn password_only<S, B>(app: &S, email: &str) -> Session
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let r = send_raw(
+        app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", email), ("password", PASSWORD)],
+        ),
+    )
+    .await;
+    let set = crate::dashboard::cookie_of(&r).unwrap();
+    let cookie = set["__Host-session=".len()..set.find(';').unwrap()].to_string();
+    let mut s = Session {
+        cookie,
+        csrf: String::new(),
+    };
+    let home = send_raw(app, s.get("/dashboard")).await;
+    assert_eq!(home.status, 303);
+    assert!(home.header("location").starts_with("/dashboard/login/code"));
+    let page = send_raw(app, s.get("/dashboard/login/code")).await;
+    assert_eq!(page.status, 200);
+    s.csrf = crate::dashboard::csrf_in(&page.text());
+    s
+}
+
+async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    let owner = sign_in(&app, "owner@example.com").await;
+    // Requiring it of everyone needs one's own first.
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/two-step",
+            &[("required", "true")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 409);
+
+    // Set up: a wrong code changes nothing; the right one turns it on and shows ten codes once.
+    let page = send_raw(&app, owner.get("/dashboard/account/two-step")).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.text().contains("src=\"data:image/svg+xml;base64,"),
+        "a QR code"
+    );
+    let secret = secret_on(&page.text());
+    let now = Utc::now();
+    let wrong = if secret.code_at(now) == "123456" {
+        "654321"
+    } else {
+        "123456"
+    };
+    let enable = |code: String| {
+        owner.post(
+            "/dashboard/account/two-step/enable",
+            &[("secret", secret.base32()), ("code", code.as_str())],
+        )
+    };
+    let r = send_raw(&app, enable(wrong.to_string())).await;
+    assert_eq!(r.status, 422);
+    let r = send_raw(&app, enable(secret.code_at(now))).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let text = r.text();
+    let codes: Vec<String> = text
+        .match_indices("<li><code>")
+        .map(|(at, _)| text[at + 10..at + 21].to_string())
+        .collect();
+    assert_eq!(codes.len(), 10, "{text}");
+    let owner_id =
+        h.db.store
+            .find_user_by_email(&UserEmail::parse("owner@example.com").unwrap())
+            .unwrap()
+            .unwrap()
+            .id;
+    assert_eq!(h.db.store.recovery_codes_left(owner_id).unwrap(), 10);
+
+    // The next sign-in asks for a code: wrong, reused or expired codes are refused.
+    let s = password_only(&app, "owner@example.com").await;
+    assert_eq!(code_step(&app, &s, wrong).await, 422);
+    assert_eq!(
+        code_step(&app, &s, &secret.code_at(now)).await,
+        422,
+        "the code that turned it on was used"
+    );
+    let old = secret.code_at(now - Duration::minutes(5));
+    assert_eq!(code_step(&app, &s, &old).await, 422, "expired");
+    let next = secret.code_at(now + Duration::seconds(30));
+    assert_eq!(code_step(&app, &s, &next).await, 303);
+    assert_eq!(send_raw(&app, s.get("/dashboard")).await.status, 200);
+    let again = password_only(&app, "owner@example.com").await;
+    assert_eq!(
+        code_step(&app, &again, &next).await,
+        422,
+        "a code works once"
+    );
+    // A recovery code works once, typed loosely.
+    let loose = codes[0].to_uppercase().replace('-', " ");
+    assert_eq!(code_step(&app, &again, &loose).await, 303);
+    let third = password_only(&app, "owner@example.com").await;
+    assert_eq!(code_step(&app, &third, &codes[0]).await, 422, "used");
+    assert_eq!(h.db.store.recovery_codes_left(owner_id).unwrap(), 9);
+    // Guessing is throttled as passwords are.
+    let mut last = 0;
+    for _ in 0..12 {
+        last = code_step(&app, &third, "000000").await;
+    }
+    assert_eq!(last, 429);
+
+    // Required of everyone: the staff member must set it up before anything else.
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/two-step",
+            &[("required", "true")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let staff = sign_in_as_any_stage(&app, "staff@example.com").await;
+    let r = send_raw(&app, staff.get("/dashboard/invoices")).await;
+    assert_eq!(r.status, 303);
+    assert_eq!(r.header("location"), "/dashboard/account/two-step");
+    let page = send_raw(&app, staff.get("/dashboard/account/two-step")).await;
+    assert_eq!(page.status, 200);
+    let theirs = secret_on(&page.text());
+    let csrf = crate::dashboard::csrf_in(&page.text());
+    let staff = Session {
+        cookie: staff.cookie,
+        csrf,
+    };
+    let r = send_raw(
+        &app,
+        staff.post(
+            "/dashboard/account/two-step/enable",
+            &[
+                ("secret", theirs.base32()),
+                ("code", &theirs.code_at(Utc::now())),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        send_raw(&app, staff.get("/dashboard/invoices"))
+            .await
+            .status,
+        200
+    );
+    // …and cannot turn it off while it is required; nor can staff change the rule.
+    let r = send_raw(&app, staff.post("/dashboard/account/two-step/disable", &[])).await;
+    assert_eq!(r.status, 409);
+    let r = send_raw(&app, staff.post("/dashboard/settings/people/two-step", &[])).await;
+    assert_eq!(r.status, 403);
+    assert!(h.db.store.account_requires_totp(h.account).unwrap());
+}
+
+/// Signed in with the password, whatever the second factor asks next.
+async fn sign_in_as_any_stage<S, B>(app: &S, email: &str) -> Session
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let r = send_raw(
+        app,
+        form(
+            browser(Method::POST, "/dashboard/login"),
+            &[("email", email), ("password", PASSWORD)],
+        ),
+    )
+    .await;
+    let set = crate::dashboard::cookie_of(&r).unwrap();
+    Session {
+        cookie: set["__Host-session=".len()..set.find(';').unwrap()].to_string(),
+        csrf: String::new(),
+    }
+}
+
+mod second_factor {
+    use super::*;
+    http_tests!(a_second_factor_is_asked_after_the_password_and_each_code_works_once);
+}

@@ -6,6 +6,7 @@
 
 mod links;
 mod members;
+mod second_factor;
 mod sessions;
 mod throttle;
 
@@ -21,8 +22,8 @@ use invoicing_domain::ports::{RepoError, RepoResult, UserRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
 use invoicing_domain::user::{
     Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash,
-    PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, User,
-    UserEmail, UserId,
+    PendingInvitation, Role, SecretToken, Session, SessionId, SignedIn, ThrottleKey, TotpSecret,
+    User, UserEmail, UserId,
 };
 
 #[derive(Queryable, Selectable)]
@@ -32,6 +33,9 @@ struct UserRow {
     email: String,
     password_changed_at: Option<NaiveDateTime>,
     created_at: NaiveDateTime,
+    #[diesel(select_expression = users::totp_secret.is_not_null())]
+    #[diesel(select_expression_type = diesel::dsl::IsNotNull<users::totp_secret>)]
+    totp: bool,
 }
 
 impl UserRow {
@@ -43,6 +47,7 @@ impl UserRow {
             email,
             created_at: from_db(self.created_at),
             password_changed_at: self.password_changed_at.map(from_db),
+            totp: self.totp,
         })
     }
 }
@@ -232,6 +237,52 @@ impl UserRepository for Store {
             Some(link) => links::set_password(conn, link.user_id, hash, now, None).map(Some),
             None => Ok(None),
         })
+    }
+
+    fn enable_totp(
+        &self,
+        user: UserId,
+        secret: &TotpSecret,
+        step: i64,
+        recovery_hashes: &[String],
+    ) -> RepoResult<()> {
+        self.write(|conn| second_factor::enable(conn, user, secret, step, recovery_hashes))
+    }
+
+    fn disable_totp(&self, user: UserId) -> RepoResult<()> {
+        self.write(|conn| second_factor::disable(conn, user))
+    }
+
+    fn replace_recovery_codes(&self, user: UserId, recovery_hashes: &[String]) -> RepoResult<()> {
+        self.write(|conn| second_factor::new_codes(conn, user, recovery_hashes))
+    }
+
+    fn totp_of(&self, user: UserId) -> RepoResult<Option<(TotpSecret, Option<i64>)>> {
+        self.read(|conn| second_factor::secret_of(conn, user))
+    }
+
+    fn use_totp_step(&self, user: UserId, step: i64) -> RepoResult<bool> {
+        self.write(|conn| second_factor::use_step(conn, user, step))
+    }
+
+    fn use_recovery_code(&self, user: UserId, hash: &str, at: DateTime<Utc>) -> RepoResult<bool> {
+        self.write(|conn| second_factor::use_code(conn, user, hash, at))
+    }
+
+    fn recovery_codes_left(&self, user: UserId) -> RepoResult<u32> {
+        self.read(|conn| second_factor::codes_left(conn, user))
+    }
+
+    fn confirm_second_factor(&self, session: SessionId, at: DateTime<Utc>) -> RepoResult<Session> {
+        self.write(|conn| sessions::confirm_second_factor(conn, session, at))
+    }
+
+    fn require_totp(&self, account: AccountId, required: bool) -> RepoResult<()> {
+        self.write(|conn| second_factor::set_required(conn, account, required))
+    }
+
+    fn account_requires_totp(&self, account: AccountId) -> RepoResult<bool> {
+        self.read(|conn| second_factor::required(conn, account))
     }
 
     fn create_session(&self, new: NewSession) -> RepoResult<Session> {

@@ -5,7 +5,7 @@ use super::members::role_in;
 use super::{parse_role, UserRow};
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, returning, to_db};
-use crate::schema::{memberships, user_sessions, users};
+use crate::schema::{accounts, memberships, user_sessions, users};
 use crate::store::{Store, TxError};
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use diesel::prelude::*;
@@ -30,6 +30,7 @@ struct SessionRow {
     created_at: NaiveDateTime,
     last_seen_at: NaiveDateTime,
     password_entered_at: NaiveDateTime,
+    second_factor_at: Option<NaiveDateTime>,
 }
 
 impl SessionRow {
@@ -42,6 +43,7 @@ impl SessionRow {
             created_at: from_db(self.created_at),
             last_seen_at: from_db(self.last_seen_at),
             password_entered_at: from_db(self.password_entered_at),
+            second_factor_at: self.second_factor_at.map(from_db),
         }
     }
 }
@@ -73,8 +75,9 @@ pub(super) fn find(
 ) -> RepoResult<Option<SignedIn>> {
     // One statement on every dashboard request: the session, its user and their role now.
     let found = store.read(|conn| {
-        let Some((session, user, role)) = user_sessions::table
+        let Some((session, user, role, requires)) = user_sessions::table
             .inner_join(users::table)
+            .inner_join(accounts::table.on(accounts::id.eq(user_sessions::account_id)))
             .left_join(
                 memberships::table.on(memberships::account_id
                     .eq(user_sessions::account_id)
@@ -85,16 +88,22 @@ pub(super) fn find(
                 SessionRow::as_select(),
                 UserRow::as_select(),
                 memberships::role.nullable(),
+                accounts::require_totp,
             ))
-            .first::<(SessionRow, UserRow, Option<String>)>(conn)
+            .first::<(SessionRow, UserRow, Option<String>, bool)>(conn)
             .optional()?
         else {
             return Ok(None);
         };
         let role = role.as_deref().map(parse_role).transpose()?;
-        Ok(Some((session.into_domain(), user.into_domain()?, role)))
+        Ok(Some((
+            session.into_domain(),
+            user.into_domain()?,
+            role,
+            requires,
+        )))
     })?;
-    let Some((mut session, user, role)) = found else {
+    let Some((mut session, user, role, account_requires_totp)) = found else {
         return Ok(None);
     };
     let Some(role) = role.filter(|_| !session.is_expired(now)) else {
@@ -123,6 +132,7 @@ pub(super) fn find(
         session,
         user,
         role,
+        account_requires_totp,
     }))
 }
 
@@ -153,6 +163,20 @@ pub(super) fn confirm_password(
     changed(
         diesel::update(user_sessions::table.find(id.0))
             .set(user_sessions::password_entered_at.eq(to_db(at)))
+            .returning(returning::<SessionRow>())
+            .get_result::<SessionRow>(conn)
+            .optional()?,
+    )
+}
+
+pub(super) fn confirm_second_factor(
+    conn: &mut AnyConnection,
+    id: SessionId,
+    at: DateTime<Utc>,
+) -> Result<Session, TxError> {
+    changed(
+        diesel::update(user_sessions::table.find(id.0))
+            .set(user_sessions::second_factor_at.eq(Some(to_db(at))))
             .returning(returning::<SessionRow>())
             .get_result::<SessionRow>(conn)
             .optional()?,

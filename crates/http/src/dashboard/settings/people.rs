@@ -25,6 +25,7 @@ pub(crate) struct MemberRow {
     pub role: &'static str,
     pub me: bool,
     pub has_password: bool,
+    pub totp: bool,
 }
 
 pub(crate) struct InvitationRow {
@@ -47,6 +48,7 @@ struct PeoplePage {
     errors: HashMap<String, String>,
     /// The invitation's link, when this server sends no email: the owner passes it on.
     link: Option<String>,
+    requires_totp: bool,
 }
 
 impl PeoplePage {
@@ -82,6 +84,7 @@ async fn show(state: &AppState, req: &HttpRequest, me: &Visitor, shown: Shown) -
                     role: m.role.as_str(),
                     me: m.user.id == me.signed_in.user.id,
                     has_password: m.user.has_password(),
+                    totp: m.user.totp,
                 })
                 .collect(),
             invitations: invitations
@@ -102,6 +105,7 @@ async fn show(state: &AppState, req: &HttpRequest, me: &Visitor, shown: Shown) -
             role: shown.role,
             errors: shown.errors,
             link: shown.link,
+            requires_totp: me.signed_in.account_requires_totp,
             c,
         },
     )

@@ -1,0 +1,396 @@
+//! The second factor (SPEC §21, issue 29): a one-time code from an authenticator app (TOTP) or a
+//! single-use recovery code after the password; setting it up from a QR code drawn here, with
+//! ten recovery codes shown once; new codes; turning it off (not while the account requires
+//! it); and an owner requiring it of everyone in the account. Codes are checked by the domain
+//! (`TotpSecret::accepts`), used once by storage, and throttled as passwords are.
+
+use super::chrome::{Chrome, Nav};
+use super::form::Form;
+use super::reauth::ask_unless_recent;
+use super::session::{check_post, visitor, visitor_at_any_stage, Visitor};
+use super::sign_in::safe_next;
+use super::{locale_of, page, respond, see_other, Answer, Refusal};
+use crate::client::client_ip;
+use crate::error::ApiError;
+use crate::routes::pages::FormBody;
+use crate::{blocking, AppState};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use chrono::Utc;
+use invoicing_domain::locale::Locale;
+use invoicing_domain::user::{
+    hash_recovery_code, recovery_codes, Stage, ThrottleKey, TotpSecret, LOGIN_FAILURE_WINDOW,
+};
+use rand::rngs::OsRng;
+
+#[derive(Template)]
+#[template(path = "dashboard/login_code.html")]
+struct CodePage {
+    t: Locale,
+    csrf: String,
+    next: String,
+    problem: Option<&'static str>,
+}
+
+/// The page asking for the one-time code after the password.
+#[utoipa::path(get, path = "/dashboard/login/code", tag = "dashboard", operation_id = "dashboard_login_code_page",
+    params(("next" = Option<String>, Query, description = "The dashboard page to return to")),
+    responses(
+        (status = 200, description = "The form for the one-time or recovery code", content_type = "text/html", body = String),
+        (status = 303, description = "No sign-in waiting for a code: to the sign-in page or the dashboard", headers(("Location" = String, description = "Where to go"))),
+    ))]
+pub async fn code_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = visitor_at_any_stage(&state, &req).await?;
+        let next = safe_next(Some(&super::form::query_value(req.query_string(), "next")));
+        if me.signed_in.stage() != Stage::NeedsCode {
+            return Ok(see_other(&next));
+        }
+        let t = locale_of(&req);
+        page(
+            StatusCode::OK,
+            CodePage {
+                t,
+                csrf: me.csrf(),
+                next,
+                problem: None,
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}
+
+enum CodeOutcome {
+    Accepted,
+    Refused,
+    Throttled,
+}
+
+/// Checks a one-time code (six digits) or else a recovery code for the user, using it once;
+/// failures count against the pair of their email and this client, as a password's do.
+async fn check_code(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    typed: String,
+) -> Result<CodeOutcome, Refusal> {
+    let user = me.signed_in.user.clone();
+    let key = ThrottleKey::new(user.email.as_str(), client_ip(req, &state.config));
+    let repos = state.repos();
+    let now = Utc::now();
+    let outcome = blocking(move || {
+        if ThrottleKey::is_throttled(repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?)
+        {
+            repos.record_login_failure(&key, now)?;
+            return Ok(CodeOutcome::Throttled);
+        }
+        let used = match repos.totp_of(user.id)? {
+            None => false,
+            Some((secret, last)) => match secret.accepts(&typed, now, last) {
+                Some(step) => repos.use_totp_step(user.id, step)?,
+                None => repos.use_recovery_code(user.id, &hash_recovery_code(&typed), now)?,
+            },
+        };
+        if !used {
+            repos.record_login_failure(&key, now)?;
+            return Ok(CodeOutcome::Refused);
+        }
+        repos.clear_login_failures(&key)?;
+        Ok(CodeOutcome::Accepted)
+    })
+    .await?;
+    Ok(outcome)
+}
+
+/// Takes the one-time (or a recovery) code: the session is then signed in.
+#[utoipa::path(post, path = "/dashboard/login/code", tag = "dashboard", operation_id = "dashboard_login_code",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (six digits, or a recovery code), `next`"),
+    responses(
+        (status = 303, description = "Signed in", headers(("Location" = String, description = "The page asked for"))),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 422, description = "A wrong, used or expired code", content_type = "text/html", body = String),
+        (status = 429, description = "Too many wrong codes for this email from this network: wait 15 minutes", content_type = "text/html", body = String),
+    ))]
+pub async fn take_code(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor_at_any_stage(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let next = safe_next(form.get("next"));
+        if me.signed_in.stage() != Stage::NeedsCode {
+            return Ok(see_other(&next));
+        }
+        let (status, problem) = match check_code(&state, &req, &me, form.raw("code")).await? {
+            CodeOutcome::Accepted => {
+                let repos = state.repos();
+                let id = me.signed_in.session.id;
+                blocking(move || repos.confirm_second_factor(id, Utc::now())).await?;
+                return Ok(see_other(&next));
+            }
+            CodeOutcome::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "dash.two_step.wrong"),
+            CodeOutcome::Throttled => (StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
+        };
+        page(
+            status,
+            CodePage {
+                t: locale_of(&req),
+                csrf: me.csrf(),
+                next,
+                problem: Some(problem),
+            },
+        )
+    }
+    .await;
+    respond(&req, answer)
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/two_step.html")]
+struct TwoStepPage {
+    c: Chrome,
+    on: bool,
+    required: bool,
+    codes_left: u32,
+    /// Setting up: the new secret, its QR code (a data URI) and the code's refusal.
+    setup: Option<(String, String)>,
+    problem: Option<&'static str>,
+    /// Recovery codes just made, shown this once.
+    codes: Vec<String>,
+}
+
+/// The QR code of an `otpauth://` URL, as an SVG data URI (drawn here, nothing fetched).
+fn qr_data_uri(url: &str) -> Result<String, ApiError> {
+    let code = qrcode::QrCode::new(url.as_bytes()).map_err(|_| ApiError::internal())?;
+    let svg = code
+        .render::<qrcode::render::svg::Color<'_>>()
+        .min_dimensions(200, 200)
+        .quiet_zone(true)
+        .build();
+    Ok(format!(
+        "data:image/svg+xml;base64,{}",
+        STANDARD.encode(svg)
+    ))
+}
+
+async fn show(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    status: StatusCode,
+    secret: Option<TotpSecret>,
+    problem: Option<&'static str>,
+    codes: Vec<String>,
+) -> Answer {
+    let repos = state.repos();
+    let user = me.signed_in.user.id;
+    let left = blocking(move || repos.recovery_codes_left(user)).await?;
+    let on = me.signed_in.user.totp || !codes.is_empty();
+    let setup = match (on, secret) {
+        (true, _) => None,
+        (false, secret) => {
+            let secret = secret.unwrap_or_else(|| TotpSecret::generate(&mut OsRng));
+            let t = locale_of(req);
+            let url = secret.otpauth_url(t.text("dash.product"), me.signed_in.user.email.as_str());
+            Some((secret.base32().to_string(), qr_data_uri(&url)?))
+        }
+    };
+    let c = Chrome::new(
+        me,
+        req,
+        Nav::Account,
+        locale_of(req).text("dash.two_step.title").to_string(),
+    );
+    page(
+        status,
+        TwoStepPage {
+            c,
+            on,
+            required: me.signed_in.account_requires_totp,
+            codes_left: left,
+            setup,
+            problem,
+            codes,
+        },
+    )
+}
+
+/// The second factor: set it up (a QR code to scan), or its state, new recovery codes, off.
+#[utoipa::path(get, path = "/dashboard/account/two-step", tag = "dashboard", operation_id = "dashboard_two_step",
+    responses((status = 200, description = "Setting up the second factor, or its state", content_type = "text/html", body = String)))]
+pub async fn two_step_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let answer = async {
+        let me = set_up_visitor(&state, &req).await?;
+        show(&state, &req, &me, StatusCode::OK, None, None, Vec::new()).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// A visitor who may set up a second factor: signed in, or asked by the account to set one up.
+async fn set_up_visitor(state: &AppState, req: &HttpRequest) -> Result<Visitor, Refusal> {
+    let me = visitor_at_any_stage(state, req).await?;
+    match me.signed_in.stage() {
+        Stage::NeedsCode => Err(Refusal::SecondFactor),
+        Stage::Ready | Stage::NeedsSetUp => Ok(me),
+    }
+}
+
+fn new_codes() -> (Vec<String>, Vec<String>) {
+    let codes = recovery_codes(&mut OsRng);
+    let hashes = codes.iter().map(|c| hash_recovery_code(c)).collect();
+    (codes, hashes)
+}
+
+/// Turns the second factor on once a code from the app proves the secret was scanned; the
+/// recovery codes are shown once.
+#[utoipa::path(post, path = "/dashboard/account/two-step/enable", tag = "dashboard", operation_id = "dashboard_two_step_enable",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `secret` (from the page), `code` (from the app); `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "On: the recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 422, description = "The code does not match the secret (the same secret is shown again)", content_type = "text/html", body = String),
+    ))]
+pub async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = set_up_visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            Chrome::new(&me, &req, Nav::Account, String::new())
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let secret = TotpSecret::parse(&form.raw("secret")).ok_or_else(|| {
+            ApiError::from(invoicing_domain::validation::Violations::single(
+                "secret",
+                "the set-up page's secret is missing or damaged: reload the page",
+            ))
+        })?;
+        let now = Utc::now();
+        let Some(step) = secret.accepts(&form.raw("code"), now, None) else {
+            let status = StatusCode::UNPROCESSABLE_ENTITY;
+            let problem = Some("dash.two_step.wrong");
+            return show(&state, &req, &me, status, Some(secret), problem, Vec::new()).await;
+        };
+        let (codes, hashes) = new_codes();
+        let repos = state.repos();
+        let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
+        blocking(move || {
+            repos.enable_totp(user, &secret, step, &hashes)?;
+            repos.confirm_second_factor(session, now).map(|_| ())
+        })
+        .await?;
+        show(&state, &req, &me, StatusCode::OK, None, None, codes).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// New recovery codes, replacing the old ones; shown once.
+#[utoipa::path(post, path = "/dashboard/account/two-step/codes", tag = "dashboard", operation_id = "dashboard_two_step_codes",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The new recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 409, description = "The second factor is off", content_type = "text/html", body = String),
+    ))]
+pub async fn codes(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        if !me.signed_in.user.totp {
+            return Err(ApiError::invalid_state_transition("the second factor is off").into());
+        }
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            Chrome::new(&me, &req, Nav::Account, String::new())
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let (codes, hashes) = new_codes();
+        let repos = state.repos();
+        let user = me.signed_in.user.id;
+        blocking(move || repos.replace_recovery_codes(user, &hashes)).await?;
+        show(&state, &req, &me, StatusCode::OK, None, None, codes).await
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Turns the second factor off (never while the account requires it).
+#[utoipa::path(post, path = "/dashboard/account/two-step/disable", tag = "dashboard", operation_id = "dashboard_two_step_disable",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
+        (status = 303, description = "Off", headers(("Location" = String, description = "The second factor's page"))),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 409, description = "The account requires a second factor", content_type = "text/html", body = String),
+    ))]
+pub async fn disable(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        if me.signed_in.account_requires_totp {
+            return Err(ApiError::invalid_state_transition(
+                "this account requires a second factor of every member",
+            )
+            .into());
+        }
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            Chrome::new(&me, &req, Nav::Account, String::new())
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let repos = state.repos();
+        let user = me.signed_in.user.id;
+        blocking(move || repos.disable_totp(user)).await?;
+        Ok(see_other("/dashboard/account/two-step?done=saved"))
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// An owner requires (or stops requiring) a second factor of every member of the account.
+#[utoipa::path(post, path = "/dashboard/settings/people/two-step", tag = "dashboard", operation_id = "dashboard_require_two_step",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `required` (`true` or absent); `reauth_password` when asked"),
+    responses(
+        (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
+        (status = 303, description = "Saved", headers(("Location" = String, description = "The people"))),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 409, description = "The owner has no second factor themselves", content_type = "text/html", body = String),
+    ))]
+pub async fn require(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        me.ops(&state).caller().require_owner()?;
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            Chrome::new(&me, &req, Nav::Settings, String::new())
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        let required = form.checked("required");
+        me.ops(&state).require_second_factor(required).await?;
+        Ok(see_other("/dashboard/settings/people?done=saved"))
+    }
+    .await;
+    respond(&req, answer)
+}
