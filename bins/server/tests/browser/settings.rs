@@ -244,7 +244,10 @@ fn setting_up(width: u32, height: u32, name: &str) {
     check(&browser, axe, "setting up two-step sign-in");
     let secret = TotpSecret::parse(&browser.text("#secret")).expect("a key to type");
     browser.fill("#code", &secret.code_at(chrono::Utc::now()));
-    press(&browser, "form[action='/dashboard/account/two-step/enable'] button");
+    press(
+        &browser,
+        "form[action='/dashboard/account/two-step/enable'] button",
+    );
     browser.wait_for("ul.codes");
     check(&browser, axe, "recovery codes");
     shot("recovery-codes");
@@ -259,7 +262,10 @@ fn setting_up(width: u32, height: u32, name: &str) {
     check(&browser, axe, "the code after the password");
     let next = secret.code_at(chrono::Utc::now() + chrono::Duration::seconds(30));
     browser.fill("#code", &next);
-    press(&browser, "form[action='/dashboard/login/code'] button.primary");
+    press(
+        &browser,
+        "form[action='/dashboard/login/code'] button.primary",
+    );
     browser.wait_for("nav[aria-label] ul");
     assert!(browser.url().ends_with("/dashboard"), "{}", browser.url());
     sign_out(&browser);
@@ -285,7 +291,10 @@ fn setting_up(width: u32, height: u32, name: &str) {
     browser.fill("#password", renewed);
     press(&browser, "form button.primary");
     browser.wait_for("#code");
-    assert!(browser.url().contains("/dashboard/login/code"), "the code is still asked");
+    assert!(
+        browser.url().contains("/dashboard/login/code"),
+        "the code is still asked"
+    );
 
     drop(browser);
     assert!(server.stop().success());

@@ -141,18 +141,24 @@ fn unwrap_optional_body(op: &mut Operation) {
 /// reader, a path no route serves, a panic); too large and too slow bodies are only JSON.
 fn dashboard_pages(op: &mut Operation, path: &str, method: &HttpMethod) {
     // Every screen but the ones before signing in sends a visitor without a session there.
+    // Posts too (a post's own 303, where it has one, says where it goes when signed in).
     let open = [
         "/dashboard/login",
         "/dashboard/set-password",
+        "/dashboard/forgot-password",
         "/dashboard/assets/",
     ];
-    if matches!(method, HttpMethod::Get) && !open.iter().any(|p| path.starts_with(p)) {
+    if !open.iter().any(|p| path.starts_with(p)) {
+        let description = match method {
+            HttpMethod::Get => "Not signed in: to the sign-in page, which returns here after",
+            _ => "Not signed in: to the sign-in page",
+        };
         op.responses
             .responses
             .entry("303".to_string())
             .or_insert_with(|| {
                 ResponseBuilder::new()
-                    .description("Not signed in: to the sign-in page, which returns here after")
+                    .description(description)
                     .header(
                         "Location",
                         HeaderBuilder::new()
