@@ -633,10 +633,11 @@ async fn openapi_declares_headers_security_bodies_and_ids() {
                     // "the body may be null".
                     assert!(content["schema"]["$ref"].is_string(), "{at} {media}");
                     let schema = resolve(doc, &content["schema"]);
-                    if media == "application/x-www-form-urlencoded"
-                        && path.starts_with("/dashboard")
-                    {
-                        // The dashboard's forms: the session's token and the page's fields.
+                    let form = media == "application/x-www-form-urlencoded"
+                        || media == "multipart/form-data";
+                    if form && path.starts_with("/dashboard") {
+                        // The dashboard's forms (a file upload's too): the session's token and
+                        // the page's fields.
                         assert_eq!(schema["properties"]["csrf"]["type"], "string", "{at}");
                         assert_eq!(body["required"], false, "{at}: no session, no body read");
                     } else if media == "application/x-www-form-urlencoded" {

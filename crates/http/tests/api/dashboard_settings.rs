@@ -482,6 +482,36 @@ async fn an_invitation_works_once_for_its_account_and_people_can_be_changed(h: H
     let r = send_raw(&app, set(expired.plain())).await;
     assert_eq!(r.status, 422, "expired after 72 hours");
 
+    // Five minutes on, a change of people asks for the password first; nothing changes before.
+    stale(&h, "owner@example.com");
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/invite",
+            &[("email", "eve@example.com"), ("role", "owner")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("name=\"reauth_password\""));
+    let pending = h.db.store.list_invitations(h.account, Utc::now()).unwrap();
+    assert!(pending
+        .iter()
+        .all(|i| i.email.as_str() != "eve@example.com"));
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/people/invite",
+            &[
+                ("email", "eve@example.com"),
+                ("role", "owner"),
+                ("reauth_password", PASSWORD),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+
     // Roles: changed; the last owner is kept; a removed member's sessions end at once.
     let pat_session = sign_in_as(&app, "pat@example.com", new_password).await;
     let r = send_raw(
