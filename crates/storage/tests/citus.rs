@@ -43,6 +43,14 @@ const GLOBAL: &[(&str, &str)] = &[
         "the sign-in throttle counts by email and IP, before any account is known",
     ),
     (
+        "recovery_codes",
+        "a user's second factor, used at sign-in before the account matters",
+    ),
+    (
+        "notices",
+        "mail to people (a password reset belongs to no account), claimed across accounts",
+    ),
+    (
         "__diesel_schema_migrations",
         "the migrations' own bookkeeping",
     ),
