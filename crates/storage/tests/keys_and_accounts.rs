@@ -74,8 +74,17 @@ fn keys_are_found_by_hash_only(db: TestDb) {
         .find_key_by_hash(&"0".repeat(64))
         .unwrap()
         .is_none());
-    assert_eq!(db.store.get_key(stored.id).unwrap(), stored);
-    assert_eq!(db.store.list_keys(account.id).unwrap(), vec![stored]);
+    // The lookup noted the key's use (at most once a minute).
+    let used = db.store.get_key(stored.id).unwrap();
+    assert!(used.last_used_at.is_some(), "{used:?}");
+    assert_eq!(
+        invoicing_domain::api_key::ApiKey {
+            last_used_at: None,
+            ..used.clone()
+        },
+        stored
+    );
+    assert_eq!(db.store.list_keys(account.id).unwrap(), vec![used]);
 }
 
 fn scopes_and_rate_overrides_persist(db: TestDb) {
