@@ -32,6 +32,7 @@ pub mod profile;
 pub mod quotation;
 pub mod quotation_status;
 pub mod recurring;
+pub mod report;
 pub mod tenant;
 pub mod time;
 pub mod user;

@@ -29,6 +29,9 @@ use crate::quotation::{
 use crate::recurring::{
     NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringPatch, RecurringStatus,
 };
+use crate::report::{
+    AgingByCurrency, AgingByCustomer, DateRange, ReportInterval, RevenuePeriod, TaxLine,
+};
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
     Credentials, Invitation, Link, Member, Membership, NewLink, NewSession, PasswordHash,
@@ -385,6 +388,29 @@ pub trait EmailRepository {
         about: EmailSubject,
         request: EmailRequest,
     ) -> RepoResult<OutgoingEmail>;
+}
+
+/// Reports (SPEC §22): sums over the tenant's stored integers, one statement each (revenue:
+/// four per period).
+pub trait ReportRepository {
+    /// What open invoices owe at `as_of`, by currency and bucket.
+    fn aging(&self, scope: Scope, as_of: NaiveDate) -> RepoResult<Vec<AgingByCurrency>>;
+    /// The same per customer and currency, the largest total first.
+    fn aging_by_customer(
+        &self,
+        scope: Scope,
+        as_of: NaiveDate,
+        page: PageRequest,
+    ) -> RepoResult<Page<AgingByCustomer>>;
+    /// By currency and tax rate over the range (a VAT return's figures).
+    fn tax_report(&self, scope: Scope, range: DateRange) -> RepoResult<Vec<TaxLine>>;
+    /// By period and currency over the range.
+    fn revenue(
+        &self,
+        scope: Scope,
+        range: DateRange,
+        interval: ReportInterval,
+    ) -> RepoResult<Vec<RevenuePeriod>>;
 }
 
 /// Mail to people rather than customers (invitations, password resets, test emails).
@@ -768,6 +794,7 @@ pub trait Repositories:
     + IdempotencyRepository
     + UserRepository
     + NoticeRepository
+    + ReportRepository
     + RateLimits
     + HealthCheck
     + Send
@@ -792,6 +819,7 @@ impl<T> Repositories for T where
         + IdempotencyRepository
         + UserRepository
         + NoticeRepository
+        + ReportRepository
         + RateLimits
         + HealthCheck
         + Send

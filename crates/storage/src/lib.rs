@@ -28,6 +28,7 @@ mod quotation_rows;
 mod quotations;
 mod rate_limits;
 mod recurring;
+mod reports;
 mod request_tx;
 mod rows;
 mod schema;

@@ -9,7 +9,7 @@ mod outputs;
 use crate::error::{ErrorCode, ErrorType};
 use crate::routes::{
     self, credit_notes, customers, emails, events, invoices, payment_requests, payments, products,
-    quotations, recurring, webhooks,
+    quotations, recurring, reports, webhooks,
 };
 use crate::AppState;
 use actix_web::{web, HttpResponse};
@@ -38,6 +38,9 @@ use invoicing_domain::quotation::{
 use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::recurring::{
     Interval, RecurringInput, RecurringInvoice, RecurringPatchInput, RecurringStatus,
+};
+use invoicing_domain::report::{
+    AgingAmounts, AgingByCurrency, AgingByCustomer, ReportInterval, RevenuePeriod, TaxLine,
 };
 use invoicing_domain::validation::Metadata;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
@@ -94,7 +97,8 @@ pub struct ErrorDetail {
         WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery,
         OutgoingEmail, RefusedRecipient, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,
         CreditNote, CreditNoteInput, CreditReason, credit_notes::CreditNoteList,
-        RecurringInvoice, RecurringInput, RecurringPatchInput, RecurringStatus, Interval, recurring::RecurringList)),
+        RecurringInvoice, RecurringInput, RecurringPatchInput, RecurringStatus, Interval, recurring::RecurringList,
+        crate::ops::AgingReport, crate::ops::RevenueReport, crate::ops::TaxReport, AgingByCurrency, AgingByCustomer, AgingAmounts, ReportInterval, RevenuePeriod, TaxLine, reports::AgingCustomerList)),
 )]
 struct ApiDoc;
 

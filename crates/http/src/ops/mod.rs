@@ -15,6 +15,7 @@ mod payments;
 mod products;
 mod quotations;
 mod recurring;
+mod reports;
 mod team;
 mod webhooks;
 
@@ -32,6 +33,7 @@ use std::sync::Arc;
 pub use account::refuse_logo;
 pub use keys::IssuedKey;
 pub use quotations::Origin;
+pub use reports::{AgingReport, RevenueReport, TaxReport};
 pub use team::{email_password_reset, Invited};
 
 /// Who is asking: the tenant they act for and what they may do there.

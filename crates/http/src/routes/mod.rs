@@ -36,6 +36,7 @@ pub mod payments;
 pub mod products;
 pub mod quotations;
 pub mod recurring;
+pub mod reports;
 pub mod webhooks;
 
 use crate::dashboard;
@@ -166,6 +167,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         events::list,
         events::get,
         events::redeliver,
+        reports::aging,
+        reports::revenue,
+        reports::tax,
         webhooks::create,
         webhooks::list,
         webhooks::get,

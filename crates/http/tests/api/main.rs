@@ -22,5 +22,6 @@ mod pdf;
 mod products;
 mod quotations;
 mod recurring;
+mod reports;
 mod strictness;
 mod webhooks;

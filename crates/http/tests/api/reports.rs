@@ -1,0 +1,332 @@
+//! SPEC §22's reports on both backends, to the cent, on a fixture with two currencies (one of
+//! them JPY, without minor units), partial, pending and rejected payments, a credit note, a draft
+//! and a cancelled invoice, and invoices due at every bucket's edges.
+
+use crate::common::*;
+use actix_web::http::Method;
+use actix_web::test::init_service;
+use chrono::{Datelike, Duration, Utc};
+use invoicing_domain::tenant::Environment;
+use invoicing_http::build_app;
+use serde_json::{json, Value};
+
+fn day(offset: i64) -> String {
+    (Utc::now().date_naive() + Duration::days(offset))
+        .format("%Y-%m-%d")
+        .to_string()
+}
+
+async fn fixture<S, B>(app: &S, h: &Harness)
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let sent = |currency: &str, email: &str, due: i64, cents: i64, rate: &str| {
+        json!({"customer": {"name": email.split('@').next().unwrap(), "email": email},
+            "currency": currency, "issue_date": day(due), "due_date": day(due),
+            "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": cents, "tax_rate": rate}]})
+    };
+    let mut ids = Vec::new();
+    for (currency, email, due, cents, rate) in [
+        ("EUR", "ada@example.com", 0, 1000, "19"),
+        ("EUR", "ada@example.com", -1, 2000, "0"),
+        ("EUR", "ada@example.com", -30, 3000, "0"),
+        ("EUR", "ada@example.com", -31, 4000, "0"),
+        ("EUR", "ada@example.com", -90, 5000, "0"),
+        ("EUR", "ada@example.com", -91, 6000, "0"),
+        ("JPY", "ken@example.jp", -45, 12345, "0"),
+        ("JPY", "ken@example.jp", 10, 500, "0"),
+        ("EUR", "ada@example.com", -5, 7777, "0"),
+    ] {
+        let made = call!(
+            app,
+            h.req(Method::POST, "/api/v1/invoices"),
+            sent(currency, email, due, cents, rate)
+        );
+        assert_eq!(made.status, 201, "{}", made.body);
+        let id = made.body["id"].as_i64().unwrap();
+        let r = call!(
+            app,
+            h.req(Method::POST, &format!("/api/v1/invoices/{id}/send"))
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        ids.push(id);
+    }
+    // A draft and a cancelled invoice count nowhere.
+    let draft = call!(
+        app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        sent("EUR", "ada@example.com", -3, 9999, "0")
+    );
+    assert_eq!(draft.status, 201);
+    let r = call!(
+        app,
+        h.req(Method::PATCH, &format!("/api/v1/invoices/{}", ids[8])),
+        json!({"status": "cancelled"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Paid in part (verified), and payments that are no money yet (pending, rejected).
+    let pay = |invoice: i64, cents: i64, status: &str| json!({"invoice_id": invoice, "amount_cents": cents, "method": "bank_transfer", "status": status});
+    let r = call!(
+        app,
+        h.req(Method::POST, "/api/v1/payments"),
+        pay(ids[3], 1500, "verified")
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let r = call!(
+        app,
+        h.req(Method::POST, "/api/v1/payments"),
+        pay(ids[5], 2000, "pending")
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let rejected = call!(
+        app,
+        h.req(Method::POST, "/api/v1/payments"),
+        pay(ids[5], 1000, "pending")
+    );
+    let r = call!(
+        app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/payments/{}/reject", rejected.body["id"])
+        ),
+        json!({"reason": "not received"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A credit note.
+    let r = call!(
+        app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/credit_notes", ids[4])
+        ),
+        json!({"amount_cents": 1000, "reason": "order_change"})
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+}
+
+fn amounts(v: &Value) -> [i64; 6] {
+    ["current", "1_30", "31_60", "61_90", "over_90", "total"].map(|k| v[k].as_i64().unwrap())
+}
+
+async fn every_report_to_the_cent(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+
+    let aging = call!(&app, h.req(Method::GET, "/api/v1/reports/aging"));
+    assert_eq!(aging.status, 200, "{}", aging.body);
+    let currencies = aging.body["currencies"].as_array().unwrap();
+    assert_eq!(currencies.len(), 2);
+    assert_eq!(currencies[0]["currency"], "EUR");
+    assert_eq!(
+        amounts(&currencies[0]["amounts"]),
+        [1190, 5000, 2500, 4000, 6000, 18690]
+    );
+    assert_eq!(currencies[1]["currency"], "JPY");
+    assert_eq!(
+        amounts(&currencies[1]["amounts"]),
+        [500, 0, 12345, 0, 0, 12845]
+    );
+    // The buckets add up to what the open invoices owe.
+    let open = call!(&app, h.req(Method::GET, "/api/v1/invoices?per_page=100"));
+    let owed: i64 = open.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| {
+            i["currency"] == "EUR"
+                && ["sent", "viewed", "overdue"].contains(&i["status"].as_str().unwrap())
+        })
+        .map(|i| i["amount_due_cents"].as_i64().unwrap())
+        .sum();
+    assert_eq!(owed, 18690);
+    let customers = &aging.body["customers"];
+    assert_eq!(customers["total"], 2);
+    assert_eq!(customers["data"][0]["customer_name"], "ada");
+    assert_eq!(customers["data"][0]["amounts"]["total"], 18690);
+    assert_eq!(customers["data"][1]["currency"], "JPY");
+    let second = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/reports/aging?per_page=1&page=2")
+    );
+    assert_eq!(second.body["customers"]["data"][0]["customer_name"], "ken");
+    // Aged a month on, the current invoice is 30 days late.
+    let later = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/aging?as_of={}", day(30))
+        )
+    );
+    assert_eq!(later.body["currencies"][0]["amounts"]["current"], 0);
+
+    let (from, to) = (
+        Utc::now()
+            .date_naive()
+            .with_day(1)
+            .unwrap()
+            .format("%Y-%m-%d")
+            .to_string(),
+        day(0),
+    );
+    let tax = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/tax?from={from}&to={to}")
+        )
+    );
+    assert_eq!(tax.status, 200, "{}", tax.body);
+    let lines: Vec<(String, String, i64, i64)> = tax.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["currency"].as_str().unwrap().to_string(),
+                l["tax_rate"].as_str().unwrap().to_string(),
+                l["taxable_cents"].as_i64().unwrap(),
+                l["tax_cents"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("EUR".into(), "0".into(), 19000, 0),
+            ("EUR".into(), "19".into(), 1000, 190),
+            ("JPY".into(), "0".into(), 12845, 0),
+        ]
+    );
+
+    let revenue = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={from}&to={to}&interval=month")
+        )
+    );
+    assert_eq!(revenue.status, 200, "{}", revenue.body);
+    let month = &revenue.body["data"];
+    assert_eq!(month.as_array().unwrap().len(), 2);
+    assert_eq!(month[0]["currency"], "EUR");
+    assert_eq!(month[0]["invoiced_cents"], 20190);
+    assert_eq!(month[0]["tax_cents"], 190);
+    assert_eq!(month[0]["collected_cents"], 1500);
+    assert_eq!(month[0]["outstanding_cents"], 18690);
+    assert_eq!(month[1]["currency"], "JPY");
+    assert_eq!(month[1]["invoiced_cents"], 12845);
+    assert_eq!(month[1]["outstanding_cents"], 12845);
+    // A year is the sum of its months; its outstanding is its last month's.
+    let year_start = format!("{}-01-01", Utc::now().year());
+    let year_end = format!("{}-12-31", Utc::now().year());
+    let months = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={year_start}&to={year_end}")
+        )
+    );
+    let years = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={year_start}&to={year_end}&interval=year")
+        )
+    );
+    let quarters = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={year_start}&to={year_end}&interval=quarter")
+        )
+    );
+    for currency in ["EUR", "JPY"] {
+        let of = |r: &Reply, field: &str| -> i64 {
+            r.body["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["currency"] == currency)
+                .map(|p| p[field].as_i64().unwrap())
+                .sum()
+        };
+        for field in ["invoiced_cents", "tax_cents", "collected_cents"] {
+            assert_eq!(of(&years, field), of(&months, field), "{currency} {field}");
+            assert_eq!(
+                of(&quarters, field),
+                of(&months, field),
+                "{currency} {field}"
+            );
+        }
+        let last = |r: &Reply| -> i64 {
+            r.body["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["currency"] == currency)
+                .last()
+                .map(|p| p["outstanding_cents"].as_i64().unwrap())
+                .unwrap_or(0)
+        };
+        assert_eq!(last(&years), last(&months), "{currency} outstanding");
+    }
+
+    // Other tenants and the other environment are never counted.
+    let other = h.new_account("Other");
+    let theirs = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let r = call!(
+        &app,
+        h.req_as(&theirs, Method::GET, "/api/v1/reports/aging")
+    );
+    assert_eq!(r.body["currencies"], json!([]));
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let r = call!(
+        &app,
+        h.req_as(
+            &live,
+            Method::GET,
+            &format!("/api/v1/reports/tax?from={from}&to={to}")
+        )
+    );
+    assert_eq!(r.body["data"], json!([]));
+    // Scope: invoices:read.
+    let narrow = h.make_key(
+        h.account,
+        Environment::Test,
+        "customers:read",
+        GENEROUS,
+        None,
+    );
+    let r = call!(
+        &app,
+        h.req_as(&narrow, Method::GET, "/api/v1/reports/aging")
+    );
+    assert_error(&r, 403, "insufficient_permissions");
+}
+
+async fn bad_report_parameters_are_400(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    for (path, param) in [
+        ("/api/v1/reports/aging?as_of=yesterday", "as_of"),
+        ("/api/v1/reports/aging?since=2026-01-01", "since"),
+        ("/api/v1/reports/revenue?to=2026-01-31", "from"),
+        (
+            "/api/v1/reports/revenue?from=2026-01-01&to=2026-01-31&interval=week",
+            "interval",
+        ),
+        ("/api/v1/reports/tax?from=2026-02-01&to=2026-01-01", "to"),
+        ("/api/v1/reports/tax?from=1990-01-01&to=2026-01-01", "to"),
+        ("/api/v1/reports/tax?from=2026-13-01&to=2026-01-01", "from"),
+    ] {
+        let r = call!(&app, h.req(Method::GET, path));
+        assert_error(&r, 400, "invalid_parameter");
+        assert_eq!(r.body["error"]["param"], param, "{path}");
+    }
+}
+
+http_tests!(every_report_to_the_cent, bad_report_parameters_are_400);

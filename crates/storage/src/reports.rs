@@ -1,0 +1,405 @@
+//! Reports (SPEC §22): each one `GROUP BY` over the tenant's rows, summing stored integers. The
+//! domain decides the buckets (`AgingEdges`) and periods (`ReportInterval`); the statements are the same
+//! on both backends (parameters numbered in order of appearance, dates compared as dates).
+
+use crate::connection::AnyConnection;
+use crate::store::{Store, TxError};
+use chrono::NaiveDate;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text, Timestamp};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::decimal::TaxRate;
+use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::ports::{RepoError, RepoResult, ReportRepository};
+use invoicing_domain::report::{
+    AgingAmounts, AgingByCurrency, AgingByCustomer, AgingEdges, DateRange, ReportInterval,
+    RevenuePeriod, TaxLine,
+};
+use invoicing_domain::tenant::Scope;
+
+/// What an open invoice still owes, never below zero (as its `amount_due_cents`).
+const DUE: &str = "CASE WHEN total_cents - amount_paid_cents - amount_credited_cents > 0 \
+                   THEN total_cents - amount_paid_cents - amount_credited_cents ELSE 0 END";
+const OPEN: &str = "status IN ('sent', 'viewed', 'overdue')";
+
+/// The bucket sums of one group, the edges bound as `$1`…`$4`. (SQLite numbers parameters in
+/// order of first appearance: the select list comes before the `WHERE`, so the edges come first.)
+fn bucket_sums() -> String {
+    let sum = |cond: &str| format!("CAST(SUM(CASE WHEN {cond} THEN {DUE} ELSE 0 END) AS BIGINT)");
+    format!(
+        "{} AS current, {} AS d1, {} AS d31, {} AS d61, {} AS d91, CAST(SUM({DUE}) AS BIGINT) AS total",
+        sum("due_date >= $1"),
+        sum("due_date < $1 AND due_date >= $2"),
+        sum("due_date < $2 AND due_date >= $3"),
+        sum("due_date < $3 AND due_date >= $4"),
+        sum("due_date < $4"),
+    )
+}
+
+#[derive(QueryableByName)]
+struct AgingRow {
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    current: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    d1: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    d31: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    d61: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    d91: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    total: Option<i64>,
+}
+
+impl AgingRow {
+    fn amounts(&self) -> AgingAmounts {
+        let v = |x: Option<i64>| x.unwrap_or(0);
+        AgingAmounts {
+            current: v(self.current),
+            days_1_30: v(self.d1),
+            days_31_60: v(self.d31),
+            days_61_90: v(self.d61),
+            over_90: v(self.d91),
+            total: v(self.total),
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct CustomerAgingRow {
+    #[diesel(sql_type = BigInt)]
+    customer_id: i64,
+    #[diesel(sql_type = Text)]
+    customer_name: String,
+    #[diesel(embed)]
+    aging: AgingRow,
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+fn currency(code: &str) -> Result<Currency, TxError> {
+    Currency::parse(code)
+        .map_err(|_| RepoError::Internal(format!("stored currency {code:?}")).into())
+}
+
+fn bind_edges(
+    q: diesel::query_builder::SqlQuery,
+    scope: Scope,
+    e: AgingEdges,
+) -> diesel::query_builder::BoxedSqlQuery<
+    'static,
+    crate::connection::MultiBackend,
+    diesel::query_builder::SqlQuery,
+> {
+    q.into_boxed()
+        .bind::<Date, _>(e.current)
+        .bind::<Date, _>(e.days_1_30)
+        .bind::<Date, _>(e.days_31_60)
+        .bind::<Date, _>(e.days_61_90)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+}
+
+fn aging(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    as_of: NaiveDate,
+) -> Result<Vec<AgingByCurrency>, TxError> {
+    let sql = format!(
+        "SELECT currency, {} FROM invoices WHERE account_id = $5 AND livemode = $6 AND {OPEN} \
+         GROUP BY currency ORDER BY currency",
+        bucket_sums()
+    );
+    let rows: Vec<AgingRow> =
+        bind_edges(diesel::sql_query(sql), scope, AgingEdges::at(as_of)).load(conn)?;
+    rows.iter()
+        .map(|r| {
+            Ok(AgingByCurrency {
+                currency: currency(&r.currency)?,
+                amounts: r.amounts(),
+            })
+        })
+        .collect()
+}
+
+fn aging_by_customer(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    as_of: NaiveDate,
+    page: PageRequest,
+) -> Result<Page<AgingByCustomer>, TxError> {
+    // Largest first; ties by customer, so pages never overlap.
+    let sql = format!(
+        "SELECT g.*, c.name AS customer_name FROM (\
+           SELECT customer_id, currency, {} FROM invoices \
+           WHERE account_id = $5 AND livemode = $6 AND {OPEN} GROUP BY customer_id, currency\
+         ) g JOIN customers c ON c.id = g.customer_id \
+         ORDER BY g.total DESC, g.customer_id, g.currency LIMIT {} OFFSET {}",
+        bucket_sums(),
+        page.limit() + 1,
+        page.offset()
+    );
+    let mut rows: Vec<CustomerAgingRow> =
+        bind_edges(diesel::sql_query(sql), scope, AgingEdges::at(as_of)).load(conn)?;
+    let has_more = rows.len() as i64 > page.limit();
+    rows.truncate(page.limit() as usize);
+    let total = if page.counts() {
+        let counted: Vec<Count> = diesel::sql_query(format!(
+            "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM (SELECT customer_id, currency FROM invoices \
+             WHERE account_id = $1 AND livemode = $2 AND {OPEN} GROUP BY customer_id, currency) g"
+        ))
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .load(conn)?;
+        counted.first().map(|c| c.n).unwrap_or(0)
+    } else {
+        0
+    };
+    let data = rows
+        .into_iter()
+        .map(|r| {
+            Ok(AgingByCustomer {
+                customer_id: r.customer_id,
+                customer_name: r.customer_name,
+                currency: currency(&r.aging.currency)?,
+                amounts: r.aging.amounts(),
+            })
+        })
+        .collect::<Result<Vec<_>, TxError>>()?;
+    Ok(Page {
+        data,
+        page: page.page(),
+        per_page: page.per_page(),
+        total,
+        has_more,
+        total_capped: false,
+    })
+}
+
+#[derive(QueryableByName)]
+struct TaxRow {
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = BigInt)]
+    rate: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    taxable: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    tax: Option<i64>,
+}
+
+/// The lines of invoices that left draft in the range (not cancelled), less the lines of credit
+/// notes made in it, by currency and rate.
+fn tax(conn: &mut AnyConnection, scope: Scope, range: DateRange) -> Result<Vec<TaxLine>, TxError> {
+    let (from, end) = (
+        range.from.and_hms_opt(0, 0, 0).unwrap_or_default(),
+        range.end().and_hms_opt(0, 0, 0).unwrap_or_default(),
+    );
+    let sql = "SELECT currency, rate, CAST(SUM(taxable) AS BIGINT) AS taxable, \
+                      CAST(SUM(tax) AS BIGINT) AS tax FROM (\
+         SELECT i.currency AS currency, l.tax_rate_milli AS rate, \
+                l.subtotal_cents AS taxable, l.tax_cents AS tax \
+         FROM invoices i JOIN line_items l ON l.account_id = i.account_id \
+           AND l.livemode = i.livemode AND l.document_kind = 'invoice' AND l.document_id = i.id \
+         WHERE i.account_id = $1 AND i.livemode = $2 AND i.status <> 'cancelled' \
+           AND i.status <> 'draft' AND i.sent_at >= $3 AND i.sent_at < $4 \
+         UNION ALL \
+         SELECT n.currency, l.tax_rate_milli, -l.subtotal_cents, -l.tax_cents \
+         FROM credit_notes n JOIN line_items l ON l.account_id = n.account_id \
+           AND l.livemode = n.livemode AND l.document_kind = 'credit_note' AND l.document_id = n.id \
+         WHERE n.account_id = $5 AND n.livemode = $6 AND n.created_at >= $7 AND n.created_at < $8\
+       ) t GROUP BY currency, rate ORDER BY currency, rate";
+    let rows: Vec<TaxRow> = diesel::sql_query(sql)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(from)
+        .bind::<Timestamp, _>(end)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(from)
+        .bind::<Timestamp, _>(end)
+        .load(conn)?;
+    rows.into_iter()
+        .map(|r| {
+            let rate = TaxRate::from_thousandths(r.rate)
+                .map_err(|e| RepoError::Internal(format!("stored tax rate {}: {e}", r.rate)))?;
+            Ok(TaxLine {
+                currency: currency(&r.currency)?,
+                tax_rate: rate.to_string(),
+                taxable_cents: r.taxable.unwrap_or(0),
+                tax_cents: r.tax.unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+#[derive(QueryableByName)]
+struct Sum {
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    a: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    b: Option<i64>,
+}
+
+/// Sums by currency of one table's rows in `[from, until)`: `sql` names the table, its time
+/// column and its two figures, with the tenant as `$1`, `$2` and the times as `$3`, `$4`.
+fn sums(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    sql: &str,
+    from: NaiveDate,
+    until: NaiveDate,
+) -> Result<Vec<(String, i64, i64)>, TxError> {
+    let at = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default();
+    let rows: Vec<Sum> = diesel::sql_query(sql)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(at(from))
+        .bind::<Timestamp, _>(at(until))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.currency, r.a.unwrap_or(0), r.b.unwrap_or(0)))
+        .collect())
+}
+
+const INVOICED: &str = "SELECT currency, CAST(SUM(total_cents) AS BIGINT) AS a, \
+     CAST(SUM(tax_cents) AS BIGINT) AS b FROM invoices WHERE account_id = $1 AND livemode = $2 \
+     AND status NOT IN ('draft', 'cancelled') AND sent_at >= $3 AND sent_at < $4 GROUP BY currency";
+const CREDITED: &str = "SELECT currency, CAST(SUM(total_cents) AS BIGINT) AS a, \
+     CAST(SUM(tax_cents) AS BIGINT) AS b FROM credit_notes WHERE account_id = $1 AND livemode = $2 \
+     AND created_at >= $3 AND created_at < $4 GROUP BY currency";
+const COLLECTED: &str = "SELECT currency, CAST(SUM(amount_cents) AS BIGINT) AS a, \
+     CAST(0 AS BIGINT) AS b FROM payments WHERE account_id = $1 AND livemode = $2 \
+     AND status = 'verified' AND verified_at >= $3 AND verified_at < $4 GROUP BY currency";
+/// Owed at `until`: what invoices sent before it (and not cancelled by then) came to, less
+/// what was verified as paid and credited on each before it, never below zero per invoice.
+fn owed(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    until: NaiveDate,
+) -> Result<Vec<(String, i64)>, TxError> {
+    let due = "i.total_cents - COALESCE(p.paid, 0) - COALESCE(n.credited, 0)";
+    let sql = format!(
+        "SELECT i.currency AS currency, \
+           CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a, \
+           CAST(0 AS BIGINT) AS b \
+         FROM invoices i \
+         LEFT JOIN (SELECT invoice_id, SUM(amount_cents) AS paid FROM payments \
+           WHERE account_id = $1 AND livemode = $2 AND status = 'verified' AND verified_at < $3 \
+           GROUP BY invoice_id) p ON p.invoice_id = i.id \
+         LEFT JOIN (SELECT invoice_id, SUM(total_cents) AS credited FROM credit_notes \
+           WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
+           GROUP BY invoice_id) n ON n.invoice_id = i.id \
+         WHERE i.account_id = $7 AND i.livemode = $8 AND i.status <> 'draft' AND i.sent_at < $9 \
+           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) \
+         GROUP BY i.currency"
+    );
+    let at = until.and_hms_opt(0, 0, 0).unwrap_or_default();
+    let rows: Vec<Sum> = diesel::sql_query(sql)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(at)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(at)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(at)
+        .bind::<Timestamp, _>(at)
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.currency, r.a.unwrap_or(0)))
+        .collect())
+}
+
+fn revenue(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    range: DateRange,
+    interval: ReportInterval,
+) -> Result<Vec<RevenuePeriod>, TxError> {
+    let mut out: Vec<RevenuePeriod> = Vec::new();
+    for (start, end) in interval.periods(range.from, range.to) {
+        let mut by_currency: Vec<RevenuePeriod> = Vec::new();
+        let mut row = |code: &str| -> Result<usize, TxError> {
+            let c = currency(code)?;
+            Ok(match by_currency.iter().position(|r| r.currency == c) {
+                Some(i) => i,
+                None => {
+                    by_currency.push(RevenuePeriod {
+                        currency: c,
+                        period_start: start,
+                        period_end: end.pred_opt().unwrap_or(end),
+                        invoiced_cents: 0,
+                        tax_cents: 0,
+                        collected_cents: 0,
+                        outstanding_cents: 0,
+                    });
+                    by_currency.len() - 1
+                }
+            })
+        };
+        let mut rows = Vec::new();
+        for (code, total, tax) in sums(conn, scope, INVOICED, start, end)? {
+            rows.push((row(&code)?, total, tax, 0, 0));
+        }
+        for (code, total, tax) in sums(conn, scope, CREDITED, start, end)? {
+            rows.push((row(&code)?, -total, -tax, 0, 0));
+        }
+        for (code, paid, _) in sums(conn, scope, COLLECTED, start, end)? {
+            rows.push((row(&code)?, 0, 0, paid, 0));
+        }
+        for (code, owed) in owed(conn, scope, end)? {
+            rows.push((row(&code)?, 0, 0, 0, owed));
+        }
+        for (i, invoiced, tax, collected, owed) in rows {
+            let r = &mut by_currency[i];
+            r.invoiced_cents += invoiced;
+            r.tax_cents += tax;
+            r.collected_cents += collected;
+            r.outstanding_cents += owed;
+        }
+        by_currency.sort_by(|a, b| a.currency.code().cmp(b.currency.code()));
+        out.extend(by_currency);
+    }
+    Ok(out)
+}
+
+impl ReportRepository for Store {
+    fn aging(&self, scope: Scope, as_of: NaiveDate) -> RepoResult<Vec<AgingByCurrency>> {
+        self.read(|conn| aging(conn, scope, as_of))
+    }
+
+    fn aging_by_customer(
+        &self,
+        scope: Scope,
+        as_of: NaiveDate,
+        page: PageRequest,
+    ) -> RepoResult<Page<AgingByCustomer>> {
+        self.read(|conn| aging_by_customer(conn, scope, as_of, page))
+    }
+
+    fn tax_report(&self, scope: Scope, range: DateRange) -> RepoResult<Vec<TaxLine>> {
+        self.read(|conn| tax(conn, scope, range))
+    }
+
+    fn revenue(
+        &self,
+        scope: Scope,
+        range: DateRange,
+        interval: ReportInterval,
+    ) -> RepoResult<Vec<RevenuePeriod>> {
+        self.read(|conn| revenue(conn, scope, range, interval))
+    }
+}
