@@ -268,8 +268,8 @@ async fn every_report_to_the_cent(h: Harness) {
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|p| p["currency"] == currency)
-                .last()
+                .rev()
+                .find(|p| p["currency"] == currency)
                 .map(|p| p["outstanding_cents"].as_i64().unwrap())
                 .unwrap_or(0)
         };
