@@ -244,21 +244,25 @@ fn tax(conn: &mut AnyConnection, scope: Scope, range: DateRange) -> Result<Vec<T
 struct Sum {
     #[diesel(sql_type = Text)]
     currency: String,
+    #[diesel(sql_type = Text)]
+    day: String,
     #[diesel(sql_type = Nullable<BigInt>)]
     a: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
     b: Option<i64>,
 }
 
-/// Sums by currency of one table's rows in `[from, until)`: `sql` names the table, its time
-/// column and its two figures, with the tenant as `$1`, `$2` and the times as `$3`, `$4`.
+/// Sums by currency and day of one table's rows in `[from, until)`: `sql` names the table, its
+/// time column (as `day`) and its two figures, with the tenant as `$1`, `$2` and the times as
+/// `$3`, `$4`. Days, not periods: the periods are the domain's, and a day's text is the same on
+/// both backends (`YYYY-MM-DD`, the first ten characters of a timestamp as text).
 fn sums(
     conn: &mut AnyConnection,
     scope: Scope,
     sql: &str,
     from: NaiveDate,
     until: NaiveDate,
-) -> Result<Vec<(String, i64, i64)>, TxError> {
+) -> Result<Vec<(String, NaiveDate, i64, i64)>, TxError> {
     let at = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default();
     let rows: Vec<Sum> = diesel::sql_query(sql)
         .bind::<BigInt, _>(scope.account_id.0)
@@ -266,21 +270,56 @@ fn sums(
         .bind::<Timestamp, _>(at(from))
         .bind::<Timestamp, _>(at(until))
         .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| (r.currency, r.a.unwrap_or(0), r.b.unwrap_or(0)))
-        .collect())
+    rows.into_iter()
+        .map(|r| {
+            let day = NaiveDate::parse_from_str(&r.day, "%Y-%m-%d")
+                .map_err(|_| RepoError::Internal(format!("a stored day {:?}", r.day)))?;
+            Ok((r.currency, day, r.a.unwrap_or(0), r.b.unwrap_or(0)))
+        })
+        .collect()
 }
 
-const INVOICED: &str = "SELECT currency, CAST(SUM(total_cents) AS BIGINT) AS a, \
-     CAST(SUM(tax_cents) AS BIGINT) AS b FROM invoices WHERE account_id = $1 AND livemode = $2 \
-     AND status NOT IN ('draft', 'cancelled') AND sent_at >= $3 AND sent_at < $4 GROUP BY currency";
-const CREDITED: &str = "SELECT currency, CAST(SUM(total_cents) AS BIGINT) AS a, \
-     CAST(SUM(tax_cents) AS BIGINT) AS b FROM credit_notes WHERE account_id = $1 AND livemode = $2 \
-     AND created_at >= $3 AND created_at < $4 GROUP BY currency";
-const COLLECTED: &str = "SELECT currency, CAST(SUM(amount_cents) AS BIGINT) AS a, \
-     CAST(0 AS BIGINT) AS b FROM payments WHERE account_id = $1 AND livemode = $2 \
-     AND status = 'verified' AND verified_at >= $3 AND verified_at < $4 GROUP BY currency";
+/// `column` as the day it falls on.
+macro_rules! day_of {
+    ($column:literal) => {
+        concat!("SUBSTR(CAST(", $column, " AS TEXT), 1, 10)")
+    };
+}
+
+const INVOICED: &str = concat!(
+    "SELECT currency, ",
+    day_of!("sent_at"),
+    " AS day, CAST(SUM(total_cents) AS BIGINT) AS a, CAST(SUM(tax_cents) AS BIGINT) AS b \
+     FROM invoices WHERE account_id = $1 AND livemode = $2 \
+     AND status NOT IN ('draft', 'cancelled') AND sent_at >= $3 AND sent_at < $4 \
+     GROUP BY currency, ",
+    day_of!("sent_at")
+);
+const CREDITED: &str = concat!(
+    "SELECT currency, ",
+    day_of!("created_at"),
+    " AS day, CAST(SUM(total_cents) AS BIGINT) AS a, CAST(SUM(tax_cents) AS BIGINT) AS b \
+     FROM credit_notes WHERE account_id = $1 AND livemode = $2 \
+     AND created_at >= $3 AND created_at < $4 GROUP BY currency, ",
+    day_of!("created_at")
+);
+const COLLECTED: &str = concat!(
+    "SELECT currency, ",
+    day_of!("verified_at"),
+    " AS day, CAST(SUM(amount_cents) AS BIGINT) AS a, CAST(0 AS BIGINT) AS b \
+     FROM payments WHERE account_id = $1 AND livemode = $2 \
+     AND status = 'verified' AND verified_at >= $3 AND verified_at < $4 GROUP BY currency, ",
+    day_of!("verified_at")
+);
+
+#[derive(QueryableByName)]
+struct Owed {
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    a: Option<i64>,
+}
+
 /// Owed at `until`: what invoices sent before it (and not cancelled by then) came to, less
 /// what was verified as paid and credited on each before it, never below zero per invoice.
 fn owed(
@@ -291,8 +330,7 @@ fn owed(
     let due = "i.total_cents - COALESCE(p.paid, 0) - COALESCE(n.credited, 0)";
     let sql = format!(
         "SELECT i.currency AS currency, \
-           CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a, \
-           CAST(0 AS BIGINT) AS b \
+           CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a \
          FROM invoices i \
          LEFT JOIN (SELECT invoice_id, SUM(amount_cents) AS paid FROM payments \
            WHERE account_id = $1 AND livemode = $2 AND status = 'verified' AND verified_at < $3 \
@@ -305,7 +343,7 @@ fn owed(
          GROUP BY i.currency"
     );
     let at = until.and_hms_opt(0, 0, 0).unwrap_or_default();
-    let rows: Vec<Sum> = diesel::sql_query(sql)
+    let rows: Vec<Owed> = diesel::sql_query(sql)
         .bind::<BigInt, _>(scope.account_id.0)
         .bind::<Bool, _>(scope.livemode())
         .bind::<Timestamp, _>(at)
@@ -323,56 +361,72 @@ fn owed(
         .collect())
 }
 
+/// The row of `code`'s period that `day` falls in, made when first needed.
+fn slot<'a>(
+    out: &'a mut Vec<RevenuePeriod>,
+    interval: ReportInterval,
+    code: &str,
+    day: NaiveDate,
+) -> Result<&'a mut RevenuePeriod, TxError> {
+    let c = currency(code)?;
+    let start = interval.start_of(day);
+    let i = match out
+        .iter()
+        .position(|r| r.currency == c && r.period_start == start)
+    {
+        Some(i) => i,
+        None => {
+            let end = interval.end_of(start);
+            out.push(RevenuePeriod {
+                currency: c,
+                period_start: start,
+                period_end: end.pred_opt().unwrap_or(end),
+                invoiced_cents: 0,
+                tax_cents: 0,
+                collected_cents: 0,
+                outstanding_cents: 0,
+            });
+            out.len() - 1
+        }
+    };
+    Ok(&mut out[i])
+}
+
+/// Three statements for the range (invoiced, credited, collected, by day), then what was owed
+/// at each period's end, one statement per period.
 fn revenue(
     conn: &mut AnyConnection,
     scope: Scope,
     range: DateRange,
     interval: ReportInterval,
 ) -> Result<Vec<RevenuePeriod>, TxError> {
+    let periods = interval.periods(range.from, range.to);
+    let (Some(first), Some(last)) = (periods.first(), periods.last()) else {
+        return Ok(Vec::new());
+    };
+    let (from, until) = (first.0, last.1);
     let mut out: Vec<RevenuePeriod> = Vec::new();
-    for (start, end) in interval.periods(range.from, range.to) {
-        let mut by_currency: Vec<RevenuePeriod> = Vec::new();
-        let mut row = |code: &str| -> Result<usize, TxError> {
-            let c = currency(code)?;
-            Ok(match by_currency.iter().position(|r| r.currency == c) {
-                Some(i) => i,
-                None => {
-                    by_currency.push(RevenuePeriod {
-                        currency: c,
-                        period_start: start,
-                        period_end: end.pred_opt().unwrap_or(end),
-                        invoiced_cents: 0,
-                        tax_cents: 0,
-                        collected_cents: 0,
-                        outstanding_cents: 0,
-                    });
-                    by_currency.len() - 1
-                }
-            })
-        };
-        let mut rows = Vec::new();
-        for (code, total, tax) in sums(conn, scope, INVOICED, start, end)? {
-            rows.push((row(&code)?, total, tax, 0, 0));
-        }
-        for (code, total, tax) in sums(conn, scope, CREDITED, start, end)? {
-            rows.push((row(&code)?, -total, -tax, 0, 0));
-        }
-        for (code, paid, _) in sums(conn, scope, COLLECTED, start, end)? {
-            rows.push((row(&code)?, 0, 0, paid, 0));
-        }
-        for (code, owed) in owed(conn, scope, end)? {
-            rows.push((row(&code)?, 0, 0, 0, owed));
-        }
-        for (i, invoiced, tax, collected, owed) in rows {
-            let r = &mut by_currency[i];
-            r.invoiced_cents += invoiced;
-            r.tax_cents += tax;
-            r.collected_cents += collected;
-            r.outstanding_cents += owed;
-        }
-        by_currency.sort_by(|a, b| a.currency.code().cmp(b.currency.code()));
-        out.extend(by_currency);
+    for (code, day, total, tax) in sums(conn, scope, INVOICED, from, until)? {
+        let row = slot(&mut out, interval, &code, day)?;
+        row.invoiced_cents += total;
+        row.tax_cents += tax;
     }
+    for (code, day, total, tax) in sums(conn, scope, CREDITED, from, until)? {
+        let row = slot(&mut out, interval, &code, day)?;
+        row.invoiced_cents -= total;
+        row.tax_cents -= tax;
+    }
+    for (code, day, paid, _) in sums(conn, scope, COLLECTED, from, until)? {
+        slot(&mut out, interval, &code, day)?.collected_cents += paid;
+    }
+    for (start, end) in &periods {
+        for (code, owed) in owed(conn, scope, *end)? {
+            slot(&mut out, interval, &code, *start)?.outstanding_cents += owed;
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.period_start, a.currency.code()).cmp(&(b.period_start, b.currency.code()))
+    });
     Ok(out)
 }
 

@@ -249,6 +249,7 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
         format!("/dashboard/recurring/{}", schedule["id"]),
         "/dashboard/settings".into(),
         "/dashboard/settings/emails".into(),
+        "/dashboard/reports".into(),
         "/dashboard/account".into(),
         "/dashboard/invoices/999999".into(),
     ] {

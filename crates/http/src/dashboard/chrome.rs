@@ -17,6 +17,7 @@ pub(crate) enum Nav {
     Products,
     CreditNotes,
     Recurring,
+    Reports,
     Settings,
     Account,
 }

@@ -27,6 +27,7 @@ pub mod products;
 pub mod quotations;
 pub mod recurring;
 pub mod recurring_form;
+pub mod reports;
 pub mod settings;
 pub mod sign_in;
 pub mod two_step;

@@ -260,6 +260,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         dashboard::recurring_form::edit_page,
         dashboard::recurring_form::save_edit,
         dashboard::recurring::action,
+        dashboard::reports::reports,
         dashboard::settings::profile_page,
         dashboard::settings::save_profile,
         dashboard::settings::test_email,

@@ -643,6 +643,7 @@ where
         "/dashboard/settings/webhooks".into(),
         format!("/dashboard/settings/webhooks/{}", hook.body["id"]),
         "/dashboard/settings/people".into(),
+        "/dashboard/reports".into(),
         "/dashboard/account".into(),
     ]
 }

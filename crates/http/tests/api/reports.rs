@@ -309,6 +309,33 @@ async fn every_report_to_the_cent(h: Harness) {
     assert_error(&r, 403, "insufficient_permissions");
 }
 
+/// The dashboard's reports screen shows the same figures, to viewers too.
+async fn the_reports_screen_shows_the_figures(h: Harness) {
+    use crate::dashboard::{member, sign_in};
+    use invoicing_domain::user::Role;
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let s = sign_in(&app, "viewer@example.com").await;
+    let r = send_raw(&app, s.get("/dashboard/reports")).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = r.text();
+    for figure in ["€186.90", "¥12,845", "€201.90", "€1.90", "€190.00"] {
+        assert!(page.contains(figure), "{figure} in {page}");
+    }
+    assert!(
+        page.contains("href=\"/dashboard/customers/"),
+        "customers link to themselves"
+    );
+    let r = send_raw(
+        &app,
+        s.get("/dashboard/reports?from=2026-02-01&to=2026-01-01"),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("class=\"problem\""));
+}
+
 async fn bad_report_parameters_are_400(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     for (path, param) in [
@@ -329,4 +356,8 @@ async fn bad_report_parameters_are_400(h: Harness) {
     }
 }
 
-http_tests!(every_report_to_the_cent, bad_report_parameters_are_400);
+http_tests!(
+    every_report_to_the_cent,
+    the_reports_screen_shows_the_figures,
+    bad_report_parameters_are_400
+);
