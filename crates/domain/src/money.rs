@@ -92,6 +92,25 @@ impl<'de> Deserialize<'de> for Money {
     }
 }
 
+/// An amount as a plain decimal in its currency's exponent, for machines and spreadsheets
+/// (no grouping, `.` as the separator, `-` in front): EUR 1250 → `12.50`, JPY 1000 → `1000`,
+/// BHD 1250 → `1.250`, EUR -5 → `-0.05`.
+pub fn decimal_text(minor: i64, currency: crate::currency::Currency) -> String {
+    let exponent = u32::from(currency.exponent());
+    let sign = if minor < 0 { "-" } else { "" };
+    let magnitude = minor.unsigned_abs();
+    if exponent == 0 {
+        return format!("{sign}{magnitude}");
+    }
+    let unit = 10u64.pow(exponent);
+    format!(
+        "{sign}{}.{:0width$}",
+        magnitude / unit,
+        magnitude % unit,
+        width = exponent as usize
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +167,16 @@ mod tests {
             .contains("must be between -1000000000000000 and 1000000000000000"));
         assert!(serde_json::from_str::<Money>("1.5").is_err());
         assert!(serde_json::from_str::<Money>("\"5\"").is_err());
+    }
+
+    #[test]
+    fn decimals_in_the_currency_exponent() {
+        let c = |code| crate::currency::Currency::parse(code).unwrap();
+        assert_eq!(decimal_text(1250, c("EUR")), "12.50");
+        assert_eq!(decimal_text(-5, c("EUR")), "-0.05");
+        assert_eq!(decimal_text(0, c("EUR")), "0.00");
+        assert_eq!(decimal_text(1000, c("JPY")), "1000");
+        assert_eq!(decimal_text(1250, c("BHD")), "1.250");
+        assert_eq!(decimal_text(-i64::MAX, c("EUR")), "-92233720368547758.07");
     }
 }

@@ -7,6 +7,7 @@ pub mod binary;
 pub mod body;
 pub mod client;
 pub mod config;
+pub mod csv_export;
 pub mod dashboard;
 pub mod envelope;
 pub mod error;

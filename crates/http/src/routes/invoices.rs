@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -41,18 +42,72 @@ pub async fn create(
         ("q" = Option<String>, Query, min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "Search: invoices whose number, or whose customer's name or email, contains this text (any case); 1 to 100 characters, no control characters"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching invoice as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "A page of invoices", body = InvoiceList)),
+    responses((status = 200, description = "A page of invoices; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
+        content((InvoiceList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_invoices(req.query_string())
-        .await?;
+    let ops = Ops::for_key(&state, &auth);
+    if csv_export::wanted(&req) {
+        let query = csv_export::without_format(req.query_string());
+        let ops = std::rc::Rc::new(ops.without_totals());
+        let fetch: csv_export::FetchPage<Invoice> = Box::new(move |n| {
+            let (ops, query) = (ops.clone(), csv_export::page_query(&query, n));
+            Box::pin(async move { ops.list_invoices(&query).await })
+        });
+        return csv_export::pages("invoices.csv", INVOICE_COLUMNS, invoice_row, fetch).await;
+    }
+    let page = ops.list_invoices(req.query_string()).await?;
     Ok(HttpResponse::Ok().json(page))
+}
+
+const INVOICE_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("invoice_number"),
+    csv_export::text("status"),
+    csv_export::text("customer_id"),
+    csv_export::text("currency"),
+    csv_export::text("issue_date"),
+    csv_export::text("due_date"),
+    csv_export::amount("subtotal"),
+    csv_export::amount("tax"),
+    csv_export::amount("total"),
+    csv_export::amount("amount_paid"),
+    csv_export::amount("amount_credited"),
+    csv_export::amount("amount_due"),
+    csv_export::text("sent_at"),
+    csv_export::text("paid_at"),
+    csv_export::text("created_at"),
+    csv_export::text("notes"),
+];
+
+fn invoice_row(i: &Invoice) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Amount, Date, Int, Text, Time};
+    let c = i.currency;
+    vec![
+        Int(i.id.0),
+        Text(i.invoice_number.clone()),
+        Text(i.status.as_str().to_string()),
+        Int(i.customer_id.0),
+        Text(c.code().to_string()),
+        Date(i.issue_date),
+        Date(i.due_date),
+        Amount(i.subtotal_cents, c),
+        Amount(i.tax_cents, c),
+        Amount(i.total_cents, c),
+        Amount(i.amount_paid_cents, c),
+        Amount(i.amount_credited_cents, c),
+        Amount(i.amount_due_cents, c),
+        Time(i.sent_at),
+        Time(i.paid_at),
+        Time(Some(i.created_at)),
+        Text(i.notes.clone().unwrap_or_default()),
+    ]
 }
 
 /// Retrieve an invoice.

@@ -1,11 +1,14 @@
 //! `/api/v1/reports` (SPEC §22): aging, revenue and tax, with `invoices:read`.
 
 use crate::auth::Auth;
+use crate::csv_export::{self, amount, text, Cell, Column};
 use crate::error::ApiError;
 use crate::ops::Ops;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use invoicing_domain::report::AgingByCustomer;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::paging::Page;
+use invoicing_domain::report::{AgingAmounts, AgingByCustomer};
 
 crate::page_schema! {
     /// A page of customers' aging (SPEC §5 envelope), the largest total first.
@@ -19,18 +22,96 @@ crate::page_schema! {
         ("as_of" = Option<String>, Query, format = Date, description = "The day to age at (default today, UTC)"),
         ("page" = Option<u32>, Query, description = "Page of the per-customer rows, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks): a row per currency (all customers), then every customer's rows"),
     ),
-    responses((status = 200, description = "The aging report", body = crate::ops::AgingReport)),
+    responses((status = 200, description = "The aging report",
+        content((crate::ops::AgingReport = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn aging(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let report = Ops::for_key(&state, &auth)
-        .aging_report(req.query_string())
-        .await?;
+    let ops = Ops::for_key(&state, &auth);
+    if csv_export::wanted(&req) {
+        let query = csv_export::without_format(req.query_string());
+        let ops = std::rc::Rc::new(ops.without_totals());
+        let fetch: csv_export::FetchPage<AgingCsvRow> = Box::new(move |n| {
+            let (ops, query) = (ops.clone(), csv_export::page_query(&query, n));
+            Box::pin(async move {
+                let r = ops.aging_report(&query).await?;
+                let mut rows: Vec<AgingCsvRow> = Vec::new();
+                if n == 1 {
+                    rows.extend(r.currencies.iter().map(|c| AgingCsvRow {
+                        customer: None,
+                        currency: c.currency,
+                        amounts: c.amounts,
+                    }));
+                }
+                rows.extend(r.customers.data.iter().map(|c| AgingCsvRow {
+                    customer: Some((c.customer_id, c.customer_name.clone())),
+                    currency: c.currency,
+                    amounts: c.amounts,
+                }));
+                let c = &r.customers;
+                Ok(Page {
+                    data: rows,
+                    page: c.page,
+                    per_page: c.per_page,
+                    total: c.total,
+                    has_more: c.has_more,
+                    total_capped: false,
+                })
+            })
+        });
+        return csv_export::pages("aging.csv", AGING_COLUMNS, aging_row, fetch).await;
+    }
+    let report = ops.aging_report(req.query_string()).await?;
     Ok(HttpResponse::Ok().json(report))
+}
+
+/// A row of the aging's CSV: all customers of a currency, or one customer.
+pub struct AgingCsvRow {
+    customer: Option<(i64, String)>,
+    currency: Currency,
+    amounts: AgingAmounts,
+}
+
+const AGING_COLUMNS: &[Column] = &[
+    text("customer_id"),
+    text("customer_name"),
+    text("currency"),
+    amount("current"),
+    amount("days_1_30"),
+    amount("days_31_60"),
+    amount("days_61_90"),
+    amount("over_90"),
+    amount("total"),
+];
+
+fn aging_row(r: &AgingCsvRow) -> Vec<Cell> {
+    let a = r.amounts;
+    let (id, name) = match &r.customer {
+        Some((id, name)) => (id.to_string(), name.clone()),
+        None => (String::new(), String::new()),
+    };
+    let mut row = vec![
+        Cell::Text(id),
+        Cell::Text(name),
+        Cell::Text(r.currency.code().into()),
+    ];
+    row.extend(
+        [
+            a.current,
+            a.days_1_30,
+            a.days_31_60,
+            a.days_61_90,
+            a.over_90,
+            a.total,
+        ]
+        .map(|m| Cell::Amount(m, r.currency)),
+    );
+    row
 }
 
 /// Invoiced (less credit notes), tax, collected and outstanding per currency and calendar period
@@ -40,17 +121,48 @@ pub async fn aging(
         ("from" = String, Query, format = Date, description = "First day"),
         ("to" = String, Query, format = Date, description = "Last day (at most 3,660 days after `from`)"),
         ("interval" = Option<String>, Query, description = "`month` (default), `quarter` or `year`"),
+        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "The revenue report", body = crate::ops::RevenueReport)),
+    responses((status = 200, description = "The revenue report",
+        content((crate::ops::RevenueReport = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn revenue(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let csv = csv_export::wanted(&req);
     let report = Ops::for_key(&state, &auth)
-        .revenue_report(req.query_string())
+        .revenue_report(&csv_export::without_format(req.query_string()))
         .await?;
+    if csv {
+        let columns = [
+            text("currency"),
+            text("period_start"),
+            text("period_end"),
+            amount("invoiced"),
+            amount("tax"),
+            amount("collected"),
+            amount("outstanding"),
+        ];
+        let rows = report
+            .data
+            .iter()
+            .map(|p| {
+                let c = p.currency;
+                vec![
+                    Cell::Text(c.code().into()),
+                    Cell::Date(p.period_start),
+                    Cell::Date(p.period_end),
+                    Cell::Amount(p.invoiced_cents, c),
+                    Cell::Amount(p.tax_cents, c),
+                    Cell::Amount(p.collected_cents, c),
+                    Cell::Amount(p.outstanding_cents, c),
+                ]
+            })
+            .collect();
+        return csv_export::table("revenue.csv", &columns, rows);
+    }
     Ok(HttpResponse::Ok().json(report))
 }
 
@@ -60,16 +172,40 @@ pub async fn revenue(
     params(
         ("from" = String, Query, format = Date, description = "First day"),
         ("to" = String, Query, format = Date, description = "Last day (at most 3,660 days after `from`)"),
+        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "The tax report", body = crate::ops::TaxReport)),
+    responses((status = 200, description = "The tax report",
+        content((crate::ops::TaxReport = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn tax(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let csv = csv_export::wanted(&req);
     let report = Ops::for_key(&state, &auth)
-        .tax_report(req.query_string())
+        .tax_report(&csv_export::without_format(req.query_string()))
         .await?;
+    if csv {
+        let columns = [
+            text("currency"),
+            text("tax_rate"),
+            amount("taxable"),
+            amount("tax"),
+        ];
+        let rows = report
+            .data
+            .iter()
+            .map(|l| {
+                vec![
+                    Cell::Text(l.currency.code().into()),
+                    Cell::Text(l.tax_rate.clone()),
+                    Cell::Amount(l.taxable_cents, l.currency),
+                    Cell::Amount(l.tax_cents, l.currency),
+                ]
+            })
+            .collect();
+        return csv_export::table("tax.csv", &columns, rows);
+    }
     Ok(HttpResponse::Ok().json(report))
 }

@@ -336,6 +336,152 @@ async fn the_reports_screen_shows_the_figures(h: Harness) {
     assert!(r.text().contains("class=\"problem\""));
 }
 
+/// Reads a CSV answer back with a real CSV parser: its header and records.
+fn parse_csv(r: &Raw) -> (Vec<String>, Vec<Vec<String>>) {
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("content-type").starts_with("text/csv"));
+    assert!(
+        r.bytes.starts_with("\u{feff}".as_bytes()),
+        "a byte-order mark"
+    );
+    let mut reader = csv::Reader::from_reader(&r.bytes[3..]);
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|rec| rec.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+async fn lists_and_reports_answer_csv(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+    // Past one page of the largest size, with text a spreadsheet would run or split.
+    for n in 0..100 {
+        let notes = if n == 0 {
+            "=SUM(A1:A9), \"quoted\"\nGrüße"
+        } else {
+            "plain"
+        };
+        let r = call!(
+            &app,
+            h.req(Method::POST, "/api/v1/invoices"),
+            json!({"customer": {"name": "Zoë", "email": "zoe@example.com"}, "notes": notes,
+                "line_items": [{"description": "Hour", "quantity": 1, "unit_price_cents": 1250}]})
+        );
+        assert_eq!(r.status, 201);
+    }
+    // Another tenant's invoice is never exported.
+    let other = h.new_account("Other");
+    let theirs = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    call!(
+        &app,
+        h.req_as(&theirs, Method::POST, "/api/v1/invoices"),
+        json!({"customer": {"name": "X", "email": "x@example.com"},
+            "line_items": [{"description": "Theirs", "quantity": 1, "unit_price_cents": 1}]})
+    );
+    let json_total = call!(&app, h.req(Method::GET, "/api/v1/invoices")).body["total"]
+        .as_i64()
+        .unwrap();
+    let r = send_raw(
+        &app,
+        h.req(Method::GET, "/api/v1/invoices")
+            .insert_header(("accept", "text/csv")),
+    )
+    .await;
+    let (header, rows) = parse_csv(&r);
+    assert_eq!(
+        rows.len() as i64,
+        json_total,
+        "every row, past the first page"
+    );
+    assert!(json_total > 100);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let noted = rows
+        .iter()
+        .find(|r| r[col("notes")].contains("SUM"))
+        .unwrap();
+    assert_eq!(noted[col("notes")], "'=SUM(A1:A9), \"quoted\"\nGrüße");
+    assert_eq!(noted[col("total_cents")], "1250");
+    assert_eq!(noted[col("total")], "12.50");
+    let yen = rows.iter().find(|r| r[col("currency")] == "JPY").unwrap();
+    assert!(!yen[col("total")].contains('.'), "JPY has no minor unit");
+    // The same filters as the list's, by ?format=csv too.
+    let r = send_raw(
+        &app,
+        h.req(Method::GET, "/api/v1/invoices?format=csv&status=cancelled"),
+    )
+    .await;
+    let (_, cancelled) = parse_csv(&r);
+    assert_eq!(cancelled.len(), 1);
+    let r = send_raw(
+        &app,
+        h.req(Method::GET, "/api/v1/invoices?format=csv&status=nope"),
+    )
+    .await;
+    assert_eq!(
+        r.status, 400,
+        "a bad filter is still refused before anything is sent"
+    );
+
+    // Reports, the same figures as their JSON.
+    let r = send_raw(&app, h.req(Method::GET, "/api/v1/reports/aging?format=csv")).await;
+    let (header, rows) = parse_csv(&r);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let eur_all = rows
+        .iter()
+        .find(|r| r[col("currency")] == "EUR" && r[col("customer_id")].is_empty())
+        .unwrap();
+    assert_eq!(eur_all[col("total_cents")], "18690");
+    assert_eq!(eur_all[col("days_31_60")], "25.00");
+    assert!(rows.iter().any(|r| r[col("customer_name")] == "ken"));
+    let today = day(0);
+    let r = send_raw(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/tax?from={today}&to={today}"),
+        )
+        .insert_header(("accept", "text/csv")),
+    )
+    .await;
+    let (header, rows) = parse_csv(&r);
+    assert_eq!(
+        header,
+        [
+            "currency",
+            "tax_rate",
+            "taxable_cents",
+            "taxable",
+            "tax_cents",
+            "tax"
+        ]
+    );
+    assert!(rows.contains(&vec![
+        "EUR".to_string(),
+        "19".into(),
+        "1000".into(),
+        "10.00".into(),
+        "190".into(),
+        "1.90".into()
+    ]));
+    let r = send_raw(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={today}&to={today}&format=csv"),
+        ),
+    )
+    .await;
+    let (_, rows) = parse_csv(&r);
+    assert_eq!(rows.len(), 2, "EUR and JPY");
+}
+
 async fn bad_report_parameters_are_400(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     for (path, param) in [
@@ -359,5 +505,6 @@ async fn bad_report_parameters_are_400(h: Harness) {
 http_tests!(
     every_report_to_the_cent,
     the_reports_screen_shows_the_figures,
+    lists_and_reports_answer_csv,
     bad_report_parameters_are_400
 );
