@@ -208,6 +208,31 @@ pub async fn pages<T: 'static>(
 
 use futures_util::StreamExt;
 
+/// A list's answer: its JSON page, or, asked for CSV, every matching row. `list` runs the list's
+/// operation for a query string (the same filters either way).
+pub async fn list_answer<T, F, Fut>(
+    req: &HttpRequest,
+    ops: crate::ops::Ops,
+    filename: &'static str,
+    columns: &'static [Column],
+    row: fn(&T) -> Vec<Cell>,
+    list: F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: serde::Serialize + 'static,
+    F: Fn(std::rc::Rc<crate::ops::Ops>, String) -> Fut + 'static,
+    Fut: std::future::Future<Output = Result<Page<T>, ApiError>> + 'static,
+{
+    if !wanted(req) {
+        let page = list(std::rc::Rc::new(ops), req.query_string().to_string()).await?;
+        return Ok(HttpResponse::Ok().json(page));
+    }
+    let query = without_format(req.query_string());
+    let ops = std::rc::Rc::new(ops.without_totals());
+    let fetch: FetchPage<T> = Box::new(move |n| Box::pin(list(ops.clone(), page_query(&query, n))));
+    pages(filename, columns, row, fetch).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

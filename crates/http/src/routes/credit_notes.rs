@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -47,18 +48,59 @@ pub async fn create(
         ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "A page of credit notes", body = CreditNoteList)),
+    responses((status = 200, description = "A page of credit notes; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
+        content((CreditNoteList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_credit_notes(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        &req,
+        Ops::for_key(&state, &auth),
+        "credit_notes.csv",
+        CREDIT_NOTE_COLUMNS,
+        credit_note_row,
+        |ops, q| async move { ops.list_credit_notes(&q).await },
+    )
+    .await
+}
+
+const CREDIT_NOTE_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("credit_note_number"),
+    csv_export::text("invoice_id"),
+    csv_export::text("customer_id"),
+    csv_export::text("currency"),
+    csv_export::text("reason"),
+    csv_export::amount("subtotal"),
+    csv_export::amount("tax"),
+    csv_export::amount("total"),
+    csv_export::amount("refund_due"),
+    csv_export::text("created_at"),
+    csv_export::text("memo"),
+];
+
+fn credit_note_row(n: &CreditNote) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Amount, Int, Text, Time};
+    let c = n.currency;
+    vec![
+        Int(n.id.0),
+        Text(n.credit_note_number.clone()),
+        Int(n.invoice_id.0),
+        Int(n.customer_id.0),
+        Text(c.code().to_string()),
+        Text(n.reason.as_str().to_string()),
+        Amount(n.subtotal_cents, c),
+        Amount(n.tax_cents, c),
+        Amount(n.total_cents, c),
+        Amount(n.refund_due_cents, c),
+        Time(Some(n.created_at)),
+        Text(n.memo.clone().unwrap_or_default()),
+    ]
 }
 
 /// Retrieve a credit note.

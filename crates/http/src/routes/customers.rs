@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::ops::Ops;
 use crate::path_id::Id;
@@ -45,18 +46,64 @@ pub async fn create(
         ("q" = Option<String>, Query, min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "Search: customers whose name or email contains this text (any case); 1 to 100 characters, no control characters"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "A page of customers", body = CustomerList)),
+    responses((status = 200, description = "A page of customers; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
+        content((CustomerList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_customers(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        &req,
+        Ops::for_key(&state, &auth),
+        "customers.csv",
+        CUSTOMER_COLUMNS,
+        customer_row,
+        |ops, q| async move { ops.list_customers(&q).await },
+    )
+    .await
+}
+
+const CUSTOMER_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("name"),
+    csv_export::text("email"),
+    csv_export::text("company"),
+    csv_export::text("phone"),
+    csv_export::text("tax_id"),
+    csv_export::text("address_line1"),
+    csv_export::text("address_line2"),
+    csv_export::text("postal_code"),
+    csv_export::text("city"),
+    csv_export::text("state"),
+    csv_export::text("country"),
+    csv_export::text("locale"),
+    csv_export::text("created_at"),
+];
+
+fn customer_row(c: &Customer) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Int, Text, Time};
+    let opt = |v: &Option<String>| Text(v.clone().unwrap_or_default());
+    let a = c.address.clone().unwrap_or_default();
+    vec![
+        Int(c.id.0),
+        Text(c.name.clone()),
+        Text(c.email.as_str().to_string()),
+        opt(&c.company),
+        opt(&c.phone),
+        opt(&c.tax_id),
+        opt(&a.line1),
+        opt(&a.line2),
+        opt(&a.postal_code),
+        opt(&a.city),
+        opt(&a.state),
+        opt(&a.country),
+        Text(c.locale.map(|l| l.code().to_string()).unwrap_or_default()),
+        Time(Some(c.created_at)),
+    ]
 }
 
 /// Retrieve a customer.

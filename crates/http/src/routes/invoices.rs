@@ -52,18 +52,15 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let ops = Ops::for_key(&state, &auth);
-    if csv_export::wanted(&req) {
-        let query = csv_export::without_format(req.query_string());
-        let ops = std::rc::Rc::new(ops.without_totals());
-        let fetch: csv_export::FetchPage<Invoice> = Box::new(move |n| {
-            let (ops, query) = (ops.clone(), csv_export::page_query(&query, n));
-            Box::pin(async move { ops.list_invoices(&query).await })
-        });
-        return csv_export::pages("invoices.csv", INVOICE_COLUMNS, invoice_row, fetch).await;
-    }
-    let page = ops.list_invoices(req.query_string()).await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        &req,
+        Ops::for_key(&state, &auth),
+        "invoices.csv",
+        INVOICE_COLUMNS,
+        invoice_row,
+        |ops, q| async move { ops.list_invoices(&q).await },
+    )
+    .await
 }
 
 const INVOICE_COLUMNS: &[csv_export::Column] = &[

@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -47,18 +48,58 @@ pub async fn create(
         ("amount_min" = Option<i64>, Query, minimum = -1000000000000000.0, maximum = 1000000000000000.0, description = "Only payments of at least this many minor units"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "A page of payments", body = PaymentList)),
+    responses((status = 200, description = "A page of payments; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
+        content((PaymentList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_payments(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        &req,
+        Ops::for_key(&state, &auth),
+        "payments.csv",
+        PAYMENT_COLUMNS,
+        payment_row,
+        |ops, q| async move { ops.list_payments(&q).await },
+    )
+    .await
+}
+
+const PAYMENT_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("invoice_id"),
+    csv_export::text("customer_id"),
+    csv_export::text("currency"),
+    csv_export::amount("amount"),
+    csv_export::text("status"),
+    csv_export::text("method"),
+    csv_export::text("reference"),
+    csv_export::text("created_at"),
+    csv_export::text("verified_at"),
+    csv_export::text("rejected_at"),
+    csv_export::text("rejection_reason"),
+];
+
+fn payment_row(p: &Payment) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Amount, Int, Text, Time};
+    vec![
+        Int(p.id.0),
+        Int(p.invoice_id.0),
+        Int(p.customer_id.0),
+        Text(p.currency.code().to_string()),
+        Amount(p.amount_cents, p.currency),
+        Text(p.status.as_str().to_string()),
+        Text(p.method.as_str().to_string()),
+        Text(p.reference.clone().unwrap_or_default()),
+        Time(Some(p.created_at)),
+        Time(p.verified_at),
+        Time(p.rejected_at),
+        Text(p.rejection_reason.clone().unwrap_or_default()),
+    ]
 }
 
 /// Retrieve a payment.

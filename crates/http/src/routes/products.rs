@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -35,18 +36,50 @@ pub async fn create(
         ("active" = Option<bool>, Query, description = "true: the catalog on offer; false: archived products"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "A page of products", body = ProductList)),
+    responses((status = 200, description = "A page of products; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
+        content((ProductList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_products(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        &req,
+        Ops::for_key(&state, &auth),
+        "products.csv",
+        PRODUCT_COLUMNS,
+        product_row,
+        |ops, q| async move { ops.list_products(&q).await },
+    )
+    .await
+}
+
+const PRODUCT_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("name"),
+    csv_export::text("description"),
+    csv_export::text("currency"),
+    csv_export::amount("unit_price"),
+    csv_export::text("tax_rate"),
+    csv_export::text("active"),
+    csv_export::text("created_at"),
+];
+
+fn product_row(p: &Product) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Amount, Int, Text, Time};
+    vec![
+        Int(p.id.0),
+        Text(p.name.clone()),
+        Text(p.description.clone().unwrap_or_default()),
+        Text(p.currency.code().to_string()),
+        Amount(p.unit_price_cents, p.currency),
+        Text(p.tax_rate.to_string()),
+        Text(p.active.to_string()),
+        Time(Some(p.created_at)),
+    ]
 }
 
 /// Retrieve a product.

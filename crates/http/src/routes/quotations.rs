@@ -4,6 +4,7 @@
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::client::client_ip;
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::{Ops, Origin};
@@ -62,18 +63,65 @@ pub async fn create(
         ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's quotations"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
     ),
-    responses((status = 200, description = "A page of quotations", body = QuotationList)),
+    responses((status = 200, description = "A page of quotations; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
+        content((QuotationList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_quotations(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        &req,
+        Ops::for_key(&state, &auth),
+        "quotations.csv",
+        QUOTATION_COLUMNS,
+        quotation_row,
+        |ops, q| async move { ops.list_quotations(&q).await },
+    )
+    .await
+}
+
+const QUOTATION_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("quote_number"),
+    csv_export::text("status"),
+    csv_export::text("customer_id"),
+    csv_export::text("currency"),
+    csv_export::text("issue_date"),
+    csv_export::text("valid_until"),
+    csv_export::amount("subtotal"),
+    csv_export::amount("tax"),
+    csv_export::amount("total"),
+    csv_export::text("invoice_id"),
+    csv_export::text("sent_at"),
+    csv_export::text("accepted_at"),
+    csv_export::text("created_at"),
+    csv_export::text("notes"),
+];
+
+fn quotation_row(q: &Quotation) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Amount, Date, Int, Text, Time};
+    let c = q.currency;
+    vec![
+        Int(q.id.0),
+        Text(q.quote_number.clone()),
+        Text(q.status.as_str().to_string()),
+        Int(q.customer_id.0),
+        Text(c.code().to_string()),
+        Date(q.issue_date),
+        Date(q.valid_until),
+        Amount(q.subtotal_cents, c),
+        Amount(q.tax_cents, c),
+        Amount(q.total_cents, c),
+        Text(q.invoice_id.map(|i| i.to_string()).unwrap_or_default()),
+        Time(q.sent_at),
+        Time(q.accepted_at),
+        Time(Some(q.created_at)),
+        Text(q.notes.clone().unwrap_or_default()),
+    ]
 }
 
 /// Retrieve a quotation.

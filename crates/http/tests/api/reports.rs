@@ -429,6 +429,27 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         "a bad filter is still refused before anything is sent"
     );
 
+    // Every other list: as many rows as the JSON's total, each its own.
+    for list in [
+        "customers",
+        "quotations",
+        "payments",
+        "products",
+        "credit_notes",
+    ] {
+        let total = call!(&app, h.req(Method::GET, &format!("/api/v1/{list}"))).body["total"]
+            .as_i64()
+            .unwrap();
+        let r = send_raw(
+            &app,
+            h.req(Method::GET, &format!("/api/v1/{list}?format=csv")),
+        )
+        .await;
+        let (header, rows) = parse_csv(&r);
+        assert_eq!(rows.len() as i64, total, "{list}");
+        assert_eq!(header[0], "id", "{list}");
+    }
+
     // Reports, the same figures as their JSON.
     let r = send_raw(&app, h.req(Method::GET, "/api/v1/reports/aging?format=csv")).await;
     let (header, rows) = parse_csv(&r);
