@@ -208,10 +208,12 @@ pub async fn pages<T: 'static>(
 
 use futures_util::StreamExt;
 
-/// A list's answer: its JSON page, or, asked for CSV, every matching row. `list` runs the list's
-/// operation for a query string (the same filters either way).
+/// A list's answer: its JSON page, or, when `csv` (the API: [`wanted`]; the dashboard's export
+/// links: always), every matching row. `list` runs the list's operation for a query string (the
+/// same filters either way).
 pub async fn list_answer<T, F, Fut>(
-    req: &HttpRequest,
+    query: &str,
+    csv: bool,
     ops: crate::ops::Ops,
     filename: &'static str,
     columns: &'static [Column],
@@ -223,11 +225,11 @@ where
     F: Fn(std::rc::Rc<crate::ops::Ops>, String) -> Fut + 'static,
     Fut: std::future::Future<Output = Result<Page<T>, ApiError>> + 'static,
 {
-    if !wanted(req) {
-        let page = list(std::rc::Rc::new(ops), req.query_string().to_string()).await?;
+    if !csv {
+        let page = list(std::rc::Rc::new(ops), query.to_string()).await?;
         return Ok(HttpResponse::Ok().json(page));
     }
-    let query = without_format(req.query_string());
+    let query = without_format(query);
     let ops = std::rc::Rc::new(ops.without_totals());
     let fetch: FetchPage<T> = Box::new(move |n| Box::pin(list(ops.clone(), page_query(&query, n))));
     pages(filename, columns, row, fetch).await

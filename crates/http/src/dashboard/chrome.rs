@@ -68,6 +68,8 @@ pub(crate) struct Chrome {
     pub notice: Option<&'static str>,
     /// Where the environment and language forms return to.
     pub here: String,
+    /// The page's filters (blank ones and the page number dropped), for its CSV link.
+    pub filters: String,
 }
 
 impl Chrome {
@@ -89,6 +91,20 @@ impl Chrome {
             owner: visitor.signed_in.role.manages_users_and_keys(),
             notice,
             here: req.path().to_string(),
+            filters: super::form::with_value(
+                &super::form::without_blanks(req.query_string()),
+                "page",
+                "",
+            ),
+        }
+    }
+
+    /// The CSV of the list or report shown, with its filters.
+    pub fn export_link(&self, what: &str) -> String {
+        if self.filters.is_empty() {
+            format!("/dashboard/export/{what}")
+        } else {
+            format!("/dashboard/export/{what}?{}", self.filters)
         }
     }
 

@@ -59,7 +59,8 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     csv_export::list_answer(
-        &req,
+        req.query_string(),
+        csv_export::wanted(&req),
         Ops::for_key(&state, &auth),
         "credit_notes.csv",
         CREDIT_NOTE_COLUMNS,
@@ -69,7 +70,7 @@ pub async fn list(
     .await
 }
 
-const CREDIT_NOTE_COLUMNS: &[csv_export::Column] = &[
+pub(crate) const CREDIT_NOTE_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),
     csv_export::text("credit_note_number"),
     csv_export::text("invoice_id"),
@@ -84,7 +85,7 @@ const CREDIT_NOTE_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("memo"),
 ];
 
-fn credit_note_row(n: &CreditNote) -> Vec<csv_export::Cell> {
+pub(crate) fn credit_note_row(n: &CreditNote) -> Vec<csv_export::Cell> {
     use csv_export::Cell::{Amount, Int, Text, Time};
     let c = n.currency;
     vec![

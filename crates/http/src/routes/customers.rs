@@ -57,7 +57,8 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     csv_export::list_answer(
-        &req,
+        req.query_string(),
+        csv_export::wanted(&req),
         Ops::for_key(&state, &auth),
         "customers.csv",
         CUSTOMER_COLUMNS,
@@ -67,7 +68,7 @@ pub async fn list(
     .await
 }
 
-const CUSTOMER_COLUMNS: &[csv_export::Column] = &[
+pub(crate) const CUSTOMER_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),
     csv_export::text("name"),
     csv_export::text("email"),
@@ -84,7 +85,7 @@ const CUSTOMER_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("created_at"),
 ];
 
-fn customer_row(c: &Customer) -> Vec<csv_export::Cell> {
+pub(crate) fn customer_row(c: &Customer) -> Vec<csv_export::Cell> {
     use csv_export::Cell::{Int, Text, Time};
     let opt = |v: &Option<String>| Text(v.clone().unwrap_or_default());
     let a = c.address.clone().unwrap_or_default();

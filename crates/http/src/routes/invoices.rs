@@ -53,7 +53,8 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     csv_export::list_answer(
-        &req,
+        req.query_string(),
+        csv_export::wanted(&req),
         Ops::for_key(&state, &auth),
         "invoices.csv",
         INVOICE_COLUMNS,
@@ -63,7 +64,7 @@ pub async fn list(
     .await
 }
 
-const INVOICE_COLUMNS: &[csv_export::Column] = &[
+pub(crate) const INVOICE_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),
     csv_export::text("invoice_number"),
     csv_export::text("status"),
@@ -83,7 +84,7 @@ const INVOICE_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("notes"),
 ];
 
-fn invoice_row(i: &Invoice) -> Vec<csv_export::Cell> {
+pub(crate) fn invoice_row(i: &Invoice) -> Vec<csv_export::Cell> {
     use csv_export::Cell::{Amount, Date, Int, Text, Time};
     let c = i.currency;
     vec![

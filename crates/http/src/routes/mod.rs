@@ -261,6 +261,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         dashboard::recurring_form::save_edit,
         dashboard::recurring::action,
         dashboard::reports::reports,
+        dashboard::export::export,
         dashboard::settings::profile_page,
         dashboard::settings::save_profile,
         dashboard::settings::test_email,

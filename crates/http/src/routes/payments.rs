@@ -59,7 +59,8 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     csv_export::list_answer(
-        &req,
+        req.query_string(),
+        csv_export::wanted(&req),
         Ops::for_key(&state, &auth),
         "payments.csv",
         PAYMENT_COLUMNS,
@@ -69,7 +70,7 @@ pub async fn list(
     .await
 }
 
-const PAYMENT_COLUMNS: &[csv_export::Column] = &[
+pub(crate) const PAYMENT_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),
     csv_export::text("invoice_id"),
     csv_export::text("customer_id"),
@@ -84,7 +85,7 @@ const PAYMENT_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("rejection_reason"),
 ];
 
-fn payment_row(p: &Payment) -> Vec<csv_export::Cell> {
+pub(crate) fn payment_row(p: &Payment) -> Vec<csv_export::Cell> {
     use csv_export::Cell::{Amount, Int, Text, Time};
     vec![
         Int(p.id.0),

@@ -47,7 +47,8 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     csv_export::list_answer(
-        &req,
+        req.query_string(),
+        csv_export::wanted(&req),
         Ops::for_key(&state, &auth),
         "products.csv",
         PRODUCT_COLUMNS,
@@ -57,7 +58,7 @@ pub async fn list(
     .await
 }
 
-const PRODUCT_COLUMNS: &[csv_export::Column] = &[
+pub(crate) const PRODUCT_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),
     csv_export::text("name"),
     csv_export::text("description"),
@@ -68,7 +69,7 @@ const PRODUCT_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("created_at"),
 ];
 
-fn product_row(p: &Product) -> Vec<csv_export::Cell> {
+pub(crate) fn product_row(p: &Product) -> Vec<csv_export::Cell> {
     use csv_export::Cell::{Amount, Int, Text, Time};
     vec![
         Int(p.id.0),

@@ -74,7 +74,8 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     csv_export::list_answer(
-        &req,
+        req.query_string(),
+        csv_export::wanted(&req),
         Ops::for_key(&state, &auth),
         "quotations.csv",
         QUOTATION_COLUMNS,
@@ -84,7 +85,7 @@ pub async fn list(
     .await
 }
 
-const QUOTATION_COLUMNS: &[csv_export::Column] = &[
+pub(crate) const QUOTATION_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),
     csv_export::text("quote_number"),
     csv_export::text("status"),
@@ -102,7 +103,7 @@ const QUOTATION_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("notes"),
 ];
 
-fn quotation_row(q: &Quotation) -> Vec<csv_export::Cell> {
+pub(crate) fn quotation_row(q: &Quotation) -> Vec<csv_export::Cell> {
     use csv_export::Cell::{Amount, Date, Int, Text, Time};
     let c = q.currency;
     vec![

@@ -34,40 +34,45 @@ pub async fn aging(
 ) -> Result<HttpResponse, ApiError> {
     let ops = Ops::for_key(&state, &auth);
     if csv_export::wanted(&req) {
-        let query = csv_export::without_format(req.query_string());
-        let ops = std::rc::Rc::new(ops.without_totals());
-        let fetch: csv_export::FetchPage<AgingCsvRow> = Box::new(move |n| {
-            let (ops, query) = (ops.clone(), csv_export::page_query(&query, n));
-            Box::pin(async move {
-                let r = ops.aging_report(&query).await?;
-                let mut rows: Vec<AgingCsvRow> = Vec::new();
-                if n == 1 {
-                    rows.extend(r.currencies.iter().map(|c| AgingCsvRow {
-                        customer: None,
-                        currency: c.currency,
-                        amounts: c.amounts,
-                    }));
-                }
-                rows.extend(r.customers.data.iter().map(|c| AgingCsvRow {
-                    customer: Some((c.customer_id, c.customer_name.clone())),
-                    currency: c.currency,
-                    amounts: c.amounts,
-                }));
-                let c = &r.customers;
-                Ok(Page {
-                    data: rows,
-                    page: c.page,
-                    per_page: c.per_page,
-                    total: c.total,
-                    has_more: c.has_more,
-                    total_capped: false,
-                })
-            })
-        });
-        return csv_export::pages("aging.csv", AGING_COLUMNS, aging_row, fetch).await;
+        return aging_csv(req.query_string(), ops).await;
     }
     let report = ops.aging_report(req.query_string()).await?;
     Ok(HttpResponse::Ok().json(report))
+}
+
+/// The aging as CSV: a row per currency (all customers), then every customer's rows.
+pub(crate) async fn aging_csv(query: &str, ops: Ops) -> Result<HttpResponse, ApiError> {
+    let query = csv_export::without_format(query);
+    let ops = std::rc::Rc::new(ops.without_totals());
+    let fetch: csv_export::FetchPage<AgingCsvRow> = Box::new(move |n| {
+        let (ops, query) = (ops.clone(), csv_export::page_query(&query, n));
+        Box::pin(async move {
+            let r = ops.aging_report(&query).await?;
+            let mut rows: Vec<AgingCsvRow> = Vec::new();
+            if n == 1 {
+                rows.extend(r.currencies.iter().map(|c| AgingCsvRow {
+                    customer: None,
+                    currency: c.currency,
+                    amounts: c.amounts,
+                }));
+            }
+            rows.extend(r.customers.data.iter().map(|c| AgingCsvRow {
+                customer: Some((c.customer_id, c.customer_name.clone())),
+                currency: c.currency,
+                amounts: c.amounts,
+            }));
+            let c = &r.customers;
+            Ok(Page {
+                data: rows,
+                page: c.page,
+                per_page: c.per_page,
+                total: c.total,
+                has_more: c.has_more,
+                total_capped: false,
+            })
+        })
+    });
+    csv_export::pages("aging.csv", AGING_COLUMNS, aging_row, fetch).await
 }
 
 /// A row of the aging's CSV: all customers of a currency, or one customer.
@@ -136,34 +141,38 @@ pub async fn revenue(
         .revenue_report(&csv_export::without_format(req.query_string()))
         .await?;
     if csv {
-        let columns = [
-            text("currency"),
-            text("period_start"),
-            text("period_end"),
-            amount("invoiced"),
-            amount("tax"),
-            amount("collected"),
-            amount("outstanding"),
-        ];
-        let rows = report
-            .data
-            .iter()
-            .map(|p| {
-                let c = p.currency;
-                vec![
-                    Cell::Text(c.code().into()),
-                    Cell::Date(p.period_start),
-                    Cell::Date(p.period_end),
-                    Cell::Amount(p.invoiced_cents, c),
-                    Cell::Amount(p.tax_cents, c),
-                    Cell::Amount(p.collected_cents, c),
-                    Cell::Amount(p.outstanding_cents, c),
-                ]
-            })
-            .collect();
-        return csv_export::table("revenue.csv", &columns, rows);
+        return revenue_csv(&report);
     }
     Ok(HttpResponse::Ok().json(report))
+}
+
+pub(crate) fn revenue_csv(report: &crate::ops::RevenueReport) -> Result<HttpResponse, ApiError> {
+    let columns = [
+        text("currency"),
+        text("period_start"),
+        text("period_end"),
+        amount("invoiced"),
+        amount("tax"),
+        amount("collected"),
+        amount("outstanding"),
+    ];
+    let rows = report
+        .data
+        .iter()
+        .map(|p| {
+            let c = p.currency;
+            vec![
+                Cell::Text(c.code().into()),
+                Cell::Date(p.period_start),
+                Cell::Date(p.period_end),
+                Cell::Amount(p.invoiced_cents, c),
+                Cell::Amount(p.tax_cents, c),
+                Cell::Amount(p.collected_cents, c),
+                Cell::Amount(p.outstanding_cents, c),
+            ]
+        })
+        .collect();
+    csv_export::table("revenue.csv", &columns, rows)
 }
 
 /// The taxable amount and the tax per currency and rate over a range: invoices that left draft
@@ -187,25 +196,29 @@ pub async fn tax(
         .tax_report(&csv_export::without_format(req.query_string()))
         .await?;
     if csv {
-        let columns = [
-            text("currency"),
-            text("tax_rate"),
-            amount("taxable"),
-            amount("tax"),
-        ];
-        let rows = report
-            .data
-            .iter()
-            .map(|l| {
-                vec![
-                    Cell::Text(l.currency.code().into()),
-                    Cell::Text(l.tax_rate.clone()),
-                    Cell::Amount(l.taxable_cents, l.currency),
-                    Cell::Amount(l.tax_cents, l.currency),
-                ]
-            })
-            .collect();
-        return csv_export::table("tax.csv", &columns, rows);
+        return tax_csv(&report);
     }
     Ok(HttpResponse::Ok().json(report))
+}
+
+pub(crate) fn tax_csv(report: &crate::ops::TaxReport) -> Result<HttpResponse, ApiError> {
+    let columns = [
+        text("currency"),
+        text("tax_rate"),
+        amount("taxable"),
+        amount("tax"),
+    ];
+    let rows = report
+        .data
+        .iter()
+        .map(|l| {
+            vec![
+                Cell::Text(l.currency.code().into()),
+                Cell::Text(l.tax_rate.clone()),
+                Cell::Amount(l.taxable_cents, l.currency),
+                Cell::Amount(l.tax_cents, l.currency),
+            ]
+        })
+        .collect();
+    csv_export::table("tax.csv", &columns, rows)
 }
