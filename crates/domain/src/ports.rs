@@ -30,7 +30,8 @@ use crate::recurring::{
     NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringPatch, RecurringStatus,
 };
 use crate::report::{
-    AgingByCurrency, AgingByCustomer, DateRange, ReportInterval, RevenuePeriod, TaxLine,
+    AgingAmounts, AgingByCurrency, AgingByCustomer, DateRange, ReportInterval, RevenuePeriod,
+    StatementItem, TaxLine,
 };
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
@@ -411,6 +412,16 @@ pub trait ReportRepository {
         range: DateRange,
         interval: ReportInterval,
     ) -> RepoResult<Vec<RevenuePeriod>>;
+    /// A customer's statement in one currency: the balance owed at the range's start, the
+    /// invoices sent, payments verified and credit notes made in it, and the aging of what is
+    /// owed now.
+    fn statement(
+        &self,
+        scope: Scope,
+        customer: CustomerId,
+        currency: Currency,
+        range: DateRange,
+    ) -> RepoResult<(i64, Vec<StatementItem>, AgingAmounts)>;
 }
 
 /// Mail to people rather than customers (invitations, password resets, test emails).

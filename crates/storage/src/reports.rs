@@ -8,12 +8,13 @@ use chrono::NaiveDate;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text, Timestamp};
 use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
 use invoicing_domain::decimal::TaxRate;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RepoError, RepoResult, ReportRepository};
 use invoicing_domain::report::{
     AgingAmounts, AgingByCurrency, AgingByCustomer, AgingEdges, DateRange, ReportInterval,
-    RevenuePeriod, TaxLine,
+    RevenuePeriod, StatementEntryKind, StatementItem, TaxLine,
 };
 use invoicing_domain::tenant::Scope;
 
@@ -456,4 +457,155 @@ impl ReportRepository for Store {
     ) -> RepoResult<Vec<RevenuePeriod>> {
         self.read(|conn| revenue(conn, scope, range, interval))
     }
+
+    fn statement(
+        &self,
+        scope: Scope,
+        customer: CustomerId,
+        currency: Currency,
+        range: DateRange,
+    ) -> RepoResult<(i64, Vec<StatementItem>, AgingAmounts)> {
+        self.read(|conn| statement(conn, scope, customer.0, currency, range))
+    }
+}
+
+/// A customer's statement in one currency: the balance owed at the range's start, the
+/// documents and payments of the range, and the aging of what they owe now.
+fn statement(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    customer: i64,
+    money: Currency,
+    range: DateRange,
+) -> Result<(i64, Vec<StatementItem>, AgingAmounts), TxError> {
+    use crate::rows::scoped;
+    use crate::schema::{credit_notes, invoices, payments};
+    let at = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default();
+    let (from, end) = (at(range.from), at(range.end()));
+    let day = |t: chrono::NaiveDateTime| t.date();
+    let code = money.code();
+    let opening = owed_by(conn, scope, customer, code, from)?;
+    let mut items: Vec<StatementItem> = Vec::new();
+    let sent: Vec<(i64, String, i64, Option<chrono::NaiveDateTime>)> = scoped!(invoices, scope)
+        .filter(invoices::customer_id.eq(customer))
+        .filter(invoices::currency.eq(code))
+        .filter(invoices::status.ne_all(["draft", "cancelled"]))
+        .filter(invoices::sent_at.ge(from))
+        .filter(invoices::sent_at.lt(end))
+        .select((
+            invoices::id,
+            invoices::number,
+            invoices::total_cents,
+            invoices::sent_at,
+        ))
+        .load(conn)?;
+    for (id, number, total, sent_at) in sent {
+        let date = sent_at.map(day).unwrap_or(range.from);
+        items.push((date, StatementEntryKind::Invoice, id, number, total));
+    }
+    let paid: Vec<(i64, i64, Option<chrono::NaiveDateTime>, i64)> = scoped!(payments, scope)
+        .filter(payments::customer_id.eq(customer))
+        .filter(payments::currency.eq(code))
+        .filter(payments::status.eq("verified"))
+        .filter(payments::verified_at.ge(from))
+        .filter(payments::verified_at.lt(end))
+        .select((
+            payments::id,
+            payments::amount_cents,
+            payments::verified_at,
+            payments::invoice_id,
+        ))
+        .load(conn)?;
+    // A payment is named by its invoice's number.
+    let ids: Vec<i64> = paid.iter().map(|p| p.3).collect();
+    let numbers: Vec<(i64, String)> = scoped!(invoices, scope)
+        .filter(invoices::id.eq_any(&ids))
+        .select((invoices::id, invoices::number))
+        .load(conn)?;
+    for (id, amount, verified_at, invoice) in paid {
+        let date = verified_at.map(day).unwrap_or(range.from);
+        let number = numbers
+            .iter()
+            .find(|(i, _)| *i == invoice)
+            .map(|(_, n)| n.clone())
+            .unwrap_or_default();
+        items.push((date, StatementEntryKind::Payment, id, number, -amount));
+    }
+    let credited: Vec<(i64, String, i64, chrono::NaiveDateTime)> = scoped!(credit_notes, scope)
+        .filter(credit_notes::customer_id.eq(customer))
+        .filter(credit_notes::currency.eq(code))
+        .filter(credit_notes::created_at.ge(from))
+        .filter(credit_notes::created_at.lt(end))
+        .select((
+            credit_notes::id,
+            credit_notes::number,
+            credit_notes::total_cents,
+            credit_notes::created_at,
+        ))
+        .load(conn)?;
+    for (id, number, total, created_at) in credited {
+        items.push((
+            day(created_at),
+            StatementEntryKind::CreditNote,
+            id,
+            number,
+            -total,
+        ));
+    }
+    let sql = format!(
+        "SELECT currency, {} FROM invoices WHERE account_id = $5 AND livemode = $6 AND {OPEN} \
+         AND customer_id = $7 AND currency = $8 GROUP BY currency",
+        bucket_sums()
+    );
+    let aging: Vec<AgingRow> = bind_edges(
+        diesel::sql_query(sql),
+        scope,
+        AgingEdges::at(chrono::Utc::now().date_naive()),
+    )
+    .bind::<BigInt, _>(customer)
+    .bind::<Text, _>(code)
+    .load(conn)?;
+    let aging = aging.first().map(AgingRow::amounts).unwrap_or_default();
+    Ok((opening, items, aging))
+}
+
+/// What `customer` owed in `code` at `until`, as [`owed`] counts it.
+fn owed_by(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    customer: i64,
+    code: &str,
+    until: chrono::NaiveDateTime,
+) -> Result<i64, TxError> {
+    let due = "i.total_cents - COALESCE(p.paid, 0) - COALESCE(n.credited, 0)";
+    let sql = format!(
+        "SELECT i.currency AS currency, \
+           CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a \
+         FROM invoices i \
+         LEFT JOIN (SELECT invoice_id, SUM(amount_cents) AS paid FROM payments \
+           WHERE account_id = $1 AND livemode = $2 AND status = 'verified' AND verified_at < $3 \
+           GROUP BY invoice_id) p ON p.invoice_id = i.id \
+         LEFT JOIN (SELECT invoice_id, SUM(total_cents) AS credited FROM credit_notes \
+           WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
+           GROUP BY invoice_id) n ON n.invoice_id = i.id \
+         WHERE i.account_id = $7 AND i.livemode = $8 AND i.status <> 'draft' AND i.sent_at < $9 \
+           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) \
+           AND i.customer_id = $11 AND i.currency = $12 \
+         GROUP BY i.currency"
+    );
+    let rows: Vec<Owed> = diesel::sql_query(sql)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(until)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(until)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(until)
+        .bind::<Timestamp, _>(until)
+        .bind::<BigInt, _>(customer)
+        .bind::<Text, _>(code)
+        .load(conn)?;
+    Ok(rows.first().and_then(|r| r.a).unwrap_or(0))
 }

@@ -4,11 +4,15 @@
 use super::Ops;
 use crate::error::ApiError;
 use crate::query::ListQuery;
+use chrono::Datelike;
 use chrono::{NaiveDate, Utc};
 use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::currency::Currency;
+use invoicing_domain::customer::CustomerId;
 use invoicing_domain::paging::Page;
 use invoicing_domain::report::{
-    AgingByCurrency, AgingByCustomer, DateRange, ReportInterval, RevenuePeriod, TaxLine,
+    running_balance, AgingAmounts, AgingByCurrency, AgingByCustomer, DateRange, ReportInterval,
+    RevenuePeriod, StatementEntry, TaxLine,
 };
 use invoicing_domain::validation::Violations;
 use serde::Serialize;
@@ -50,6 +54,27 @@ pub struct TaxReport {
     #[schema(value_type = String, format = Date)]
     pub to: NaiveDate,
     pub data: Vec<TaxLine>,
+}
+
+/// `GET /api/v1/customers/{id}/statement`: what a customer owed at the start, what happened in
+/// the range, what they owe at the end, and the aging of it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Statement {
+    #[schema(value_type = String, example = "customer_statement")]
+    pub object: &'static str,
+    pub customer_id: i64,
+    pub customer_name: String,
+    #[schema(value_type = String, example = "EUR")]
+    pub currency: Currency,
+    #[schema(value_type = String, format = Date)]
+    pub from: NaiveDate,
+    #[schema(value_type = String, format = Date)]
+    pub to: NaiveDate,
+    pub opening_balance_cents: i64,
+    pub entries: Vec<StatementEntry>,
+    pub closing_balance_cents: i64,
+    /// What the customer owes today, by days past due.
+    pub aging: AgingAmounts,
 }
 
 /// A query parameter's refusal: 400 naming it, as every list's.
@@ -103,6 +128,60 @@ impl Ops {
             to: range.to,
             interval,
             data,
+        })
+    }
+
+    /// A customer's statement for `from`–`to` (default: this year to today) in `currency`
+    /// (default: the account's).
+    pub async fn statement(
+        &self,
+        id: crate::path_id::Id<CustomerId>,
+        query: &str,
+    ) -> Result<Statement, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        self.caller.require(ApiResource::Customers, Access::Read)?;
+        let id = id.get()?;
+        let q = ListQuery::parse(query, &["from", "to", "currency"])?;
+        let today = Utc::now().date_naive();
+        let first = NaiveDate::from_ymd_opt(today.year(), 1, 1).unwrap_or(today);
+        let from = q
+            .text("from")?
+            .unwrap_or_else(|| first.format("%Y-%m-%d").to_string());
+        let to = q
+            .text("to")?
+            .unwrap_or_else(|| today.format("%Y-%m-%d").to_string());
+        let range = DateRange::parse(Some(&from), Some(&to)).map_err(bad_parameter)?;
+        let currency = match q.text("currency")? {
+            Some(code) => Some(
+                Currency::parse(&code)
+                    .map_err(|e| ApiError::invalid_parameter("currency", e.to_string()))?,
+            ),
+            None => None,
+        };
+        let (customer, currency, (opening, items, aging)) = self
+            .run(scope, "customer", move |r, s| {
+                let customer = r.get_customer(s, id)?;
+                let currency = match currency {
+                    Some(c) => c,
+                    None => r.get_profile(s)?.default_currency,
+                };
+                let statement = r.statement(s, id, currency, range)?;
+                Ok((customer, currency, statement))
+            })
+            .await?;
+        let entries = running_balance(opening, items);
+        let closing = entries.last().map_or(opening, |e| e.balance_cents);
+        Ok(Statement {
+            object: "customer_statement",
+            customer_id: customer.id.0,
+            customer_name: customer.name,
+            currency,
+            from: range.from,
+            to: range.to,
+            opening_balance_cents: opening,
+            entries,
+            closing_balance_cents: closing,
+            aging,
         })
     }
 

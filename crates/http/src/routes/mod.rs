@@ -170,6 +170,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         reports::aging,
         reports::revenue,
         reports::tax,
+        reports::statement,
         webhooks::create,
         webhooks::list,
         webhooks::get,

@@ -222,3 +222,30 @@ pub(crate) fn tax_csv(report: &crate::ops::TaxReport) -> Result<HttpResponse, Ap
         .collect();
     csv_export::table("tax.csv", &columns, rows)
 }
+
+/// A customer's statement: the balance owed at `from`, every invoice sent, payment verified and
+/// credit note of the range in date order with the running balance, the closing balance, and the
+/// aging of what they owe today. In one currency.
+#[utoipa::path(get, path = "/api/v1/customers/{id}/statement", tag = "reports",
+    params(
+        ("id" = i64, Path, description = "Customer id"),
+        ("from" = Option<String>, Query, format = Date, description = "First day (default: January 1st of this year)"),
+        ("to" = Option<String>, Query, format = Date, description = "Last day (default today)"),
+        ("currency" = Option<String>, Query, description = "ISO 4217 code (default: the account's default currency)"),
+    ),
+    responses(
+        (status = 200, description = "The statement", body = crate::ops::Statement),
+        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn statement(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let statement = Ops::for_key(&state, &auth)
+        .statement(crate::path_id::Id::parse(&id), req.query_string())
+        .await?;
+    Ok(HttpResponse::Ok().json(statement))
+}

@@ -503,6 +503,83 @@ async fn lists_and_reports_answer_csv(h: Harness) {
     assert_eq!(rows.len(), 2, "EUR and JPY");
 }
 
+async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+    let customers = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/customers?email=ada@example.com")
+    );
+    let ada = customers.body["data"][0]["id"].as_i64().unwrap();
+    let r = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/customers/{ada}/statement"))
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["currency"], "EUR");
+    assert_eq!(r.body["opening_balance_cents"], 0);
+    let entries = r.body["entries"].as_array().unwrap();
+    let kinds: Vec<&str> = entries
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "invoice").count(),
+        6,
+        "not the draft or the cancelled one"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "payment").count(),
+        1,
+        "verified only"
+    );
+    assert_eq!(kinds.iter().filter(|k| **k == "credit_note").count(), 1);
+    let mut running = 0;
+    for e in entries {
+        running += e["amount_cents"].as_i64().unwrap();
+        assert_eq!(e["balance_cents"], running);
+    }
+    assert_eq!(r.body["closing_balance_cents"], 18690);
+    assert_eq!(r.body["aging"]["total"], 18690, "what they owe now");
+    // From tomorrow on: nothing happened yet; the opening balance is what they owe.
+    let later = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!(
+                "/api/v1/customers/{ada}/statement?from={}&to={}",
+                day(1),
+                day(5)
+            )
+        )
+    );
+    assert_eq!(later.body["opening_balance_cents"], 18690);
+    assert_eq!(later.body["entries"], json!([]));
+    assert_eq!(later.body["closing_balance_cents"], 18690);
+    // Another currency; an unknown customer; bad parameters.
+    let yen = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/customers/{ada}/statement?currency=JPY")
+        )
+    );
+    assert_eq!(yen.body["closing_balance_cents"], 0);
+    let r = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/customers/999999/statement")
+    );
+    assert_error(&r, 404, "resource_missing");
+    let r = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/customers/{ada}/statement?currency=XXX")
+        )
+    );
+    assert_error(&r, 400, "invalid_parameter");
+}
+
 async fn bad_report_parameters_are_400(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     for (path, param) in [
@@ -527,5 +604,6 @@ http_tests!(
     every_report_to_the_cent,
     the_reports_screen_shows_the_figures,
     lists_and_reports_answer_csv,
+    a_customer_statement_runs_to_what_they_owe,
     bad_report_parameters_are_400
 );
