@@ -11,6 +11,10 @@ use crate::user::{Role, UserEmail};
 use chrono::{DateTime, Utc};
 use std::fmt;
 
+/// At most this many invitations and test emails an hour per account: the server's mail is not
+/// anyone's to spray.
+pub const NOTICES_PER_HOUR: u64 = 30;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NoticeId(pub i64);
 

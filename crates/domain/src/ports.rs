@@ -429,6 +429,8 @@ pub trait NoticeRepository {
     fn queue_notice(&self, notice: NewNotice) -> RepoResult<Notice>;
     /// The account's newest notice of `kind` (the settings show how the last test email went).
     fn latest_notice(&self, account: AccountId, kind: NoticeKind) -> RepoResult<Option<Notice>>;
+    /// How many notices the account queued at or after `since`.
+    fn notices_since(&self, account: AccountId, since: DateTime<Utc>) -> RepoResult<u64>;
 }
 
 /// The mail workers' side of [`NoticeRepository`]: the same leases as [`EmailQueue`].
@@ -737,6 +739,9 @@ pub trait UserRepository {
     /// Uses a recovery code by its hash: `false` when the user has no such unused code.
     fn use_recovery_code(&self, user: UserId, hash: &str, at: DateTime<Utc>) -> RepoResult<bool>;
     fn recovery_codes_left(&self, user: UserId) -> RepoResult<u32>;
+    /// The secret being set up in this session, chosen by the server: the one kept, else
+    /// `fresh` (kept from now on). Turning the factor on forgets it.
+    fn pending_totp(&self, session: SessionId, fresh: &TotpSecret) -> RepoResult<TotpSecret>;
     /// The second factor was given in this session.
     fn confirm_second_factor(&self, session: SessionId, at: DateTime<Utc>) -> RepoResult<Session>;
     /// Whether every member of the account must sign in with a second factor.

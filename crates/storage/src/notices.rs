@@ -123,6 +123,17 @@ impl NoticeRepository for Store {
                 .transpose()
         })
     }
+
+    fn notices_since(&self, account: AccountId, since: DateTime<Utc>) -> RepoResult<u64> {
+        self.read(|conn| {
+            let n: i64 = notices::table
+                .filter(notices::account_id.eq(account.0))
+                .filter(notices::created_at.ge(to_db(since)))
+                .count()
+                .get_result(conn)?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        })
+    }
 }
 
 impl NoticeQueue for Store {

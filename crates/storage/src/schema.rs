@@ -460,6 +460,7 @@ diesel::table! {
         last_seen_at -> Timestamp,
         password_entered_at -> Timestamp,
         second_factor_at -> Nullable<Timestamp>,
+        pending_totp -> Nullable<Text>,
     }
 }
 

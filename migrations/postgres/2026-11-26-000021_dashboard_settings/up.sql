@@ -46,6 +46,8 @@ CREATE TRIGGER notices_notify AFTER INSERT ON notices
 ALTER TABLE users ADD COLUMN totp_secret TEXT;
 ALTER TABLE users ADD COLUMN totp_last_step BIGINT;
 ALTER TABLE user_sessions ADD COLUMN second_factor_at TIMESTAMP;
+-- The secret being set up, chosen by the server and kept here until its first code proves it.
+ALTER TABLE user_sessions ADD COLUMN pending_totp TEXT;
 ALTER TABLE accounts ADD COLUMN require_totp BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE TABLE recovery_codes (
     id BIGSERIAL PRIMARY KEY,

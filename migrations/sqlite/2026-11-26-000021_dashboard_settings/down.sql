@@ -1,5 +1,6 @@
 DROP TABLE recovery_codes;
 ALTER TABLE accounts DROP COLUMN require_totp;
+ALTER TABLE user_sessions DROP COLUMN pending_totp;
 ALTER TABLE user_sessions DROP COLUMN second_factor_at;
 ALTER TABLE users DROP COLUMN totp_last_step;
 ALTER TABLE users DROP COLUMN totp_secret;

@@ -44,6 +44,8 @@ CREATE INDEX notices_account ON notices (account_id, id);
 ALTER TABLE users ADD COLUMN totp_secret TEXT;
 ALTER TABLE users ADD COLUMN totp_last_step BIGINT;
 ALTER TABLE user_sessions ADD COLUMN second_factor_at TIMESTAMP;
+-- The secret being set up, chosen by the server and kept here until its first code proves it.
+ALTER TABLE user_sessions ADD COLUMN pending_totp TEXT;
 ALTER TABLE accounts ADD COLUMN require_totp BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE TABLE recovery_codes (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

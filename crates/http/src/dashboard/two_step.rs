@@ -185,7 +185,6 @@ async fn show(
     req: &HttpRequest,
     me: &Visitor,
     status: StatusCode,
-    secret: Option<TotpSecret>,
     problem: Option<&'static str>,
     codes: Vec<String>,
 ) -> Answer {
@@ -193,14 +192,16 @@ async fn show(
     let user = me.signed_in.user.id;
     let left = blocking(move || repos.recovery_codes_left(user)).await?;
     let on = me.signed_in.user.totp || !codes.is_empty();
-    let setup = match (on, secret) {
-        (true, _) => None,
-        (false, secret) => {
-            let secret = secret.unwrap_or_else(|| TotpSecret::generate(&mut OsRng));
-            let t = locale_of(req);
-            let url = secret.otpauth_url(t.text("dash.product"), me.signed_in.user.email.as_str());
-            Some((secret.base32().to_string(), qr_data_uri(&url)?))
-        }
+    let setup = if on {
+        None
+    } else {
+        let repos = state.repos();
+        let session = me.signed_in.session.id;
+        let fresh = TotpSecret::generate(&mut OsRng);
+        let secret = blocking(move || repos.pending_totp(session, &fresh)).await?;
+        let t = locale_of(req);
+        let url = secret.otpauth_url(t.text("dash.product"), me.signed_in.user.email.as_str());
+        Some((secret.base32().to_string(), qr_data_uri(&url)?))
     };
     let c = Chrome::new(
         me,
@@ -228,7 +229,7 @@ async fn show(
 pub async fn two_step_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let answer = async {
         let me = set_up_visitor(&state, &req).await?;
-        show(&state, &req, &me, StatusCode::OK, None, None, Vec::new()).await
+        show(&state, &req, &me, StatusCode::OK, None, Vec::new()).await
     }
     .await;
     respond(&req, answer)
@@ -252,10 +253,11 @@ fn new_codes() -> (Vec<String>, Vec<String>) {
 /// Turns the second factor on once a code from the app proves the secret was scanned; the
 /// recovery codes are shown once.
 #[utoipa::path(post, path = "/dashboard/account/two-step/enable", tag = "dashboard", operation_id = "dashboard_two_step_enable",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `secret` (from the page), `code` (from the app); `reauth_password` when asked"),
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (from the app, for the secret the page showed); `reauth_password` when asked"),
     responses(
         (status = 200, description = "On: the recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
         (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 409, description = "Two-step sign-in is on already", content_type = "text/html", body = String),
         (status = 422, description = "The code does not match the secret (the same secret is shown again)", content_type = "text/html", body = String),
     ))]
 pub async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
@@ -270,17 +272,23 @@ pub async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         {
             return Ok(ask);
         }
-        let secret = TotpSecret::parse(&form.raw("secret")).ok_or_else(|| {
-            ApiError::from(invoicing_domain::validation::Violations::single(
-                "secret",
-                "the set-up page's secret is missing or damaged: reload the page",
-            ))
-        })?;
+        // Re-keying a factor that is on would replace it with the password alone.
+        if me.signed_in.user.totp {
+            return Err(ApiError::invalid_state_transition(
+                "two-step sign-in is on already: turn it off first",
+            )
+            .into());
+        }
+        // The secret is the one the server chose for this session, never the page's.
+        let repos = state.repos();
+        let session = me.signed_in.session.id;
+        let fresh = TotpSecret::generate(&mut OsRng);
+        let secret = blocking(move || repos.pending_totp(session, &fresh)).await?;
         let now = Utc::now();
         let Some(step) = secret.accepts(&form.raw("code"), now, None) else {
             let status = StatusCode::UNPROCESSABLE_ENTITY;
             let problem = Some("dash.two_step.wrong");
-            return show(&state, &req, &me, status, Some(secret), problem, Vec::new()).await;
+            return show(&state, &req, &me, status, problem, Vec::new()).await;
         };
         let (codes, hashes) = new_codes();
         let repos = state.repos();
@@ -290,7 +298,7 @@ pub async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody
             repos.confirm_second_factor(session, now).map(|_| ())
         })
         .await?;
-        show(&state, &req, &me, StatusCode::OK, None, None, codes).await
+        show(&state, &req, &me, StatusCode::OK, None, codes).await
     }
     .await;
     respond(&req, answer)
@@ -323,7 +331,7 @@ pub async fn codes(state: web::Data<AppState>, req: HttpRequest, body: FormBody)
         let repos = state.repos();
         let user = me.signed_in.user.id;
         blocking(move || repos.replace_recovery_codes(user, &hashes)).await?;
-        show(&state, &req, &me, StatusCode::OK, None, None, codes).await
+        show(&state, &req, &me, StatusCode::OK, None, codes).await
     }
     .await;
     respond(&req, answer)

@@ -8,7 +8,7 @@ use crate::error::ApiError;
 use crate::{blocking, AppState};
 use chrono::Utc;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::notice::{NewNotice, Notice, NoticeKind};
+use invoicing_domain::notice::{NewNotice, Notice, NoticeKind, NOTICES_PER_HOUR};
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::user::{
     set_password_url, Invitation, Member, PendingInvitation, Role, SecretToken, UserEmail, UserId,
@@ -47,6 +47,24 @@ impl Ops {
         .await
     }
 
+    /// Refused (429) once the account queued [`NOTICES_PER_HOUR`] invitations and test emails
+    /// in the last hour (concurrent requests may pass it by a few: it stops sprays, not races).
+    async fn within_hourly_limit(
+        &self,
+        scope: invoicing_domain::tenant::Scope,
+    ) -> Result<(), ApiError> {
+        let since = Utc::now() - chrono::Duration::hours(1);
+        let queued = self
+            .run(scope, "email", move |r, s| {
+                r.notices_since(s.account_id, since)
+            })
+            .await?;
+        if queued >= NOTICES_PER_HOUR {
+            return Err(ApiError::rate_limited(3600));
+        }
+        Ok(())
+    }
+
     /// Invites `email` as `role`: a one-time link valid 72 hours, by email in `locale`.
     pub async fn invite(
         &self,
@@ -58,9 +76,12 @@ impl Ops {
         let (email, role) = (email_in("email", email), role_in(role));
         let (email, role) = (email?, role?);
         let inviter = self.caller.user().ok_or_else(ApiError::owners_only)?;
+        let mail = self.mail_enabled;
+        if mail {
+            self.within_hourly_limit(scope).await?;
+        }
         let token = SecretToken::generate(&mut OsRng);
         let link = set_password_url(&self.public_url, &token);
-        let mail = self.mail_enabled;
         let shown = (!mail).then(|| link.clone());
         self.run(scope, WHAT, move |r, s| {
             let merchant = r.get_profile(s)?.name;
@@ -136,6 +157,7 @@ impl Ops {
             return Err(ApiError::email_not_configured().with_param("to"));
         }
         let to = email_in("to", to)?;
+        self.within_hourly_limit(scope).await?;
         self.run(scope, "email", move |r, s| {
             let merchant = r.get_profile(s)?.name;
             r.queue_notice(NewNotice::test(locale, s.account_id, to, &merchant))

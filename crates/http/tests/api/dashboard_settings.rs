@@ -71,12 +71,17 @@ async fn keys_are_made_shown_once_work_on_the_api_and_need_the_password_again(h:
     assert!(r.text().contains("id=\"rate_per_minute-error\""));
     assert_eq!(h.db.store.list_keys(h.account).unwrap().len(), before);
 
-    // A read-only key for invoices: shown once, works on the API as its scopes say.
+    // A read-only key for invoices (with "full access" left ticked: the ticked scopes win):
+    // shown once, works on the API as its scopes say.
     let r = send_raw(
         &app,
         owner.post(
             "/dashboard/settings/keys",
-            &[("scope", "invoices:read"), ("rate_per_minute", "120")],
+            &[
+                ("all", "1"),
+                ("scope", "invoices:read"),
+                ("rate_per_minute", "120"),
+            ],
         ),
     )
     .await;
@@ -761,6 +766,26 @@ async fn the_logo_and_the_test_email_from_the_settings(h: Harness) {
     let mail = queued_notices(&h);
     assert_eq!(mail.len(), 1);
     assert_eq!(mail[0].kind, NoticeKind::Test);
+    // Nobody sprays mail through the server: 30 an hour per account.
+    for n in 1..30 {
+        let to = format!("me{n}@example.com");
+        let r = send_raw(
+            &app,
+            owner.post("/dashboard/settings/test-email", &[("to", &to)]),
+        )
+        .await;
+        assert_eq!(r.status, 303, "{n}");
+    }
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/settings/test-email",
+            &[("to", "one@example.com")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 429);
+    assert_eq!(queued_notices(&h).len(), 29);
 
     // Staff: refused, nothing changed.
     let staff = sign_in(&app, "staff@example.com").await;
@@ -775,6 +800,51 @@ async fn the_logo_and_the_test_email_from_the_settings(h: Harness) {
     assert!(queued_notices(&h).is_empty());
     let none = call!(&app, h.req(Method::GET, "/api/v1/account/logo"));
     assert_eq!(none.status, 404);
+}
+
+/// A removed owner's pending invitations go with them.
+async fn a_removed_owners_invitations_are_withdrawn(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "leaving@example.com", Role::Owner);
+    let leaving = sign_in(&app, "leaving@example.com").await;
+    let r = send_raw(
+        &app,
+        leaving.post(
+            "/dashboard/settings/people/invite",
+            &[("email", "second-mailbox@example.com"), ("role", "owner")],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "the link shown (no mail here): {}", r.text());
+    assert_eq!(
+        h.db.store
+            .list_invitations(h.account, Utc::now())
+            .unwrap()
+            .len(),
+        1
+    );
+    let owner = sign_in(&app, "owner@example.com").await;
+    let gone =
+        h.db.store
+            .find_user_by_email(&UserEmail::parse("leaving@example.com").unwrap())
+            .unwrap()
+            .unwrap();
+    let r = send_raw(
+        &app,
+        owner.post(
+            &format!("/dashboard/settings/people/{}/remove", gone.id.0),
+            &[],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    assert!(h
+        .db
+        .store
+        .list_invitations(h.account, Utc::now())
+        .unwrap()
+        .is_empty());
 }
 
 /// Every settings post a staff member or viewer might forge: 403, and nothing changes.
@@ -865,12 +935,15 @@ http_tests!(
     a_reset_link_is_emailed_only_to_members_works_once_and_expires,
     the_logo_and_the_test_email_from_the_settings,
     only_owners_change_settings,
+    a_removed_owners_invitations_are_withdrawn,
 );
 
 /// The secret a set-up page shows.
 fn secret_on(page: &str) -> TotpSecret {
-    let secret = value_after(page, "name=\"secret\" value=\"").expect("a secret to scan");
-    TotpSecret::parse(&secret).unwrap()
+    let start = "id=\"secret\">";
+    let at = page.find(start).expect("a secret to scan") + start.len();
+    let secret = &page[at..at + page[at..].find('<').unwrap()];
+    TotpSecret::parse(secret).unwrap()
 }
 
 async fn code_step<S, B>(app: &S, s: &Session, code: &str) -> u16
@@ -954,10 +1027,21 @@ async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h:
     let enable = |code: String| {
         owner.post(
             "/dashboard/account/two-step/enable",
-            &[("secret", secret.base32()), ("code", code.as_str())],
+            &[("code", code.as_str())],
         )
     };
     let r = send_raw(&app, enable(wrong.to_string())).await;
+    assert_eq!(r.status, 422);
+    // A secret of the page's choosing is never the one set up.
+    let chosen = TotpSecret::parse("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let r = send_raw(
+        &app,
+        owner.post(
+            "/dashboard/account/two-step/enable",
+            &[("secret", chosen.base32()), ("code", &chosen.code_at(now))],
+        ),
+    )
+    .await;
     assert_eq!(r.status, 422);
     let r = send_raw(&app, enable(secret.code_at(now))).await;
     assert_eq!(r.status, 200, "{}", r.text());
@@ -974,6 +1058,9 @@ async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h:
             .unwrap()
             .id;
     assert_eq!(h.db.store.recovery_codes_left(owner_id).unwrap(), 10);
+    // On already: it cannot be re-keyed with the password alone.
+    let r = send_raw(&app, enable(secret.code_at(now + Duration::seconds(30)))).await;
+    assert_eq!(r.status, 409);
 
     // The next sign-in asks for a code: wrong, reused or expired codes are refused.
     let s = password_only(&app, "owner@example.com").await;

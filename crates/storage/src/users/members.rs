@@ -5,7 +5,7 @@
 use super::{find_user, load_user, parse_role, UserRow};
 use crate::connection::AnyConnection;
 use crate::rows::{now_db, returning};
-use crate::schema::{accounts, memberships, user_sessions, users};
+use crate::schema::{accounts, memberships, user_sessions, user_tokens, users};
 use crate::store::TxError;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -193,6 +193,13 @@ pub(super) fn remove(
     let current = role_in(conn, account, user)?.ok_or(RepoError::NotFound)?;
     keep_an_owner(conn, account, current)?;
     diesel::delete(memberships::table.find((account.0, user.0))).execute(conn)?;
+    // What they invited is theirs to vouch for: it goes with them.
+    diesel::delete(
+        user_tokens::table
+            .filter(user_tokens::account_id.eq(account.0))
+            .filter(user_tokens::invited_by.eq(user.0)),
+    )
+    .execute(conn)?;
     diesel::delete(
         user_sessions::table
             .filter(user_sessions::user_id.eq(user.0))

@@ -273,6 +273,10 @@ impl UserRepository for Store {
         self.read(|conn| second_factor::codes_left(conn, user))
     }
 
+    fn pending_totp(&self, session: SessionId, fresh: &TotpSecret) -> RepoResult<TotpSecret> {
+        self.write(|conn| sessions::pending_totp(conn, session, fresh))
+    }
+
     fn confirm_second_factor(&self, session: SessionId, at: DateTime<Utc>) -> RepoResult<Session> {
         self.write(|conn| sessions::confirm_second_factor(conn, session, at))
     }

@@ -4,7 +4,7 @@
 
 use crate::connection::AnyConnection;
 use crate::rows::to_db;
-use crate::schema::{accounts, recovery_codes, users};
+use crate::schema::{accounts, recovery_codes, user_sessions, users};
 use crate::store::TxError;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -42,6 +42,9 @@ pub(super) fn enable(
     if changed == 0 {
         return Err(RepoError::NotFound.into());
     }
+    diesel::update(user_sessions::table.filter(user_sessions::user_id.eq(user.0)))
+        .set(user_sessions::pending_totp.eq(None::<String>))
+        .execute(conn)?;
     replace_codes(conn, user, hashes)
 }
 

@@ -169,6 +169,30 @@ pub(super) fn confirm_password(
     )
 }
 
+/// The secret being set up in this session: the one kept, else `fresh`, kept from now on.
+pub(super) fn pending_totp(
+    conn: &mut AnyConnection,
+    id: SessionId,
+    fresh: &invoicing_domain::user::TotpSecret,
+) -> Result<invoicing_domain::user::TotpSecret, TxError> {
+    diesel::update(
+        user_sessions::table
+            .find(id.0)
+            .filter(user_sessions::pending_totp.is_null()),
+    )
+    .set(user_sessions::pending_totp.eq(Some(fresh.base32())))
+    .execute(conn)?;
+    let kept: Option<String> = user_sessions::table
+        .find(id.0)
+        .select(user_sessions::pending_totp)
+        .first(conn)
+        .optional()?
+        .ok_or(RepoError::NotFound)?;
+    kept.as_deref()
+        .and_then(invoicing_domain::user::TotpSecret::parse)
+        .ok_or_else(|| RepoError::Internal(format!("session {id}: a bad pending secret")).into())
+}
+
 pub(super) fn confirm_second_factor(
     conn: &mut AnyConnection,
     id: SessionId,

@@ -196,13 +196,15 @@ fn request(typed: &Typed) -> Result<KeyRequest, ApiError> {
             }
         },
     };
-    let scopes = if typed.all {
+    // Ticked scopes win over "full access" (ticked by default): the narrower key is the one
+    // asked for.
+    let scopes = if !typed.scopes.is_empty() {
+        typed.scopes.join(",")
+    } else if typed.all {
         "*".to_string()
-    } else if typed.scopes.is_empty() {
+    } else {
         v.push("scopes", "tick at least one, or all access");
         String::new()
-    } else {
-        typed.scopes.join(",")
     };
     if !v.is_empty() {
         return Err(v.into());
