@@ -226,7 +226,7 @@ where
     Fut: std::future::Future<Output = Result<Page<T>, ApiError>> + 'static,
 {
     if !csv {
-        let page = list(std::rc::Rc::new(ops), query.to_string()).await?;
+        let page = list(std::rc::Rc::new(ops), without_format(query)).await?;
         return Ok(HttpResponse::Ok().json(page));
     }
     let query = without_format(query);

@@ -394,7 +394,7 @@ fn slot<'a>(
 }
 
 /// Three statements for the range (invoiced, credited, collected, by day), then what was owed
-/// at each period's end, one statement per period.
+/// at the end of each period with activity and of the last one, a statement each.
 fn revenue(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -420,9 +420,22 @@ fn revenue(
     for (code, day, paid, _) in sums(conn, scope, COLLECTED, from, until)? {
         slot(&mut out, interval, &code, day)?.collected_cents += paid;
     }
-    for (start, end) in &periods {
-        for (code, owed) in owed(conn, scope, *end)? {
-            slot(&mut out, interval, &code, *start)?.outstanding_cents += owed;
+    // What was owed at a period's end, for the periods where something happened and the last:
+    // a quiet period owes what the one before it did, and a range of centuries costs no more
+    // statements than its activity.
+    let mut ends: Vec<(NaiveDate, NaiveDate)> = periods
+        .iter()
+        .filter(|(start, _)| out.iter().any(|r| r.period_start == *start))
+        .copied()
+        .collect();
+    if let Some(last) = periods.last() {
+        if !ends.contains(last) {
+            ends.push(*last);
+        }
+    }
+    for (start, end) in ends {
+        for (code, owed) in owed(conn, scope, end)? {
+            slot(&mut out, interval, &code, start)?.outstanding_cents += owed;
         }
     }
     out.sort_by(|a, b| {

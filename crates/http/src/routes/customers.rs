@@ -46,7 +46,7 @@ pub async fn create(
         ("q" = Option<String>, Query, min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "Search: customers whose name or email contains this text (any case); 1 to 100 characters, no control characters"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
-        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
     responses((status = 200, description = "A page of customers; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
         content((CustomerList = "application/json"), (String = "text/csv")))),

@@ -36,7 +36,7 @@ pub async fn create(
         ("active" = Option<bool>, Query, description = "true: the catalog on offer; false: archived products"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
-        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks)"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
     responses((status = 200, description = "A page of products; or, asked for CSV, every matching one (UTF-8 with a byte-order mark, amounts as `_cents` and decimals)",
         content((ProductList = "application/json"), (String = "text/csv")))),

@@ -22,7 +22,7 @@ crate::page_schema! {
         ("as_of" = Option<String>, Query, format = Date, description = "The day to age at (default today, UTC)"),
         ("page" = Option<u32>, Query, description = "Page of the per-customer rows, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
-        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks): a row per currency (all customers), then every customer's rows"),
+        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks): a row per currency (all customers), then every customer's rows; anything else: JSON"),
     ),
     responses((status = 200, description = "The aging report",
         content((crate::ops::AgingReport = "application/json"), (String = "text/csv")))),
@@ -36,7 +36,9 @@ pub async fn aging(
     if csv_export::wanted(&req) {
         return aging_csv(req.query_string(), ops).await;
     }
-    let report = ops.aging_report(req.query_string()).await?;
+    let report = ops
+        .aging_report(&csv_export::without_format(req.query_string()))
+        .await?;
     Ok(HttpResponse::Ok().json(report))
 }
 
@@ -124,9 +126,9 @@ fn aging_row(r: &AgingCsvRow) -> Vec<Cell> {
 #[utoipa::path(get, path = "/api/v1/reports/revenue", tag = "reports",
     params(
         ("from" = String, Query, format = Date, description = "First day"),
-        ("to" = String, Query, format = Date, description = "Last day (at most 3,660 days after `from`)"),
-        ("interval" = Option<String>, Query, description = "`month` (default), `quarter` or `year`"),
-        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks)"),
+        ("to" = String, Query, format = Date, description = "Last day (before `from`: nothing)"),
+        ("interval" = Option<invoicing_domain::report::ReportInterval>, Query, description = "`month` (default), `quarter` or `year`"),
+        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
     responses((status = 200, description = "The revenue report",
         content((crate::ops::RevenueReport = "application/json"), (String = "text/csv")))),
@@ -180,8 +182,8 @@ pub(crate) fn revenue_csv(report: &crate::ops::RevenueReport) -> Result<HttpResp
 #[utoipa::path(get, path = "/api/v1/reports/tax", tag = "reports",
     params(
         ("from" = String, Query, format = Date, description = "First day"),
-        ("to" = String, Query, format = Date, description = "Last day (at most 3,660 days after `from`)"),
-        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks)"),
+        ("to" = String, Query, format = Date, description = "Last day (before `from`: nothing)"),
+        ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
     responses((status = 200, description = "The tax report",
         content((crate::ops::TaxReport = "application/json"), (String = "text/csv")))),
@@ -245,7 +247,10 @@ pub async fn statement(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let statement = Ops::for_key(&state, &auth)
-        .statement(crate::path_id::Id::parse(&id), req.query_string())
+        .statement(
+            crate::path_id::Id::parse(&id),
+            &csv_export::without_format(req.query_string()),
+        )
         .await?;
     Ok(HttpResponse::Ok().json(statement))
 }
