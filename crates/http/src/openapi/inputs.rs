@@ -444,6 +444,13 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         text(0, invoicing_domain::credit_note::MEMO_MAX),
     );
     email_input(schemas);
+    // A statement's currency is one the server knows, as a document's is.
+    let statement = &mut doc["paths"]["/api/v1/customers/{id}/statement"]["get"]["parameters"];
+    for param in statement.as_array_mut().into_iter().flatten() {
+        if param["name"] == "currency" {
+            param["schema"] = json!({"type": "string", "enum": currencies});
+        }
+    }
     // Every string a body carries refuses control and bidirectional characters (`body.rs`
     // checks all of them, whatever the field).
     refuse_controls(doc);
