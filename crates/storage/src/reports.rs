@@ -322,13 +322,20 @@ struct Owed {
 }
 
 /// Owed at `until`: what invoices sent before it (and not cancelled by then) came to, less
-/// what was verified as paid and credited on each before it, never below zero per invoice.
+/// what was verified as paid and credited on each before it, never below zero per invoice; by
+/// currency, or of one customer in one currency (`only`).
 fn owed(
     conn: &mut AnyConnection,
     scope: Scope,
-    until: NaiveDate,
+    until: chrono::NaiveDateTime,
+    only: Option<(i64, &str)>,
 ) -> Result<Vec<(String, i64)>, TxError> {
     let due = "i.total_cents - COALESCE(p.paid, 0) - COALESCE(n.credited, 0)";
+    let of_one = if only.is_some() {
+        "AND i.customer_id = $11 AND i.currency = $12"
+    } else {
+        ""
+    };
     let sql = format!(
         "SELECT i.currency AS currency, \
            CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a \
@@ -340,22 +347,23 @@ fn owed(
            WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
            GROUP BY invoice_id) n ON n.invoice_id = i.id \
          WHERE i.account_id = $7 AND i.livemode = $8 AND i.status <> 'draft' AND i.sent_at < $9 \
-           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) \
+           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) {of_one} \
          GROUP BY i.currency"
     );
-    let at = until.and_hms_opt(0, 0, 0).unwrap_or_default();
-    let rows: Vec<Owed> = diesel::sql_query(sql)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(at)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(at)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(at)
-        .bind::<Timestamp, _>(at)
-        .load(conn)?;
+    let mut q = diesel::sql_query(sql).into_boxed();
+    for _ in 0..3 {
+        q = q
+            .bind::<BigInt, _>(scope.account_id.0)
+            .bind::<Bool, _>(scope.livemode())
+            .bind::<Timestamp, _>(until);
+    }
+    q = q.bind::<Timestamp, _>(until);
+    if let Some((customer, code)) = only {
+        q = q
+            .bind::<BigInt, _>(customer)
+            .bind::<Text, _>(code.to_string());
+    }
+    let rows: Vec<Owed> = q.load(conn)?;
     Ok(rows
         .into_iter()
         .map(|r| (r.currency, r.a.unwrap_or(0)))
@@ -434,7 +442,8 @@ fn revenue(
         }
     }
     for (start, end) in ends {
-        for (code, owed) in owed(conn, scope, end)? {
+        let at = end.and_hms_opt(0, 0, 0).unwrap_or_default();
+        for (code, owed) in owed(conn, scope, at, None)? {
             slot(&mut out, interval, &code, start)?.outstanding_cents += owed;
         }
     }
@@ -497,7 +506,9 @@ fn statement(
     let (from, end) = (at(range.from), at(range.end()));
     let day = |t: chrono::NaiveDateTime| t.date();
     let code = money.code();
-    let opening = owed_by(conn, scope, customer, code, from)?;
+    let opening = owed(conn, scope, from, Some((customer, code)))?
+        .first()
+        .map_or(0, |(_, a)| *a);
     let mut items: Vec<StatementItem> = Vec::new();
     let sent: Vec<(i64, String, i64, Option<chrono::NaiveDateTime>)> = scoped!(invoices, scope)
         .filter(invoices::customer_id.eq(customer))
@@ -580,45 +591,4 @@ fn statement(
     .load(conn)?;
     let aging = aging.first().map(AgingRow::amounts).unwrap_or_default();
     Ok((opening, items, aging))
-}
-
-/// What `customer` owed in `code` at `until`, as [`owed`] counts it.
-fn owed_by(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    customer: i64,
-    code: &str,
-    until: chrono::NaiveDateTime,
-) -> Result<i64, TxError> {
-    let due = "i.total_cents - COALESCE(p.paid, 0) - COALESCE(n.credited, 0)";
-    let sql = format!(
-        "SELECT i.currency AS currency, \
-           CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a \
-         FROM invoices i \
-         LEFT JOIN (SELECT invoice_id, SUM(amount_cents) AS paid FROM payments \
-           WHERE account_id = $1 AND livemode = $2 AND status = 'verified' AND verified_at < $3 \
-           GROUP BY invoice_id) p ON p.invoice_id = i.id \
-         LEFT JOIN (SELECT invoice_id, SUM(total_cents) AS credited FROM credit_notes \
-           WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
-           GROUP BY invoice_id) n ON n.invoice_id = i.id \
-         WHERE i.account_id = $7 AND i.livemode = $8 AND i.status <> 'draft' AND i.sent_at < $9 \
-           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) \
-           AND i.customer_id = $11 AND i.currency = $12 \
-         GROUP BY i.currency"
-    );
-    let rows: Vec<Owed> = diesel::sql_query(sql)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(until)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(until)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(until)
-        .bind::<BigInt, _>(customer)
-        .bind::<Text, _>(code)
-        .load(conn)?;
-    Ok(rows.first().and_then(|r| r.a).unwrap_or(0))
 }
