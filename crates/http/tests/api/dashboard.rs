@@ -95,25 +95,51 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
+    sign_in_with(app, email, PASSWORD).await
+}
+
+/// Signed in with `password`, on to the home screen.
+pub(crate) async fn sign_in_with<S, B>(app: &S, email: &str, password: &str) -> Session
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let mut s = password_step(app, email, password).await;
+    let home = send_raw(app, s.get("/dashboard")).await;
+    assert_eq!(home.status, 200, "{}", home.text());
+    s.csrf = csrf_in(&home.text());
+    s
+}
+
+/// The session a right password starts, whatever the second factor asks next (no CSRF token
+/// read yet).
+pub(crate) async fn password_step<S, B>(app: &S, email: &str, password: &str) -> Session
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
     let r = send_raw(
         app,
         form(
             browser(Method::POST, "/dashboard/login"),
-            &[("email", email), ("password", PASSWORD)],
+            &[("email", email), ("password", password)],
         ),
     )
     .await;
     assert_eq!(r.status, 303, "{}", r.text());
     let set = cookie_of(&r).expect("a session cookie");
-    let cookie = set["__Host-session=".len()..set.find(';').unwrap()].to_string();
-    let mut s = Session {
-        cookie,
+    Session {
+        cookie: set["__Host-session=".len()..set.find(';').unwrap()].to_string(),
         csrf: String::new(),
-    };
-    let home = send_raw(app, s.get("/dashboard")).await;
-    assert_eq!(home.status, 200, "{}", home.text());
-    s.csrf = csrf_in(&home.text());
-    s
+    }
 }
 
 async fn signing_in_sets_a_host_cookie_and_a_new_token_each_time(h: Harness) {

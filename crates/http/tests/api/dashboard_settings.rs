@@ -4,7 +4,9 @@
 //! everyone but owners with nothing changed.
 
 use crate::common::*;
-use crate::dashboard::{browser, form, member, sign_in, Session, PASSWORD};
+use crate::dashboard::{
+    browser, form, member, password_step, sign_in, sign_in_with, Session, PASSWORD,
+};
 use actix_web::http::Method;
 use actix_web::test::init_service;
 use chrono::{Duration, Utc};
@@ -518,7 +520,7 @@ async fn an_invitation_works_once_for_its_account_and_people_can_be_changed(h: H
     assert_eq!(r.status, 303, "{}", r.text());
 
     // Roles: changed; the last owner is kept; a removed member's sessions end at once.
-    let pat_session = sign_in_as(&app, "pat@example.com", new_password).await;
+    let pat_session = sign_in_with(&app, "pat@example.com", new_password).await;
     let r = send_raw(
         &app,
         owner.post(
@@ -581,35 +583,6 @@ async fn an_invitation_works_once_for_its_account_and_people_can_be_changed(h: H
     assert_eq!(r.status, 404);
 }
 
-async fn sign_in_as<S, B>(app: &S, email: &str, password: &str) -> Session
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
-    let r = send_raw(
-        app,
-        form(
-            browser(Method::POST, "/dashboard/login"),
-            &[("email", email), ("password", password)],
-        ),
-    )
-    .await;
-    assert_eq!(r.status, 303, "{}", r.text());
-    let set = crate::dashboard::cookie_of(&r).unwrap();
-    let cookie = set["__Host-session=".len()..set.find(';').unwrap()].to_string();
-    let mut s = Session {
-        cookie,
-        csrf: String::new(),
-    };
-    let home = send_raw(app, s.get("/dashboard")).await;
-    s.csrf = crate::dashboard::csrf_in(&home.text());
-    s
-}
-
 async fn a_reset_link_is_emailed_only_to_members_works_once_and_expires(h: Harness) {
     let h = Harness::mailing(h.db.backend()).unwrap_or(h);
     let app = app!(h);
@@ -645,7 +618,7 @@ async fn a_reset_link_is_emailed_only_to_members_works_once_and_expires(h: Harne
     };
     assert_eq!(send_raw(&app, set()).await.status, 303);
     assert_eq!(send_raw(&app, set()).await.status, 422, "once");
-    sign_in_as(&app, "owner@example.com", new).await;
+    sign_in_with(&app, "owner@example.com", new).await;
 
     // A reset link is dead after 30 minutes.
     let late = SecretToken::generate(&mut rand::rngs::OsRng);
@@ -971,20 +944,7 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
-    let r = send_raw(
-        app,
-        form(
-            browser(Method::POST, "/dashboard/login"),
-            &[("email", email), ("password", PASSWORD)],
-        ),
-    )
-    .await;
-    let set = crate::dashboard::cookie_of(&r).unwrap();
-    let cookie = set["__Host-session=".len()..set.find(';').unwrap()].to_string();
-    let mut s = Session {
-        cookie,
-        csrf: String::new(),
-    };
+    let mut s = password_step(app, email, PASSWORD).await;
     let home = send_raw(app, s.get("/dashboard")).await;
     assert_eq!(home.status, 303);
     assert!(home.header("location").starts_with("/dashboard/login/code"));
@@ -1104,7 +1064,7 @@ async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h:
     )
     .await;
     assert_eq!(r.status, 303, "{}", r.text());
-    let staff = sign_in_as_any_stage(&app, "staff@example.com").await;
+    let staff = password_step(&app, "staff@example.com", PASSWORD).await;
     let r = send_raw(&app, staff.get("/dashboard/invoices")).await;
     assert_eq!(r.status, 303);
     assert_eq!(r.header("location"), "/dashboard/account/two-step");
@@ -1140,31 +1100,6 @@ async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h:
     let r = send_raw(&app, staff.post("/dashboard/settings/people/two-step", &[])).await;
     assert_eq!(r.status, 403);
     assert!(h.db.store.account_requires_totp(h.account).unwrap());
-}
-
-/// Signed in with the password, whatever the second factor asks next.
-async fn sign_in_as_any_stage<S, B>(app: &S, email: &str) -> Session
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
-    let r = send_raw(
-        app,
-        form(
-            browser(Method::POST, "/dashboard/login"),
-            &[("email", email), ("password", PASSWORD)],
-        ),
-    )
-    .await;
-    let set = crate::dashboard::cookie_of(&r).unwrap();
-    Session {
-        cookie: set["__Host-session=".len()..set.find(';').unwrap()].to_string(),
-        csrf: String::new(),
-    }
 }
 
 mod second_factor {
