@@ -8,7 +8,8 @@ use invoicing_domain::credit_note::CreditNoteId;
 use invoicing_domain::email::{EmailJob, EmailKind, EmailSubject, SendOutcome};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::ports::{
-    CreditNoteRepository, EmailQueue, InvoiceRepository, QuotationRepository, RepoError, RepoResult,
+    CreditNoteRepository, EmailQueue, InvoiceRepository, QuotationRepository, RepoError,
+    RepoResult, ReportRepository,
 };
 use invoicing_domain::quotation::QuotationId;
 use invoicing_domain::webhook_delivery::RetrySchedule;
@@ -93,6 +94,14 @@ impl MailRunner {
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
                     (render::credit_note_document(shown), reply_to, None)
+                }),
+            EmailSubject::Statement(of) => self
+                .store
+                .statement(job.scope, of.customer, of.currency, of.range)
+                .map(|shown| {
+                    let reply_to = shown.parties.issuer.email.clone();
+                    let today = Utc::now().date_naive();
+                    (render::statement_document(shown, today), reply_to, None)
                 }),
         };
         let (document, reply_to, paid_on) = match loaded {

@@ -228,6 +228,62 @@ fn an_invoice_email_reaches_the_customer_in_their_language() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_statement_email_arrives_with_its_pdf() {
+    let dir = data_dir("mail-statement");
+    let sink = Sink::start(&dir.join("mail"));
+    let url = sink.plain_url();
+    let server = start_with(&dir, &env(&url, &[]));
+    let api = Api::new(&server, &dir, &server.printed_key().unwrap());
+    let inv = german_invoice(&api);
+    let id = inv["id"].as_i64().unwrap();
+    let number = inv["invoice_number"].as_str().unwrap().to_string();
+    let customer = inv["customer_id"].as_i64().unwrap();
+    api.ok("POST", &format!("/invoices/{id}/send"), None);
+    let queued = api.ok(
+        "POST",
+        &format!("/customers/{customer}/statement/email"),
+        Some(json!({"email": {"message": "Ihr Kontoauszug zum Jahresende."}})),
+    );
+    assert_eq!(queued["kind"], "statement");
+    let raw = smtp::wait_for(&sink.maildir, 1, 30).remove(0);
+    let m = MessageParser::default().parse(&raw).unwrap();
+    let reference = format!(
+        "ST-{customer}-{}",
+        chrono::Utc::now().date_naive().format("%Y%m%d")
+    );
+    assert_eq!(
+        m.subject(),
+        Some(format!("Kontoauszug {reference} von Default").as_str())
+    );
+    assert_eq!(
+        m.to().and_then(|a| a.first()).unwrap().address(),
+        Some("juergen@example.de")
+    );
+    let text = m.body_text(0).unwrap().to_string();
+    assert!(
+        text.starts_with("Ihr Kontoauszug zum Jahresende."),
+        "{text}"
+    );
+    assert!(text.contains("Guten Tag Jürgen Groß"), "{text}");
+    assert!(text.contains("297,50"), "the closing balance: {text}");
+    let pdf = m
+        .attachments()
+        .find(|p| p.attachment_name() == Some(&format!("{reference}.pdf")))
+        .expect("the statement's PDF attached");
+    let words = pdf_text(pdf.contents());
+    for needle in ["Kontoauszug", "Endsaldo", number.as_str(), "297,50"] {
+        assert!(words.contains(needle), "{needle:?} missing from:\n{words}");
+    }
+    let e = wait_email(&api, queued["id"].as_i64().unwrap(), 30, |e| {
+        e["status"] == "sent"
+    });
+    assert_eq!(e["customer_id"], customer);
+    assert!(server.stop().success());
+    sink.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A CA, and a certificate for `localhost` it signed, as PEM files in `dir`.
 fn test_ca(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let ca_key = rcgen::KeyPair::generate().unwrap();

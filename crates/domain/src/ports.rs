@@ -30,8 +30,8 @@ use crate::recurring::{
     NewRecurring, RecurringFilter, RecurringId, RecurringInvoice, RecurringPatch, RecurringStatus,
 };
 use crate::report::{
-    AgingAmounts, AgingByCurrency, AgingByCustomer, DateRange, ReportInterval, RevenuePeriod,
-    StatementItem, TaxLine,
+    AgingByCurrency, AgingByCustomer, DateRange, ReportInterval, RevenuePeriod, StatementShown,
+    TaxLine,
 };
 use crate::tenant::{AccountId, Environment, Scope};
 use crate::user::{
@@ -412,16 +412,16 @@ pub trait ReportRepository {
         range: DateRange,
         interval: ReportInterval,
     ) -> RepoResult<Vec<RevenuePeriod>>;
-    /// A customer's statement in one currency: the balance owed at the range's start, the
-    /// invoices sent, payments verified and credit notes made in it, and the aging of what is
-    /// owed now.
+    /// A customer's statement in one currency (`None`: the account's default): the balance
+    /// owed at the range's start, the invoices sent, payments verified and credit notes made in
+    /// it, and the aging of what is owed now; with the parties as they are now, to print it.
     fn statement(
         &self,
         scope: Scope,
         customer: CustomerId,
-        currency: Currency,
+        currency: Option<Currency>,
         range: DateRange,
-    ) -> RepoResult<(i64, Vec<StatementItem>, AgingAmounts)>;
+    ) -> RepoResult<StatementShown>;
 }
 
 /// Mail to people rather than customers (invitations, password resets, test emails).

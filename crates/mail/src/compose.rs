@@ -96,11 +96,15 @@ fn standard_text(l: &Letter<'_>) -> String {
     let t = d.locale;
     let money = |m: Money| t.money(m, d.currency);
     let date = |day: Option<NaiveDate>| day.map(|x| t.date(x)).unwrap_or_default();
-    let due = d.totals.due.unwrap_or(d.totals.total);
+    let due = d.amount_due().unwrap_or(d.total());
     let amount = match l.kind {
-        EmailKind::Receipt => d.totals.paid.unwrap_or(d.totals.total),
-        _ => d.totals.total,
+        EmailKind::Receipt => d.amount_paid().unwrap_or(d.total()),
+        _ => d.total(),
     };
+    let period = d
+        .period()
+        .map(|(from, to)| format!("{} – {}", t.date(from), t.date(to)))
+        .unwrap_or_default();
     // A reminder before the due date says "is due", on or after it "was due".
     let before_due = l.kind == EmailKind::Reminder
         && d.due_date
@@ -126,6 +130,7 @@ fn standard_text(l: &Letter<'_>) -> String {
             ("due_date", &date(d.due_date)),
             ("valid_until", &date(d.valid_until)),
             ("date", &date(l.paid_on)),
+            ("period", &period),
             ("link", d.payment_link.as_deref().unwrap_or_default()),
         ],
     )
@@ -135,9 +140,20 @@ fn standard_text(l: &Letter<'_>) -> String {
 fn summary(l: &Letter<'_>) -> Vec<(&'static str, String)> {
     let d = l.document;
     let t = d.locale;
+    if let Some((from, to)) = d.period() {
+        let period = format!("{} – {}", t.date(from), t.date(to));
+        return vec![
+            (t.text("field.number"), d.number.clone()),
+            (t.text("statement.period"), period),
+            (
+                t.text("statement.closing_balance"),
+                t.money(d.total(), d.currency),
+            ),
+        ];
+    }
     let mut rows = vec![
         (t.text("field.number"), d.number.clone()),
-        (t.text("totals.total"), t.money(d.totals.total, d.currency)),
+        (t.text("totals.total"), t.money(d.total(), d.currency)),
     ];
     if let Some(due) = d.due_date {
         rows.push((t.text("field.due_date"), t.date(due)));
@@ -145,7 +161,7 @@ fn summary(l: &Letter<'_>) -> Vec<(&'static str, String)> {
     if let Some(until) = d.valid_until {
         rows.push((t.text("field.valid_until"), t.date(until)));
     }
-    if let Some(due) = d.totals.due {
+    if let Some(due) = d.amount_due() {
         rows.push((t.text("totals.amount_due"), t.money(due, d.currency)));
     }
     rows
@@ -227,7 +243,7 @@ pub fn compose(sender: &Sender, l: Letter<'_>, message_id: &str) -> Result<Messa
 mod tests {
     use super::*;
     use invoicing_domain::currency::Currency;
-    use invoicing_render::{DocumentKind, Locale, Party, Totals};
+    use invoicing_render::{Body, DocumentKind, Locale, Party, Totals};
 
     fn quotation() -> Document {
         let money = |m| Money::new(m).unwrap();
@@ -248,14 +264,16 @@ mod tests {
                 name: "Pat".into(),
                 ..Default::default()
             },
-            lines: Vec::new(),
-            totals: Totals {
-                subtotal: money(123_450),
-                taxes: Vec::new(),
-                total: money(123_450),
-                credited: None,
-                paid: None,
-                due: None,
+            body: Body::Lines {
+                lines: Vec::new(),
+                totals: Totals {
+                    subtotal: money(123_450),
+                    taxes: Vec::new(),
+                    total: money(123_450),
+                    credited: None,
+                    paid: None,
+                    due: None,
+                },
             },
             payment_instructions: None,
             payment_link: Some("https://billing.example.com/quote/QUO-2026-000007?token=t".into()),

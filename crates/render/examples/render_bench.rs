@@ -8,7 +8,9 @@ use chrono::NaiveDate;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
-use invoicing_render::{render_pdf, Document, DocumentKind, Line, Locale, Mark, Party, Totals};
+use invoicing_render::{
+    render_pdf, Body, Document, DocumentKind, Line, Locale, Mark, Party, Totals,
+};
 
 fn party(name: &str) -> Party {
     Party {
@@ -71,14 +73,16 @@ fn invoice_with(n: usize, description: impl Fn(i64) -> String) -> Document {
         logo: None,
         brand_color: Some([0x0f, 0x76, 0x6e]),
         buyer: party("Kunde"),
-        lines,
-        totals: Totals {
-            subtotal: money(subtotal),
-            taxes: vec![(TaxRate::from_thousandths(19_000).unwrap(), money(tax))],
-            total: money(subtotal + tax),
-            credited: None,
-            paid: None,
-            due: Some(money(subtotal + tax)),
+        body: Body::Lines {
+            lines,
+            totals: Totals {
+                subtotal: money(subtotal),
+                taxes: vec![(TaxRate::from_thousandths(19_000).unwrap(), money(tax))],
+                total: money(subtotal + tax),
+                credited: None,
+                paid: None,
+                due: Some(money(subtotal + tax)),
+            },
         },
         payment_instructions: Some("IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX".into()),
         payment_link: Some("https://pay.example.com/i/INV-2025-0042".into()),

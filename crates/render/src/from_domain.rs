@@ -1,7 +1,7 @@
 //! The render layer's document built from what a document's page shows (with its kept
 //! parties and logo), so the API, the public pages and email attach the same PDF.
 
-use crate::{Document, DocumentKind, Line, Mark, Party, Totals};
+use crate::{Body, Document, DocumentKind, Line, Mark, Party, Statement, Totals};
 use invoicing_domain::credit_note::PublicCreditNote;
 use invoicing_domain::customer::Address;
 use invoicing_domain::decimal::TaxRate;
@@ -14,10 +14,11 @@ use invoicing_domain::parties::{country_in, street_lines, Issuer, Recipient};
 use invoicing_domain::profile::BrandColor;
 use invoicing_domain::quotation::PublicQuotation;
 use invoicing_domain::quotation_status::QuotationStatus;
+use invoicing_domain::report::StatementShown;
 use std::collections::BTreeMap;
 
 /// Stored amounts are always in range; zero is the harmless reading if one were not.
-fn money(minor: i64) -> Money {
+pub(crate) fn money(minor: i64) -> Money {
     Money::new(minor).unwrap_or(Money::ZERO)
 }
 
@@ -136,15 +137,17 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
         logo: p.logo,
         brand_color: brand(&p.parties.issuer),
         buyer: buyer(&p.parties.recipient, locale),
-        totals: Totals {
-            subtotal: money(inv.subtotal_cents),
-            taxes: taxes(&inv.line_items),
-            total: money(inv.total_cents),
-            credited,
-            paid,
-            due: Some(money(inv.amount_due_cents)),
+        body: Body::Lines {
+            lines: lines(&inv.line_items),
+            totals: Totals {
+                subtotal: money(inv.subtotal_cents),
+                taxes: taxes(&inv.line_items),
+                total: money(inv.total_cents),
+                credited,
+                paid,
+                due: Some(money(inv.amount_due_cents)),
+            },
         },
-        lines: lines(&inv.line_items),
         payment_instructions: p.parties.issuer.payment_instructions.clone(),
         // A draft has no public page yet: its link would open nothing.
         payment_link: (inv.status != InvoiceStatus::Draft).then_some(inv.payment_link),
@@ -174,15 +177,17 @@ pub fn quotation_document(p: PublicQuotation) -> Document {
         logo: p.logo,
         brand_color: brand(&p.parties.issuer),
         buyer: buyer(&p.parties.recipient, locale),
-        totals: Totals {
-            subtotal: money(q.subtotal_cents),
-            taxes: taxes(&q.line_items),
-            total: money(q.total_cents),
-            credited: None,
-            paid: None,
-            due: None,
+        body: Body::Lines {
+            lines: lines(&q.line_items),
+            totals: Totals {
+                subtotal: money(q.subtotal_cents),
+                taxes: taxes(&q.line_items),
+                total: money(q.total_cents),
+                credited: None,
+                paid: None,
+                due: None,
+            },
         },
-        lines: lines(&q.line_items),
         payment_instructions: None,
         payment_link: (q.status != QuotationStatus::Draft).then_some(q.public_url),
         notes: q.notes,
@@ -219,18 +224,55 @@ pub fn credit_note_document(p: PublicCreditNote) -> Document {
         logo: p.logo,
         brand_color: brand(&p.parties.issuer),
         buyer: buyer(&p.parties.recipient, locale),
-        totals: Totals {
-            subtotal: money(c.subtotal_cents),
-            taxes: taxes(&c.line_items),
-            total: money(c.total_cents),
-            credited: None,
-            paid: None,
-            due: None,
+        body: Body::Lines {
+            lines: lines(&c.line_items),
+            totals: Totals {
+                subtotal: money(c.subtotal_cents),
+                taxes: taxes(&c.line_items),
+                total: money(c.total_cents),
+                credited: None,
+                paid: None,
+                due: None,
+            },
         },
-        lines: lines(&c.line_items),
         payment_instructions: None,
         payment_link: Some(p.invoice_link),
         notes: Some(notes),
+        footer: p.parties.issuer.invoice_footer.clone(),
+        mark: Mark::None,
+        locale,
+    }
+}
+
+/// A customer's statement, dated `today`: the merchant and the customer as they are now, in the
+/// customer's language, the merchant's payment instructions under the closing balance.
+pub fn statement_document(p: StatementShown, today: chrono::NaiveDate) -> Document {
+    let s = p.statement;
+    let locale = p.parties.locale();
+    Document {
+        kind: DocumentKind::Statement,
+        number: s.reference(),
+        issue_date: today,
+        due_date: None,
+        valid_until: None,
+        currency: s.currency,
+        seller: seller(&p.parties.issuer, locale),
+        logo: p.logo,
+        brand_color: brand(&p.parties.issuer),
+        buyer: buyer(&p.parties.recipient, locale),
+        body: Body::Statement(Statement {
+            from: s.from,
+            to: s.to,
+            opening: money(s.opening_balance_cents),
+            entries: s.entries,
+            closing: money(s.closing_balance_cents),
+            aging: s.aging,
+        }),
+        payment_instructions: (s.closing_balance_cents > 0)
+            .then(|| p.parties.issuer.payment_instructions.clone())
+            .flatten(),
+        payment_link: None,
+        notes: None,
         footer: p.parties.issuer.invoice_footer.clone(),
         mark: Mark::None,
         locale,

@@ -1,10 +1,10 @@
-//! Turns one billing document (invoice, quotation or credit note) and the merchant's identity into
-//! PDF bytes, and does nothing else: no database, no HTTP, no file or network access. Fonts (DejaVu
-//! Sans, and Droid Sans Fallback for Chinese and Japanese; each subset on embedding) are compiled
-//! in, text is shaped and put in bidirectional order (Arabic and Hebrew right to left), texts and
-//! formats come from the domain's locale catalogues, and the same input always yields the same
-//! bytes. Every document is PDF/A-3b (the SPEC asks it of invoices and credit notes; quotations get
-//! it too, at no cost).
+//! Turns one billing document (invoice, quotation, credit note, or a customer's statement) and
+//! the merchant's identity into PDF bytes, and does nothing else: no database, no HTTP, no file
+//! or network access. Fonts (DejaVu Sans, and Droid Sans Fallback for Chinese and Japanese; each
+//! subset on embedding) are compiled in, text is shaped and put in bidirectional order (Arabic
+//! and Hebrew right to left), texts and formats come from the domain's locale catalogues, and the
+//! same input always yields the same bytes. Every document is PDF/A-3b (the SPEC asks it of
+//! invoices and credit notes; the others get it too, at no cost).
 
 mod from_domain;
 mod layout;
@@ -17,7 +17,9 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 
-pub use from_domain::{credit_note_document, invoice_document, quotation_document};
+pub use from_domain::{
+    credit_note_document, invoice_document, quotation_document, statement_document,
+};
 /// The document's language: its fixed texts come from the domain's catalogues and its amounts and
 /// dates from the domain's formatters.
 pub use invoicing_domain::locale::Locale;
@@ -25,6 +27,7 @@ pub use invoicing_domain::locale::Locale;
 /// [`render_pdf`] fail with [`RenderError::Logo`] rather than print a document without it
 /// unnoticed.
 pub use invoicing_domain::profile::{ImageKind, Logo};
+pub use invoicing_domain::report::{AgingAmounts, StatementEntry, StatementEntryKind};
 
 /// Who issues or receives the document, as printed in its address blocks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -51,6 +54,8 @@ pub enum DocumentKind {
     Invoice,
     Quotation,
     CreditNote,
+    /// A customer's statement: its body is a [`Body::Statement`].
+    Statement,
 }
 
 /// A status stamped next to the title; `None` prints nothing.
@@ -91,6 +96,27 @@ pub struct Totals {
     pub due: Option<Money>,
 }
 
+/// What is printed between the parties and the notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// Invoices, quotations and credit notes: the priced lines and their totals.
+    Lines { lines: Vec<Line>, totals: Totals },
+    /// A customer's statement (its kind is [`DocumentKind::Statement`]).
+    Statement(Statement),
+}
+
+/// A statement's figures, as the domain computed them: the balance at the start, each entry
+/// with the balance after it, the balance at the end, and the aging of what is due now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Statement {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub opening: Money,
+    pub entries: Vec<StatementEntry>,
+    pub closing: Money,
+    pub aging: AgingAmounts,
+}
+
 /// Everything printed on one document.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Document {
@@ -107,8 +133,7 @@ pub struct Document {
     /// Accent colour (RGB) for the title, table header and totals; a neutral blue if absent.
     pub brand_color: Option<[u8; 3]>,
     pub buyer: Party,
-    pub lines: Vec<Line>,
-    pub totals: Totals,
+    pub body: Body,
     /// Free text such as bank details; line breaks are kept.
     pub payment_instructions: Option<String>,
     /// Printed as text and as a QR code.
@@ -117,6 +142,40 @@ pub struct Document {
     pub footer: Option<String>,
     pub mark: Mark,
     pub locale: Locale,
+}
+
+impl Document {
+    /// The document's total; a statement's is its closing balance.
+    pub fn total(&self) -> Money {
+        match &self.body {
+            Body::Lines { totals, .. } => totals.total,
+            Body::Statement(s) => s.closing,
+        }
+    }
+
+    /// What is still to pay, when the document says; a statement's closing balance.
+    pub fn amount_due(&self) -> Option<Money> {
+        match &self.body {
+            Body::Lines { totals, .. } => totals.due,
+            Body::Statement(s) => Some(s.closing),
+        }
+    }
+
+    /// What was paid, when the document says.
+    pub fn amount_paid(&self) -> Option<Money> {
+        match &self.body {
+            Body::Lines { totals, .. } => totals.paid,
+            Body::Statement(_) => None,
+        }
+    }
+
+    /// A statement's days.
+    pub fn period(&self) -> Option<(NaiveDate, NaiveDate)> {
+        match &self.body {
+            Body::Lines { .. } => None,
+            Body::Statement(s) => Some((s.from, s.to)),
+        }
+    }
 }
 
 /// Why a document could not be rendered.

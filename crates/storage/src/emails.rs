@@ -7,7 +7,7 @@ use crate::documents::DocumentRow;
 use crate::events::record;
 use crate::invoice_rows::InvoiceRow;
 use crate::jobs::{self, EMAILS};
-use crate::outbox::{json, queue, Document, EmailRow};
+use crate::outbox::{insert, json, queue, Document, EmailRow, Refs};
 use crate::profiles::load_profile;
 use crate::quotation_rows::QuotationRow;
 use crate::rows::{missing_or_forbidden, now_db, scoped, to_db};
@@ -16,16 +16,19 @@ use crate::store::{Store, TxError};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Timestamp};
+use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::DocumentKind;
 use invoicing_domain::document_rules::DocumentStatus;
 use invoicing_domain::email::{
     reminder_due, EmailFilter, EmailId, EmailJob, EmailKind, EmailRequest, EmailStatus,
-    EmailSubject, OutgoingEmail, SendOutcome,
+    EmailSubject, OutgoingEmail, SendOutcome, StatementOf,
 };
 use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::parties::{Issuer, Parties, Recipient};
 use invoicing_domain::ports::{EmailQueue, EmailRepository, RepoError, RepoResult};
 use invoicing_domain::profile::{Reminders, REMINDER_DAYS_MAX};
+use invoicing_domain::report::{statement_reference, DateRange};
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use std::collections::HashMap;
@@ -92,6 +95,7 @@ pub(crate) fn queue_document(
                 (note.number, customer),
             )
         }
+        EmailSubject::Statement(of) => return queue_statement(conn, scope, of, request),
     };
     let doc = Document {
         kind,
@@ -100,6 +104,37 @@ pub(crate) fn queue_document(
         customer,
     };
     queue(conn, scope, email_kind, doc, request)
+}
+
+/// Queues a customer's statement, its currency fixed now (the account's default unless asked).
+fn queue_statement(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    of: StatementOf,
+    request: EmailRequest,
+) -> Result<OutgoingEmail, TxError> {
+    let customer = crate::customers::load_scoped(conn, scope, of.customer)?;
+    let profile = load_profile(conn, scope)?;
+    let currency = of.currency.unwrap_or(profile.default_currency);
+    let parties = Parties {
+        issuer: Issuer::from_profile(&profile, None),
+        recipient: Recipient::from_customer(&customer),
+    };
+    let refs = Refs {
+        customer_id: Some(customer.id.0),
+        statement: Some((currency, of.range)),
+        ..Refs::default()
+    };
+    let number = statement_reference(customer.id.0, of.range.to);
+    insert(
+        conn,
+        scope,
+        EmailKind::Statement,
+        &parties,
+        &number,
+        refs,
+        request,
+    )
 }
 
 impl EmailRepository for Store {
@@ -160,9 +195,8 @@ fn job_for(row: EmailRow, claim: &str) -> Result<EmailJob, TxError> {
         (Some(c), _, _) => EmailSubject::CreditNote(c),
         (None, Some(i), _) => EmailSubject::Invoice(i),
         (None, None, Some(q)) => EmailSubject::Quotation(q),
-        (None, None, None) => {
-            return Err(RepoError::Internal(format!("email {} names no document", row.id)).into())
-        }
+        (None, None, None) => statement_of(&row)
+            .ok_or_else(|| RepoError::Internal(format!("email {} names no document", row.id)))?,
     };
     Ok(EmailJob {
         id: EmailId(row.id),
@@ -180,6 +214,19 @@ fn job_for(row: EmailRow, claim: &str) -> Result<EmailJob, TxError> {
         message_id: row.message_id.clone(),
         attempt: u32::try_from(row.attempts).unwrap_or(0).saturating_add(1),
     })
+}
+
+/// The statement a `statement` email carries, as queued.
+fn statement_of(row: &EmailRow) -> Option<EmailSubject> {
+    let currency = Currency::parse(row.statement_currency.as_deref()?).ok()?;
+    Some(EmailSubject::Statement(StatementOf {
+        customer: CustomerId(row.customer_id?),
+        currency: Some(currency),
+        range: DateRange {
+            from: row.statement_from?,
+            to: row.statement_to?,
+        },
+    }))
 }
 
 /// An open invoice that may owe a reminder, as the sweep reads it.

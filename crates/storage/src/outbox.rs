@@ -8,13 +8,16 @@ use crate::profiles::load_profile;
 use crate::rows::{from_db, now_db, returning};
 use crate::schema::emails;
 use crate::store::TxError;
-use chrono::NaiveDateTime;
+use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::DocumentKind;
 use invoicing_domain::email::{EmailId, EmailKind, EmailRequest, EmailStatus, OutgoingEmail};
 use invoicing_domain::invoice::Invoice;
+use invoicing_domain::parties::Parties;
 use invoicing_domain::ports::RepoError;
+use invoicing_domain::report::DateRange;
 use invoicing_domain::tenant::Scope;
 
 /// The document an email carries.
@@ -59,6 +62,10 @@ pub(crate) struct EmailRow {
     pub created_at: NaiveDateTime,
     /// JSON: `[{address, reply}]`.
     pub refused_recipients: String,
+    pub customer_id: Option<i64>,
+    pub statement_currency: Option<String>,
+    pub statement_from: Option<NaiveDate>,
+    pub statement_to: Option<NaiveDate>,
 }
 
 fn addresses(text: &str) -> Vec<String> {
@@ -83,6 +90,7 @@ impl EmailRow {
             invoice_id: self.invoice_id,
             quotation_id: self.quotation_id,
             credit_note_id: self.credit_note_id,
+            customer_id: self.customer_id,
             to: addresses(&self.recipients),
             cc: addresses(&self.cc),
             subject: self.subject,
@@ -114,6 +122,16 @@ pub(crate) fn json<T: serde::Serialize>(list: &[T]) -> String {
     serde_json::to_string(list).unwrap_or_else(|_| "[]".into())
 }
 
+/// What an email's row points at: a document, or a customer's statement.
+#[derive(Default)]
+pub(crate) struct Refs {
+    pub invoice_id: Option<i64>,
+    pub quotation_id: Option<i64>,
+    pub credit_note_id: Option<i64>,
+    pub customer_id: Option<i64>,
+    pub statement: Option<(Currency, DateRange)>,
+}
+
 /// Queues `kind` about `doc`: to the addresses asked for, else the document's customer; with
 /// the subject asked for, else one in the customer's language naming the document's number.
 pub(crate) fn queue(
@@ -124,6 +142,39 @@ pub(crate) fn queue(
     request: EmailRequest,
 ) -> Result<OutgoingEmail, TxError> {
     let parties = kept_parties(conn, scope, doc.kind, doc.id, doc.customer)?;
+    let refs = match doc.kind {
+        DocumentKind::Invoice => Refs {
+            invoice_id: Some(doc.id),
+            ..Refs::default()
+        },
+        DocumentKind::Quotation => Refs {
+            quotation_id: Some(doc.id),
+            ..Refs::default()
+        },
+        DocumentKind::RecurringInvoice => {
+            return Err(RepoError::Internal("a schedule is not emailed".into()).into())
+        }
+        // Listed with its invoice's emails too.
+        DocumentKind::CreditNote => Refs {
+            invoice_id: Some(crate::credit_notes::credit_note_ref(conn, scope, doc.id)?.invoice_id),
+            credit_note_id: Some(doc.id),
+            ..Refs::default()
+        },
+    };
+    insert(conn, scope, kind, &parties, doc.number, refs, request)
+}
+
+/// Writes the queued email: to the addresses asked for, else the customer's; with the subject
+/// asked for (the number added if it lacks it), else one in the customer's language.
+pub(crate) fn insert(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    kind: EmailKind,
+    parties: &Parties,
+    number: &str,
+    refs: Refs,
+    request: EmailRequest,
+) -> Result<OutgoingEmail, TxError> {
     let to: Vec<String> = if request.to.is_empty() {
         vec![parties.recipient.email.clone()]
     } else {
@@ -132,22 +183,9 @@ pub(crate) fn queue(
     let cc: Vec<String> = request.cc.iter().map(|e| e.as_str().to_string()).collect();
     let subject = match request.subject {
         // Every subject names the document (SPEC §18): the customer files and finds it by that.
-        Some(s) if s.contains(doc.number) => s,
-        Some(s) => format!("{s} ({})", doc.number),
-        None => kind.default_subject(parties.locale(), doc.number, parties.issuer.display_name()),
-    };
-    let (invoice_id, quotation_id, credit_note_id) = match doc.kind {
-        DocumentKind::Invoice => (Some(doc.id), None, None),
-        DocumentKind::Quotation => (None, Some(doc.id), None),
-        // Listed with its invoice's emails too.
-        DocumentKind::RecurringInvoice => {
-            return Err(RepoError::Internal("a schedule is not emailed".into()).into())
-        }
-        DocumentKind::CreditNote => (
-            Some(crate::credit_notes::credit_note_ref(conn, scope, doc.id)?.invoice_id),
-            None,
-            Some(doc.id),
-        ),
+        Some(s) if s.contains(number) => s,
+        Some(s) => format!("{s} ({number})"),
+        None => kind.default_subject(parties.locale(), number, parties.issuer.display_name()),
     };
     let now = now_db();
     let row = diesel::insert_into(emails::table)
@@ -155,9 +193,13 @@ pub(crate) fn queue(
             emails::account_id.eq(scope.account_id.0),
             emails::livemode.eq(scope.livemode()),
             emails::kind.eq(kind.as_str()),
-            emails::invoice_id.eq(invoice_id),
-            emails::quotation_id.eq(quotation_id),
-            emails::credit_note_id.eq(credit_note_id),
+            emails::invoice_id.eq(refs.invoice_id),
+            emails::quotation_id.eq(refs.quotation_id),
+            emails::credit_note_id.eq(refs.credit_note_id),
+            emails::customer_id.eq(refs.customer_id),
+            emails::statement_currency.eq(refs.statement.map(|(c, _)| c.code())),
+            emails::statement_from.eq(refs.statement.map(|(_, r)| r.from)),
+            emails::statement_to.eq(refs.statement.map(|(_, r)| r.to)),
             emails::recipients.eq(json(&to)),
             emails::cc.eq(json(&cc)),
             emails::subject.eq(&subject),

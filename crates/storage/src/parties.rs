@@ -10,11 +10,11 @@ use crate::schema::{document_logos, invoices, quotations};
 use crate::store::TxError;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Binary, Text};
-use invoicing_domain::customer::CustomerId;
+use invoicing_domain::customer::{Customer, CustomerId};
 use invoicing_domain::document::DocumentKind;
 use invoicing_domain::parties::{Issuer, Parties, Recipient};
 use invoicing_domain::ports::RepoError;
-use invoicing_domain::profile::{ImageKind, Logo};
+use invoicing_domain::profile::{ImageKind, Logo, Profile};
 use invoicing_domain::tenant::Scope;
 use sha2::{Digest, Sha256};
 
@@ -32,9 +32,20 @@ fn live(
     customer: CustomerId,
 ) -> Result<(Parties, Option<Logo>), TxError> {
     let profile = load_profile(conn, scope)?;
+    let customer = load_scoped(conn, scope, customer)?;
+    current(conn, scope, &profile, &customer)
+}
+
+/// The parties as the profile and the customer are now, and the logo.
+pub(crate) fn current(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    profile: &Profile,
+    customer: &Customer,
+) -> Result<(Parties, Option<Logo>), TxError> {
     let logo = load_logo(conn, scope)?;
-    let issuer = Issuer::from_profile(&profile, logo.as_ref().map(|l| hash(&l.bytes)));
-    let recipient = Recipient::from_customer(&load_scoped(conn, scope, customer)?);
+    let issuer = Issuer::from_profile(profile, logo.as_ref().map(|l| hash(&l.bytes)));
+    let recipient = Recipient::from_customer(customer);
     Ok((Parties { issuer, recipient }, logo))
 }
 

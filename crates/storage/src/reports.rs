@@ -3,6 +3,8 @@
 //! on both backends (parameters numbered in order of appearance, dates compared as dates).
 
 use crate::connection::AnyConnection;
+use crate::customers::load_scoped;
+use crate::profiles::load_profile;
 use crate::store::{Store, TxError};
 use chrono::NaiveDate;
 use diesel::prelude::*;
@@ -13,8 +15,8 @@ use invoicing_domain::decimal::TaxRate;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RepoError, RepoResult, ReportRepository};
 use invoicing_domain::report::{
-    AgingAmounts, AgingByCurrency, AgingByCustomer, AgingEdges, DateRange, ReportInterval,
-    RevenuePeriod, StatementEntryKind, StatementItem, TaxLine,
+    AgingAmounts, AgingByCurrency, AgingByCustomer, AgingEdges, CustomerStatement, DateRange,
+    ReportInterval, RevenuePeriod, StatementEntryKind, StatementItem, StatementShown, TaxLine,
 };
 use invoicing_domain::tenant::Scope;
 
@@ -484,10 +486,23 @@ impl ReportRepository for Store {
         &self,
         scope: Scope,
         customer: CustomerId,
-        currency: Currency,
+        currency: Option<Currency>,
         range: DateRange,
-    ) -> RepoResult<(i64, Vec<StatementItem>, AgingAmounts)> {
-        self.read(|conn| statement(conn, scope, customer.0, currency, range))
+    ) -> RepoResult<StatementShown> {
+        self.read(|conn| {
+            let customer = load_scoped(conn, scope, customer)?;
+            let profile = load_profile(conn, scope)?;
+            let currency = currency.unwrap_or(profile.default_currency);
+            let (opening, items, aging) = statement(conn, scope, customer.id.0, currency, range)?;
+            let (parties, logo) = crate::parties::current(conn, scope, &profile, &customer)?;
+            let statement =
+                CustomerStatement::new(&customer, currency, range, opening, items, aging);
+            Ok(StatementShown {
+                statement,
+                parties,
+                logo,
+            })
+        })
     }
 }
 

@@ -308,6 +308,10 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         refused_recipients -> Text,
+        customer_id -> Nullable<BigInt>,
+        statement_currency -> Nullable<Text>,
+        statement_from -> Nullable<Date>,
+        statement_to -> Nullable<Date>,
     }
 }
 

@@ -8,8 +8,10 @@ mod tests;
 
 pub use reminders::reminder_due;
 
-use crate::customer::Email;
+use crate::currency::Currency;
+use crate::customer::{CustomerId, Email};
 use crate::locale::Locale;
+use crate::report::DateRange;
 use crate::validation::{join_param, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -35,15 +37,18 @@ pub enum EmailKind {
     Reminder,
     Receipt,
     CreditNote,
+    /// A customer's statement (SPEC §22).
+    Statement,
 }
 
 impl EmailKind {
-    pub const ALL: [EmailKind; 5] = [
+    pub const ALL: [EmailKind; 6] = [
         EmailKind::Invoice,
         EmailKind::Quotation,
         EmailKind::Reminder,
         EmailKind::Receipt,
         EmailKind::CreditNote,
+        EmailKind::Statement,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +58,7 @@ impl EmailKind {
             EmailKind::Reminder => "reminder",
             EmailKind::Receipt => "receipt",
             EmailKind::CreditNote => "credit_note",
+            EmailKind::Statement => "statement",
         }
     }
 
@@ -223,6 +229,8 @@ pub struct OutgoingEmail {
     pub invoice_id: Option<i64>,
     pub quotation_id: Option<i64>,
     pub credit_note_id: Option<i64>,
+    /// The customer of a statement (kind `statement`).
+    pub customer_id: Option<i64>,
     pub to: Vec<String>,
     pub cc: Vec<String>,
     pub subject: String,
@@ -273,6 +281,17 @@ pub enum EmailSubject {
     Invoice(i64),
     Quotation(i64),
     CreditNote(i64),
+    /// A customer's statement, made again when the message is sent.
+    Statement(StatementOf),
+}
+
+/// The statement an email carries: whose, in which currency (`None` when asked: the account's
+/// default, fixed when queued) and for which days.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatementOf {
+    pub customer: CustomerId,
+    pub currency: Option<Currency>,
+    pub range: DateRange,
 }
 
 /// A claimed email, with what the worker needs to compose it (the document is read fresh, so

@@ -29,6 +29,7 @@ const NOTICES: &[(&str, &str)] = &[
     ("saved", "dash.done.saved"),
     ("sent", "dash.done.sent"),
     ("emailed", "dash.done.emailed"),
+    ("statement_emailed", "dash.done.statement_emailed"),
     ("cancelled", "dash.done.cancelled"),
     ("paid", "dash.done.paid"),
     ("payment_recorded", "dash.done.payment_recorded"),

@@ -109,6 +109,11 @@ struct DetailPage {
     invoices: Vec<DocRow>,
     quotations: Vec<DocRow>,
     payments: Vec<DocRow>,
+    /// The statement form's days: this year to today.
+    statement_from: String,
+    statement_to: String,
+    /// Mail is configured: the statement can be emailed.
+    mail: bool,
 }
 
 /// One customer.
@@ -135,6 +140,7 @@ pub async fn detail(
         let payments = few.list_payments(&about).await?;
         let c = Chrome::new(&me, &req, Nav::Customers, customer.name.clone());
         let t = c.t;
+        let today = chrono::Utc::now().date_naive();
         let address = customer
             .address
             .as_ref()
@@ -221,6 +227,9 @@ pub async fn detail(
                     })
                     .collect(),
                 name: customer.name,
+                statement_from: format!("{}-01-01", today.format("%Y")),
+                statement_to: today.format("%Y-%m-%d").to_string(),
+                mail: state.config.mail_enabled,
                 c,
             },
         )

@@ -31,6 +31,7 @@ pub mod recurring_form;
 pub mod reports;
 pub mod settings;
 pub mod sign_in;
+pub mod statement;
 pub mod two_step;
 
 use crate::error::ApiError;

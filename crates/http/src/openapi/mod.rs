@@ -40,8 +40,8 @@ use invoicing_domain::recurring::{
     Interval, RecurringInput, RecurringInvoice, RecurringPatchInput, RecurringStatus,
 };
 use invoicing_domain::report::{
-    AgingAmounts, AgingByCurrency, AgingByCustomer, ReportInterval, RevenuePeriod, StatementEntry,
-    StatementEntryKind, TaxLine,
+    AgingAmounts, AgingByCurrency, AgingByCustomer, CustomerStatement, ReportInterval,
+    RevenuePeriod, StatementEntry, StatementEntryKind, TaxLine,
 };
 use invoicing_domain::validation::Metadata;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
@@ -99,7 +99,7 @@ pub struct ErrorDetail {
         OutgoingEmail, RefusedRecipient, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,
         CreditNote, CreditNoteInput, CreditReason, credit_notes::CreditNoteList,
         RecurringInvoice, RecurringInput, RecurringPatchInput, RecurringStatus, Interval, recurring::RecurringList,
-        crate::ops::AgingReport, crate::ops::RevenueReport, crate::ops::TaxReport, crate::ops::Statement, StatementEntry, StatementEntryKind, AgingByCurrency, AgingByCustomer, AgingAmounts, ReportInterval, RevenuePeriod, TaxLine, reports::AgingCustomerList)),
+        crate::ops::AgingReport, crate::ops::RevenueReport, crate::ops::TaxReport, CustomerStatement, StatementEntry, StatementEntryKind, AgingByCurrency, AgingByCustomer, AgingAmounts, ReportInterval, RevenuePeriod, TaxLine, reports::AgingCustomerList)),
 )]
 struct ApiDoc;
 

@@ -45,6 +45,8 @@ impl Ops {
             EmailSubject::Invoice(_) => (ApiResource::Invoices, "invoice"),
             EmailSubject::Quotation(_) => (ApiResource::Quotations, "quotation"),
             EmailSubject::CreditNote(_) => (ApiResource::CreditNotes, "credit note"),
+            // A statement is about the customer's invoices.
+            EmailSubject::Statement(_) => (ApiResource::Invoices, "customer"),
         };
         let scope = self.caller.require(resource, Access::Write)?;
         let request = self

@@ -33,7 +33,7 @@ use std::sync::Arc;
 pub use account::refuse_logo;
 pub use keys::IssuedKey;
 pub use quotations::Origin;
-pub use reports::{AgingReport, RevenueReport, Statement, TaxReport};
+pub use reports::{AgingReport, RevenueReport, TaxReport};
 pub use team::{email_password_reset, Invited};
 
 /// Who is asking: the tenant they act for and what they may do there.

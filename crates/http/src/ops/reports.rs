@@ -3,18 +3,22 @@
 
 use super::Ops;
 use crate::error::ApiError;
+use crate::path_id::Id;
 use crate::query::ListQuery;
 use chrono::Datelike;
 use chrono::{NaiveDate, Utc};
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
+use invoicing_domain::email::{EmailInput, EmailSubject, OutgoingEmail, StatementOf};
 use invoicing_domain::paging::Page;
 use invoicing_domain::report::{
-    running_balance, AgingAmounts, AgingByCurrency, AgingByCustomer, DateRange, ReportInterval,
-    RevenuePeriod, StatementEntry, TaxLine,
+    AgingByCurrency, AgingByCustomer, CustomerStatement, DateRange, ReportInterval, RevenuePeriod,
+    StatementShown, TaxLine,
 };
+use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
+use invoicing_render as render;
 use serde::Serialize;
 
 /// `GET /api/v1/reports/aging`: what open invoices owe by days past due.
@@ -56,33 +60,37 @@ pub struct TaxReport {
     pub data: Vec<TaxLine>,
 }
 
-/// `GET /api/v1/customers/{id}/statement`: what a customer owed at the start, what happened in
-/// the range, what they owe at the end, and the aging of it.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Statement {
-    #[schema(value_type = String, example = "customer_statement")]
-    pub object: &'static str,
-    pub customer_id: i64,
-    pub customer_name: String,
-    #[schema(value_type = String, example = "EUR")]
-    pub currency: Currency,
-    #[schema(value_type = String, format = Date)]
-    pub from: NaiveDate,
-    #[schema(value_type = String, format = Date)]
-    pub to: NaiveDate,
-    pub opening_balance_cents: i64,
-    pub entries: Vec<StatementEntry>,
-    pub closing_balance_cents: i64,
-    /// What the customer owes today, by days past due.
-    pub aging: AgingAmounts,
-}
-
 /// A query parameter's refusal: 400 naming it, as every list's.
 fn bad_parameter(v: Violations) -> ApiError {
     match v.errors().first() {
         Some(e) => ApiError::invalid_parameter(e.param.clone(), e.message.clone()),
         None => ApiError::invalid_parameter("query", "is not valid"),
     }
+}
+
+/// The statement asked for: the days (default: this year to today) and the currency (default:
+/// the account's, decided by storage).
+fn statement_of(id: Id<CustomerId>, query: &str) -> Result<StatementOf, ApiError> {
+    let customer = id.get()?;
+    let q = ListQuery::parse(query, &["from", "to", "currency"])?;
+    let today = Utc::now().date_naive();
+    let first = NaiveDate::from_ymd_opt(today.year(), 1, 1).unwrap_or(today);
+    let day = |d: NaiveDate| d.format("%Y-%m-%d").to_string();
+    let from = q.text("from")?.unwrap_or_else(|| day(first));
+    let to = q.text("to")?.unwrap_or_else(|| day(today));
+    let range = DateRange::parse(Some(&from), Some(&to)).map_err(bad_parameter)?;
+    let currency = match q.text("currency")? {
+        Some(code) => Some(
+            Currency::parse(&code)
+                .map_err(|e| ApiError::invalid_parameter("currency", e.to_string()))?,
+        ),
+        None => None,
+    };
+    Ok(StatementOf {
+        customer,
+        currency,
+        range,
+    })
 }
 
 fn range(q: &ListQuery) -> Result<DateRange, ApiError> {
@@ -131,58 +139,53 @@ impl Ops {
         })
     }
 
-    /// A customer's statement for `from`–`to` (default: this year to today) in `currency`
-    /// (default: the account's).
+    /// A customer's statement: `from`–`to` (default: this year to today) in `currency`
+    /// (default: the account's), with what its PDF and email show.
+    async fn statement_shown(
+        &self,
+        scope: Scope,
+        of: StatementOf,
+    ) -> Result<StatementShown, ApiError> {
+        self.caller.require(ApiResource::Customers, Access::Read)?;
+        self.run(scope, "customer", move |r, s| {
+            r.statement(s, of.customer, of.currency, of.range)
+        })
+        .await
+    }
+
     pub async fn statement(
         &self,
-        id: crate::path_id::Id<CustomerId>,
+        id: Id<CustomerId>,
         query: &str,
-    ) -> Result<Statement, ApiError> {
+    ) -> Result<CustomerStatement, ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        let of = statement_of(id, query)?;
+        Ok(self.statement_shown(scope, of).await?.statement)
+    }
+
+    /// The statement as its PDF prints it, in the customer's language.
+    pub async fn statement_document(
+        &self,
+        id: Id<CustomerId>,
+        query: &str,
+    ) -> Result<render::Document, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        let of = statement_of(id, query)?;
+        let shown = self.statement_shown(scope, of).await?;
+        Ok(render::statement_document(shown, Utc::now().date_naive()))
+    }
+
+    /// Queues the statement by email (SPEC §18, kind `statement`): to the customer, or to the
+    /// addresses asked for. Sending mail about invoices takes `invoices:write`.
+    pub async fn email_statement(
+        &self,
+        id: Id<CustomerId>,
+        query: &str,
+        input: Option<EmailInput>,
+    ) -> Result<OutgoingEmail, ApiError> {
         self.caller.require(ApiResource::Customers, Access::Read)?;
-        let id = id.get()?;
-        let q = ListQuery::parse(query, &["from", "to", "currency"])?;
-        let today = Utc::now().date_naive();
-        let first = NaiveDate::from_ymd_opt(today.year(), 1, 1).unwrap_or(today);
-        let from = q
-            .text("from")?
-            .unwrap_or_else(|| first.format("%Y-%m-%d").to_string());
-        let to = q
-            .text("to")?
-            .unwrap_or_else(|| today.format("%Y-%m-%d").to_string());
-        let range = DateRange::parse(Some(&from), Some(&to)).map_err(bad_parameter)?;
-        let currency = match q.text("currency")? {
-            Some(code) => Some(
-                Currency::parse(&code)
-                    .map_err(|e| ApiError::invalid_parameter("currency", e.to_string()))?,
-            ),
-            None => None,
-        };
-        let (customer, currency, (opening, items, aging)) = self
-            .run(scope, "customer", move |r, s| {
-                let customer = r.get_customer(s, id)?;
-                let currency = match currency {
-                    Some(c) => c,
-                    None => r.get_profile(s)?.default_currency,
-                };
-                let statement = r.statement(s, id, currency, range)?;
-                Ok((customer, currency, statement))
-            })
-            .await?;
-        let entries = running_balance(opening, items);
-        let closing = entries.last().map_or(opening, |e| e.balance_cents);
-        Ok(Statement {
-            object: "customer_statement",
-            customer_id: customer.id.0,
-            customer_name: customer.name,
-            currency,
-            from: range.from,
-            to: range.to,
-            opening_balance_cents: opening,
-            entries,
-            closing_balance_cents: closing,
-            aging,
-        })
+        let of = statement_of(id, query)?;
+        self.resend(EmailSubject::Statement(of), input).await
     }
 
     pub async fn tax_report(&self, query: &str) -> Result<TaxReport, ApiError> {

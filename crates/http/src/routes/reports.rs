@@ -1,14 +1,16 @@
 //! `/api/v1/reports` (SPEC §22): aging, revenue and tax, with `invoices:read`.
 
 use crate::auth::Auth;
+use crate::body::OptionalJsonBody;
 use crate::csv_export::{self, amount, text, Cell, Column};
 use crate::error::ApiError;
 use crate::ops::Ops;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::currency::Currency;
+use invoicing_domain::email::{OutgoingEmail, SendInput};
 use invoicing_domain::paging::Page;
-use invoicing_domain::report::{AgingAmounts, AgingByCustomer};
+use invoicing_domain::report::{AgingAmounts, AgingByCustomer, CustomerStatement};
 
 crate::page_schema! {
     /// A page of customers' aging (SPEC §5 envelope), the largest total first.
@@ -236,7 +238,7 @@ pub(crate) fn tax_csv(report: &crate::ops::TaxReport) -> Result<HttpResponse, Ap
         ("currency" = Option<String>, Query, description = "ISO 4217 code (default: the account's default currency)"),
     ),
     responses(
-        (status = 200, description = "The statement", body = crate::ops::Statement),
+        (status = 200, description = "The statement", body = CustomerStatement),
         (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
     ),
     security(("api_key" = [])))]
@@ -253,4 +255,64 @@ pub async fn statement(
         )
         .await?;
     Ok(HttpResponse::Ok().json(statement))
+}
+
+/// The statement as a PDF (SPEC §17 rules), in the customer's language: the same figures as
+/// the JSON, with the merchant's and the customer's details as they are now.
+#[utoipa::path(get, path = "/api/v1/customers/{id}/statement/pdf", tag = "reports",
+    params(
+        ("id" = i64, Path, description = "Customer id"),
+        ("from" = Option<String>, Query, format = Date, description = "First day (default: January 1st of this year)"),
+        ("to" = Option<String>, Query, format = Date, description = "Last day (default today)"),
+        ("currency" = Option<String>, Query, description = "ISO 4217 code (default: the account's default currency)"),
+    ),
+    responses(
+        (status = 200, description = "The statement's PDF, named after its reference (`ST-42-20261130.pdf`)",
+            content_type = "application/pdf", body = Vec<u8>),
+        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn statement_pdf(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let doc = Ops::for_key(&state, &auth)
+        .statement_document(crate::path_id::Id::parse(&id), req.query_string())
+        .await?;
+    crate::pdf::respond(doc).await
+}
+
+/// Emails the statement, its PDF attached (SPEC §18, kind `statement`): to the customer, or to
+/// the addresses given. The statement is made when the message is sent.
+#[utoipa::path(post, path = "/api/v1/customers/{id}/statement/email", tag = "reports",
+    params(
+        ("id" = i64, Path, description = "Customer id"),
+        ("from" = Option<String>, Query, format = Date, description = "First day (default: January 1st of this year)"),
+        ("to" = Option<String>, Query, format = Date, description = "Last day (default today)"),
+        ("currency" = Option<String>, Query, description = "ISO 4217 code (default: the account's default currency)"),
+    ),
+    request_body(content = Option<SendInput>, description = "Optional: recipients, subject and a note"),
+    responses(
+        (status = 202, description = "The queued email", body = OutgoingEmail),
+        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
+        (status = 422, description = "Mail is not configured (`email_not_configured`), or a bad address", body = crate::openapi::ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn statement_email(
+    state: web::Data<AppState>,
+    auth: Auth,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: OptionalJsonBody<SendInput>,
+) -> Result<HttpResponse, ApiError> {
+    let email = Ops::for_key(&state, &auth)
+        .email_statement(
+            crate::path_id::Id::parse(&id),
+            req.query_string(),
+            body.0.email,
+        )
+        .await?;
+    Ok(HttpResponse::Accepted().json(email))
 }

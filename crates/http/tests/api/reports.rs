@@ -336,6 +336,90 @@ async fn the_reports_screen_shows_the_figures(h: Harness) {
     assert!(r.text().contains("class=\"problem\""));
 }
 
+async fn the_customer_screen_prints_and_emails_the_statement(h: Harness) {
+    use crate::dashboard::{member, sign_in};
+    use invoicing_domain::user::Role;
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+    let customers = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/customers?email=ada@example.com")
+    );
+    let ada = customers.body["data"][0]["id"].as_i64().unwrap();
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let staff = sign_in(&app, "staff@example.com").await;
+    let page = send_raw(&app, staff.get(&format!("/dashboard/customers/{ada}"))).await;
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(
+        html.contains(&format!("action=\"/dashboard/customers/{ada}/statement\"")),
+        "{html}"
+    );
+    assert!(html.contains(&format!(
+        "action=\"/dashboard/customers/{ada}/statement/email\""
+    )));
+    let pdf = send_raw(
+        &app,
+        staff.get(&format!(
+            "/dashboard/customers/{ada}/statement?from={}&to={}&currency=EUR",
+            day(-200),
+            day(0)
+        )),
+    )
+    .await;
+    assert_eq!(pdf.status, 200);
+    assert_eq!(pdf.header("content-type"), "application/pdf");
+    let text = pdf_words(&pdf.bytes);
+    assert!(text.contains("Closing balance"), "{text}");
+    assert!(text.contains("€186.90"), "{text}");
+    let bad = send_raw(
+        &app,
+        staff.get(&format!("/dashboard/customers/{ada}/statement?from=soon")),
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    let from = day(-200);
+    let to = day(0);
+    let sent = send_raw(
+        &app,
+        staff.post(
+            &format!("/dashboard/customers/{ada}/statement/email"),
+            &[
+                ("from", from.as_str()),
+                ("to", to.as_str()),
+                ("currency", ""),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(sent.status, 303, "{}", sent.text());
+    assert_eq!(
+        sent.header("location"),
+        format!("/dashboard/customers/{ada}?done=statement_emailed")
+    );
+    let emails = call!(&app, h.req(Method::GET, "/api/v1/emails"));
+    assert_eq!(emails.body["data"][0]["kind"], "statement");
+    // A viewer may print it, not mail it.
+    let viewer = sign_in(&app, "viewer@example.com").await;
+    let html = send_raw(&app, viewer.get(&format!("/dashboard/customers/{ada}")))
+        .await
+        .text();
+    assert!(!html.contains("/statement/email"), "{html}");
+    let refused = send_raw(
+        &app,
+        viewer.post(
+            &format!("/dashboard/customers/{ada}/statement/email"),
+            &[("from", from.as_str()), ("to", to.as_str())],
+        ),
+    )
+    .await;
+    assert_eq!(refused.status, 403);
+    let emails = call!(&app, h.req(Method::GET, "/api/v1/emails"));
+    assert_eq!(emails.body["total"], 1);
+}
+
 /// Reads a CSV answer back with a real CSV parser: its header and records.
 fn parse_csv(r: &Raw) -> (Vec<String>, Vec<Vec<String>>) {
     assert_eq!(r.status, 200, "{}", r.text());
@@ -578,6 +662,164 @@ async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {
         )
     );
     assert_error(&r, 400, "invalid_parameter");
+    // Without SMTP_URL a statement is not emailed.
+    let r = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/customers/{ada}/statement/email")
+        )
+    );
+    assert_error(&r, 422, "email_not_configured");
+}
+
+async fn a_statement_prints_in_the_customers_language_and_is_emailed(h: Harness) {
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+    let customers = call!(
+        &app,
+        h.req(Method::GET, "/api/v1/customers?email=ada@example.com")
+    );
+    let ada = customers.body["data"][0]["id"].as_i64().unwrap();
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/customers/{ada}")),
+        json!({"locale": "de"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let pdf = send_raw(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/customers/{ada}/statement/pdf"),
+        ),
+    )
+    .await;
+    assert_eq!(pdf.status, 200);
+    assert_eq!(pdf.header("content-type"), "application/pdf");
+    let today = Utc::now().date_naive().format("%Y%m%d");
+    let reference = format!("ST-{ada}-{today}");
+    assert!(
+        pdf.header("content-disposition")
+            .contains(&format!("{reference}.pdf")),
+        "{}",
+        pdf.header("content-disposition")
+    );
+    let text = pdf_words(&pdf.bytes);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "Kontoauszug",
+        reference.as_str(),
+        "Zeitraum",
+        "Anfangssaldo",
+        "Endsaldo",
+        "Zahlung zur Rechnung",
+        "Gutschrift",
+        "Noch nicht fällig",
+        "Über 90 Tage",
+        "186,90 €",
+        "ada",
+    ] {
+        assert!(flat.contains(needle), "{needle:?} missing from:\n{text}");
+    }
+    // Every invoice of the statement is named on it.
+    let json_statement = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/customers/{ada}/statement"))
+    );
+    for e in json_statement.body["entries"].as_array().unwrap() {
+        let number = e["number"].as_str().unwrap();
+        assert!(flat.contains(number), "{number} missing from:\n{text}");
+    }
+
+    // By email: queued as kind `statement`, its subject in German with the reference.
+    let r = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/customers/{ada}/statement/email?currency=EUR")
+        ),
+        json!({"email": {"cc": ["accounts@example.com"]}})
+    );
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.body["kind"], "statement");
+    assert_eq!(r.body["customer_id"], ada);
+    assert_eq!(r.body["to"], json!(["ada@example.com"]));
+    assert_eq!(r.body["cc"], json!(["accounts@example.com"]));
+    assert_eq!(
+        r.body["subject"],
+        format!("Kontoauszug {reference} von Acme Ltd")
+    );
+    let r = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/customers/{ada}/statement/email?from=2026-13-01")
+        )
+    );
+    assert_error(&r, 400, "invalid_parameter");
+    assert_eq!(r.body["error"]["param"], "from");
+    let r = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/customers/{ada}/statement/email")
+        ),
+        json!({"email": {"to": ["not an address"]}})
+    );
+    assert_eq!(r.status, 422, "{}", r.body);
+
+    // Scopes: reading invoices is not sending mail; another tenant's key sees nothing.
+    let reader = h.make_key(
+        h.account,
+        Environment::Test,
+        "invoices:read,customers:read",
+        GENEROUS,
+        None,
+    );
+    let r = call!(
+        &app,
+        h.req_as(
+            &reader,
+            Method::POST,
+            &format!("/api/v1/customers/{ada}/statement/email")
+        )
+    );
+    assert_error(&r, 403, "insufficient_permissions");
+    let r = send_raw(
+        &app,
+        h.req_as(
+            &reader,
+            Method::GET,
+            &format!("/api/v1/customers/{ada}/statement/pdf"),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let foreign = h.make_key(
+        h.new_account("Other"),
+        Environment::Test,
+        "*",
+        GENEROUS,
+        None,
+    );
+    for (method, path) in [
+        (Method::GET, format!("/api/v1/customers/{ada}/statement")),
+        (
+            Method::GET,
+            format!("/api/v1/customers/{ada}/statement/pdf"),
+        ),
+        (
+            Method::POST,
+            format!("/api/v1/customers/{ada}/statement/email"),
+        ),
+    ] {
+        let r = call!(&app, h.req_as(&foreign, method, &path));
+        assert_error(&r, 403, "resource_forbidden");
+    }
+    let emails = call!(&app, h.req(Method::GET, "/api/v1/emails"));
+    assert_eq!(emails.body["total"], 1, "only the one that was asked right");
 }
 
 async fn bad_report_parameters_are_400(h: Harness) {
@@ -614,5 +856,7 @@ http_tests!(
     the_reports_screen_shows_the_figures,
     lists_and_reports_answer_csv,
     a_customer_statement_runs_to_what_they_owe,
+    a_statement_prints_in_the_customers_language_and_is_emailed,
+    the_customer_screen_prints_and_emails_the_statement,
     bad_report_parameters_are_400
 );

@@ -9,7 +9,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 use invoicing_render::{
-    Document, DocumentKind, ImageKind, Line, Locale, Logo, Mark, Party, Totals,
+    Body, Document, DocumentKind, ImageKind, Line, Locale, Logo, Mark, Party, Totals,
 };
 
 pub fn money(minor: i64) -> Money {
@@ -140,14 +140,16 @@ pub fn invoice(n: usize, locale: Locale) -> Document {
         logo: Some(Logo { bytes: logo_png(), kind: ImageKind::Png }),
         brand_color: Some([0x0f, 0x76, 0x6e]),
         buyer: buyer(),
-        lines,
-        totals: Totals {
-            subtotal: money(sub),
-            taxes,
-            total: money(total),
-            credited: None,
-            paid: Some(money(paid)),
-            due: Some(money(total - paid)),
+        body: Body::Lines {
+            lines,
+            totals: Totals {
+                subtotal: money(sub),
+                taxes,
+                total: money(total),
+                credited: None,
+                paid: Some(money(paid)),
+                due: Some(money(total - paid)),
+            },
         },
         payment_instructions: Some(
             "Bank transfer to IBAN DE89 3704 0044 0532 0130 00, BIC COBADEFFXXX.\n\
@@ -226,4 +228,20 @@ pub fn page_count(pdf: &[u8]) -> usize {
         .find_map(|l| l.strip_prefix("Pages:"))
         .and_then(|n| n.trim().parse().ok())
         .expect("pdfinfo reports the page count")
+}
+
+/// The lines of a priced document.
+pub fn lines(doc: &mut Document) -> &mut Vec<Line> {
+    match &mut doc.body {
+        Body::Lines { lines, .. } => lines,
+        Body::Statement(_) => panic!("a statement has no lines"),
+    }
+}
+
+/// The totals of a priced document.
+pub fn totals(doc: &mut Document) -> &mut Totals {
+    match &mut doc.body {
+        Body::Lines { totals, .. } => totals,
+        Body::Statement(_) => panic!("a statement has no totals"),
+    }
 }

@@ -3,6 +3,13 @@
 //! in UTC. Storage does the summing over the stored integers (§7), in one statement per report;
 //! nothing here is ever rounded.
 
+mod statement;
+
+pub use statement::{
+    running_balance, statement_reference, CustomerStatement, StatementEntry, StatementEntryKind,
+    StatementItem, StatementShown,
+};
+
 use crate::currency::Currency;
 use crate::validation::Violations;
 use chrono::{Datelike, Days, Months, NaiveDate};
@@ -345,100 +352,5 @@ mod tests {
         assert!(ReportInterval::Month
             .periods(inverted.from, inverted.to)
             .is_empty());
-    }
-}
-
-/// What a line of a customer's statement is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum StatementEntryKind {
-    /// An invoice sent: owed more.
-    Invoice,
-    /// A payment verified: owed less.
-    Payment,
-    /// A credit note: owed less.
-    CreditNote,
-}
-
-/// A line of a statement, in date order, with the balance after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct StatementEntry {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Date))]
-    pub date: NaiveDate,
-    pub kind: StatementEntryKind,
-    /// The document's id (the payment's, for a payment).
-    pub id: i64,
-    /// The invoice or credit note number, or the payment's invoice number.
-    pub number: String,
-    /// What it adds to the balance: positive for an invoice, negative otherwise.
-    pub amount_cents: i64,
-    pub balance_cents: i64,
-}
-
-/// A statement's entries before the running balance is added: date, kind, id, number, amount.
-pub type StatementItem = (NaiveDate, StatementEntryKind, i64, String, i64);
-
-/// The entries in date order (invoices before payments and credit notes of the same day, then
-/// by id), each with the balance after it, from `opening`.
-pub fn running_balance(opening: i64, mut items: Vec<StatementItem>) -> Vec<StatementEntry> {
-    items.sort_by_key(|(date, kind, id, _, _)| (*date, *kind as u8, *id));
-    let mut balance = opening;
-    items
-        .into_iter()
-        .map(|(date, kind, id, number, amount_cents)| {
-            balance += amount_cents;
-            StatementEntry {
-                date,
-                kind,
-                id,
-                number,
-                amount_cents,
-                balance_cents: balance,
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod statement_tests {
-    use super::*;
-
-    #[test]
-    fn a_statement_runs_its_balance_in_date_order() {
-        let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
-        let entries = running_balance(
-            500,
-            vec![
-                (
-                    d("2026-02-03"),
-                    StatementEntryKind::Payment,
-                    9,
-                    "INV-1".into(),
-                    -700,
-                ),
-                (
-                    d("2026-02-01"),
-                    StatementEntryKind::Invoice,
-                    2,
-                    "INV-2".into(),
-                    1000,
-                ),
-                (
-                    d("2026-02-03"),
-                    StatementEntryKind::Invoice,
-                    3,
-                    "INV-3".into(),
-                    200,
-                ),
-            ],
-        );
-        let balances: Vec<i64> = entries.iter().map(|e| e.balance_cents).collect();
-        assert_eq!(balances, [1500, 1700, 1000]);
-        assert_eq!(
-            entries[1].number, "INV-3",
-            "the invoice before the payment of its day"
-        );
     }
 }

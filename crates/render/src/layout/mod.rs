@@ -2,11 +2,15 @@
 //! code), so page breaks and "page N of M" are settled before a single PDF object is written.
 //! Coordinates are points from the top-left corner; a text's `y` is its baseline.
 
+mod statement;
+
 use krilla::image::Image;
 
 use crate::qr::{self, QrRuns};
 use crate::text::{sanitize, width, wrap, Face};
-use crate::{Document, DocumentKind, ImageKind, Locale, Mark, Party, RenderError};
+use crate::{
+    Body, Document, DocumentKind, ImageKind, Line, Locale, Mark, Party, RenderError, Totals,
+};
 
 pub const PAGE_W: f32 = 595.28;
 pub const PAGE_H: f32 = 841.89;
@@ -114,8 +118,16 @@ pub fn layout(doc: &Document) -> Result<Vec<Page>, RenderError> {
         y: MARGIN,
     };
     cx.first_page_header()?;
-    cx.lines_table();
-    cx.summary()?;
+    match &doc.body {
+        Body::Lines { lines, totals } => {
+            cx.lines_table(lines);
+            cx.summary(totals)?;
+        }
+        Body::Statement(s) => {
+            cx.statement_table(s);
+            cx.statement_summary(s);
+        }
+    }
     cx.notes();
     cx.footers();
     Ok(cx.pages)
@@ -127,6 +139,7 @@ pub fn title(doc: &Document) -> &'static str {
         DocumentKind::Invoice => "doc.invoice",
         DocumentKind::Quotation => "doc.quotation",
         DocumentKind::CreditNote => "doc.credit_note",
+        DocumentKind::Statement => "statement.title",
     })
 }
 
@@ -335,6 +348,12 @@ impl Ctx<'_> {
         if let Some(d) = doc.valid_until {
             meta.push(("field.valid_until", loc.date(d)));
         }
+        if let Some((from, to)) = doc.period() {
+            meta.push((
+                "statement.period",
+                format!("{} – {}", loc.date(from), loc.date(to)),
+            ));
+        }
         let label_x = RIGHT - 230.0;
         for (key, value) in meta {
             ry += 15.0;
@@ -400,12 +419,11 @@ impl Ctx<'_> {
         self.y = y + 22.0;
     }
 
-    fn lines_table(&mut self) {
+    fn lines_table(&mut self, lines: &[Line]) {
         let (doc, loc) = (self.doc, self.loc);
         // The rows of a continuation page start here (brand bar, page header, table header).
         let fresh_top = MARGIN + 28.0 + 22.0;
-        let rows: Vec<(Vec<String>, f32)> = doc
-            .lines
+        let rows: Vec<(Vec<String>, f32)> = lines
             .iter()
             .map(|line| {
                 let desc = wrap(&line.description, Face::Regular, BODY, COL_DESC_W);
@@ -418,7 +436,7 @@ impl Ctx<'_> {
         let first = rows.first().map_or(0.0, |(_, h)| *h);
         self.ensure(22.0 + first.clamp(2.0 * LEADING + 10.0, BOTTOM - fresh_top));
         self.table_header();
-        for (line, (desc, h)) in doc.lines.iter().zip(rows) {
+        for (line, (desc, h)) in lines.iter().zip(rows) {
             // A row stays on one page when it can; one taller than a page flows over pages.
             if (h <= BOTTOM - fresh_top || self.y + 10.0 + LEADING > BOTTOM) && self.ensure(h) {
                 self.table_header();
@@ -452,9 +470,8 @@ impl Ctx<'_> {
     }
 
     /// The totals box at the right; returns its bottom. Does not move `self.y`.
-    fn totals(&mut self) -> f32 {
+    fn totals(&mut self, t: &Totals) -> f32 {
         let (doc, loc, brand) = (self.doc, self.loc, self.brand);
-        let t = &doc.totals;
         let money = |m| loc.money(m, doc.currency);
         let mut rows: Vec<(String, String)> =
             vec![(loc.text("totals.subtotal").into(), money(t.subtotal))];
@@ -537,8 +554,7 @@ impl Ctx<'_> {
     }
 
     /// Height the totals box will take, to keep it on one page.
-    fn totals_height(&self) -> f32 {
-        let t = &self.doc.totals;
+    fn totals_height(t: &Totals) -> f32 {
         let rows =
             1 + t.taxes.len() + usize::from(t.credited.is_some()) + usize::from(t.paid.is_some());
         rows as f32 * 17.0 + 27.0 + if t.due.is_some() { 32.0 } else { 0.0 }
@@ -569,12 +585,12 @@ impl Ctx<'_> {
     /// Totals at the right; payment instructions, then the QR code with the link under it, in
     /// the column to their left. The column flows onto the next page if it must; the totals box
     /// never splits.
-    fn summary(&mut self) -> Result<(), RenderError> {
+    fn summary(&mut self, totals: &Totals) -> Result<(), RenderError> {
         let doc = self.doc;
         self.y += 14.0;
-        self.ensure(self.totals_height());
+        self.ensure(Self::totals_height(totals));
         let page = self.pages.len();
-        let totals_bottom = self.totals();
+        let totals_bottom = self.totals(totals);
 
         let x = MARGIN;
         let width = CONTENT_W - TOTALS_W - 28.0;
@@ -594,7 +610,9 @@ impl Ctx<'_> {
                 x,
                 match doc.kind {
                     DocumentKind::Quotation => "quote.scan_to_answer",
-                    DocumentKind::Invoice | DocumentKind::CreditNote => "payment.scan_to_pay",
+                    DocumentKind::Invoice | DocumentKind::CreditNote | DocumentKind::Statement => {
+                        "payment.scan_to_pay"
+                    }
                 },
             );
             let module = qr_size / code.side as f32;

@@ -1,0 +1,79 @@
+//! A customer's statement from the dashboard: its PDF for the days chosen on the customer's
+//! page, and the same statement by email. The operations are the API's.
+
+use crate::dashboard::form::{without_blanks, Form};
+use crate::dashboard::session::{check_post, visitor};
+use crate::dashboard::{respond, see_other};
+use crate::path_id::Id;
+use crate::routes::pages::FormBody;
+use crate::AppState;
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::customer::CustomerId;
+
+/// The statement's own parameters of a form (`from`, `to`, `currency`), as a query.
+fn statement_query(form: &Form) -> String {
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    for name in ["from", "to", "currency"] {
+        if let Some(value) = form.text(name) {
+            q.append_pair(name, &value);
+        }
+    }
+    q.finish()
+}
+
+/// The statement's PDF, as the API renders it.
+#[utoipa::path(get, path = "/dashboard/customers/{id}/statement", tag = "dashboard", operation_id = "dashboard_customer_statement",
+    params(
+        ("id" = String, Path, description = "The customer's id"),
+        ("from" = Option<String>, Query, format = Date, description = "First day (default: January 1st of this year)"),
+        ("to" = Option<String>, Query, format = Date, description = "Last day (default today)"),
+        ("currency" = Option<String>, Query, description = "ISO 4217 code (default: the account's)"),
+    ),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 400, description = "A day or currency the statement refuses", content_type = "text/html", body = String),
+        (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
+    ))]
+pub async fn pdf(state: web::Data<AppState>, req: HttpRequest, id: Id<CustomerId>) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let query = without_blanks(req.query_string());
+        let doc = me.ops(&state).statement_document(id, &query).await?;
+        Ok(crate::pdf::respond(doc).await?)
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Emails the statement to the customer, as `POST /api/v1/customers/{id}/statement/email` does.
+#[utoipa::path(post, path = "/dashboard/customers/{id}/statement/email", tag = "dashboard", operation_id = "dashboard_customer_statement_email",
+    params(("id" = String, Path, description = "The customer's id")),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, and `from`, `to`, `currency`"),
+    responses(
+        (status = 303, description = "Queued: back to the customer", headers(("Location" = String, description = "The customer"))),
+        (status = 400, description = "A day or currency the statement refuses", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not send mail", content_type = "text/html", body = String),
+        (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
+        (status = 422, description = "Mail is not configured", content_type = "text/html", body = String),
+    ))]
+pub async fn email(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<CustomerId>,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let customer = id.get()?.0;
+        me.ops(&state)
+            .email_statement(id, &statement_query(&form), None)
+            .await?;
+        Ok(see_other(&format!(
+            "/dashboard/customers/{customer}?done=statement_emailed"
+        )))
+    }
+    .await;
+    respond(&req, answer)
+}
