@@ -235,6 +235,37 @@ where
     pages(filename, columns, row, fetch).await
 }
 
+/// A list that answers CSV: its file name, its columns, a row from an item, and the list's
+/// operation. The API's route and the dashboard's export link answer through the same one.
+pub struct Export<T: 'static> {
+    pub file: &'static str,
+    pub columns: &'static [Column],
+    pub row: fn(&T) -> Vec<Cell>,
+    pub list: ListPage<T>,
+}
+
+/// A list's operation for a query string.
+pub type ListPage<T> =
+    fn(std::rc::Rc<crate::ops::Ops>, String) -> LocalBoxFuture<'static, Result<Page<T>, ApiError>>;
+
+impl<T: serde::Serialize + 'static> Export<T> {
+    /// The list's JSON page, or every matching row as CSV when `csv`.
+    pub async fn answer(
+        &'static self,
+        query: &str,
+        csv: bool,
+        ops: crate::ops::Ops,
+    ) -> Result<HttpResponse, ApiError> {
+        let list = self.list;
+        list_answer(query, csv, ops, self.file, self.columns, self.row, list).await
+    }
+}
+
+/// An id that may be absent: blank when it is.
+pub fn maybe_int(v: Option<i64>) -> Cell {
+    v.map_or_else(|| Cell::Text(String::new()), Cell::Int)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

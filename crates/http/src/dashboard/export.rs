@@ -3,15 +3,17 @@
 
 use super::session::visitor;
 use super::{respond, Refusal};
-use crate::csv_export::list_answer;
 use crate::error::ApiError;
-use crate::routes::{credit_notes, customers, invoices, payments, products, quotations, reports};
+use crate::routes::{
+    credit_notes, customers, emails, events, invoices, payments, products, quotations, recurring,
+    reports, webhooks,
+};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 
 /// Every row of a list, or a report, as CSV.
 #[utoipa::path(get, path = "/dashboard/export/{what}", tag = "dashboard", operation_id = "dashboard_export",
-    params(("what" = String, Path, description = "invoices, quotations, customers, payments, products, credit-notes, aging, revenue or tax; the query is the list's filters or the report's days")),
+    params(("what" = String, Path, description = "invoices, quotations, customers, payments, products, credit-notes, recurring, emails, events, webhooks, aging, revenue or tax; the query is the list's filters or the report's days")),
     responses(
         (status = 200, description = "The rows as CSV (UTF-8 with a byte-order mark)", content_type = "text/csv", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
@@ -27,78 +29,16 @@ pub async fn export(
         let ops = me.ops(&state);
         let q = super::form::without_blanks(req.query_string());
         let csv = match what.as_str() {
-            "invoices" => {
-                list_answer(
-                    &q,
-                    true,
-                    ops,
-                    "invoices.csv",
-                    invoices::INVOICE_COLUMNS,
-                    invoices::invoice_row,
-                    |o, q| async move { o.list_invoices(&q).await },
-                )
-                .await
-            }
-            "quotations" => {
-                list_answer(
-                    &q,
-                    true,
-                    ops,
-                    "quotations.csv",
-                    quotations::QUOTATION_COLUMNS,
-                    quotations::quotation_row,
-                    |o, q| async move { o.list_quotations(&q).await },
-                )
-                .await
-            }
-            "customers" => {
-                list_answer(
-                    &q,
-                    true,
-                    ops,
-                    "customers.csv",
-                    customers::CUSTOMER_COLUMNS,
-                    customers::customer_row,
-                    |o, q| async move { o.list_customers(&q).await },
-                )
-                .await
-            }
-            "payments" => {
-                list_answer(
-                    &q,
-                    true,
-                    ops,
-                    "payments.csv",
-                    payments::PAYMENT_COLUMNS,
-                    payments::payment_row,
-                    |o, q| async move { o.list_payments(&q).await },
-                )
-                .await
-            }
-            "products" => {
-                list_answer(
-                    &q,
-                    true,
-                    ops,
-                    "products.csv",
-                    products::PRODUCT_COLUMNS,
-                    products::product_row,
-                    |o, q| async move { o.list_products(&q).await },
-                )
-                .await
-            }
-            "credit-notes" => {
-                list_answer(
-                    &q,
-                    true,
-                    ops,
-                    "credit_notes.csv",
-                    credit_notes::CREDIT_NOTE_COLUMNS,
-                    credit_notes::credit_note_row,
-                    |o, q| async move { o.list_credit_notes(&q).await },
-                )
-                .await
-            }
+            "invoices" => invoices::INVOICES.answer(&q, true, ops).await,
+            "quotations" => quotations::QUOTATIONS.answer(&q, true, ops).await,
+            "customers" => customers::CUSTOMERS.answer(&q, true, ops).await,
+            "payments" => payments::PAYMENTS.answer(&q, true, ops).await,
+            "products" => products::PRODUCTS.answer(&q, true, ops).await,
+            "credit-notes" => credit_notes::CREDIT_NOTES.answer(&q, true, ops).await,
+            "recurring" => recurring::RECURRING.answer(&q, true, ops).await,
+            "emails" => emails::EMAILS.answer(&q, true, ops).await,
+            "events" => events::EVENTS.answer(&q, true, ops).await,
+            "webhooks" => webhooks::WEBHOOKS.answer(&q, true, ops).await,
             "aging" => reports::aging_csv(&q, ops).await,
             "revenue" => match ops.revenue_report(&q).await {
                 Ok(r) => reports::revenue_csv(&r),

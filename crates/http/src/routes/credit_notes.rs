@@ -58,17 +58,22 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    csv_export::list_answer(
-        req.query_string(),
-        csv_export::wanted(&req),
-        Ops::for_key(&state, &auth),
-        "credit_notes.csv",
-        CREDIT_NOTE_COLUMNS,
-        credit_note_row,
-        |ops, q| async move { ops.list_credit_notes(&q).await },
-    )
-    .await
+    CREDIT_NOTES
+        .answer(
+            req.query_string(),
+            csv_export::wanted(&req),
+            Ops::for_key(&state, &auth),
+        )
+        .await
 }
+
+/// The list as CSV, for this route and the dashboard's export link.
+pub(crate) const CREDIT_NOTES: csv_export::Export<CreditNote> = csv_export::Export {
+    file: "credit_notes.csv",
+    columns: CREDIT_NOTE_COLUMNS,
+    row: credit_note_row,
+    list: |ops, q| Box::pin(async move { ops.list_credit_notes(&q).await }),
+};
 
 pub(crate) const CREDIT_NOTE_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),

@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{NoBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -45,18 +46,23 @@ impl ToSchema for EventTypeName {
         ("type" = Option<EventTypeName>, Query, description = "Only events of this type, e.g. invoice.paid"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
-    responses((status = 200, description = "A page of events", body = EventList)),
+    responses((status = 200, description = "A page of events; or, asked for CSV, every matching one (UTF-8 with a byte-order mark)",
+        content((EventList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_events(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    EVENTS
+        .answer(
+            req.query_string(),
+            csv_export::wanted(&req),
+            Ops::for_key(&state, &auth),
+        )
+        .await
 }
 
 /// Retrieve an event.
@@ -111,4 +117,35 @@ pub async fn redeliver(
         event_id: id.get()?.0,
         queued,
     }))
+}
+
+/// The log as CSV, for this route and the dashboard's export link: who did what to which
+/// object (the object itself is the JSON's).
+pub(crate) const EVENTS: csv_export::Export<Event> = csv_export::Export {
+    file: "events.csv",
+    columns: &[
+        csv_export::text("id"),
+        csv_export::text("type"),
+        csv_export::text("created_at"),
+        csv_export::text("actor_type"),
+        csv_export::text("actor_id"),
+        csv_export::text("object"),
+        csv_export::text("object_id"),
+    ],
+    row: event_row,
+    list: |ops, q| Box::pin(async move { ops.list_events(&q).await }),
+};
+
+fn event_row(e: &Event) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Int, Text, Time};
+    let object = &e.data.object;
+    vec![
+        Int(e.id.0),
+        Text(e.event_type.clone()),
+        Time(Some(e.created_at)),
+        Text(e.actor.kind().as_str().to_string()),
+        csv_export::maybe_int(e.actor.id()),
+        Text(object["object"].as_str().unwrap_or_default().to_string()),
+        csv_export::maybe_int(object["id"].as_i64()),
+    ]
 }

@@ -46,17 +46,22 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    csv_export::list_answer(
-        req.query_string(),
-        csv_export::wanted(&req),
-        Ops::for_key(&state, &auth),
-        "products.csv",
-        PRODUCT_COLUMNS,
-        product_row,
-        |ops, q| async move { ops.list_products(&q).await },
-    )
-    .await
+    PRODUCTS
+        .answer(
+            req.query_string(),
+            csv_export::wanted(&req),
+            Ops::for_key(&state, &auth),
+        )
+        .await
 }
+
+/// The list as CSV, for this route and the dashboard's export link.
+pub(crate) const PRODUCTS: csv_export::Export<Product> = csv_export::Export {
+    file: "products.csv",
+    columns: PRODUCT_COLUMNS,
+    row: product_row,
+    list: |ops, q| Box::pin(async move { ops.list_products(&q).await }),
+};
 
 pub(crate) const PRODUCT_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),

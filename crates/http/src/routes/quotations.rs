@@ -73,17 +73,22 @@ pub async fn list(
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    csv_export::list_answer(
-        req.query_string(),
-        csv_export::wanted(&req),
-        Ops::for_key(&state, &auth),
-        "quotations.csv",
-        QUOTATION_COLUMNS,
-        quotation_row,
-        |ops, q| async move { ops.list_quotations(&q).await },
-    )
-    .await
+    QUOTATIONS
+        .answer(
+            req.query_string(),
+            csv_export::wanted(&req),
+            Ops::for_key(&state, &auth),
+        )
+        .await
 }
+
+/// The list as CSV, for this route and the dashboard's export link.
+pub(crate) const QUOTATIONS: csv_export::Export<Quotation> = csv_export::Export {
+    file: "quotations.csv",
+    columns: QUOTATION_COLUMNS,
+    row: quotation_row,
+    list: |ops, q| Box::pin(async move { ops.list_quotations(&q).await }),
+};
 
 pub(crate) const QUOTATION_COLUMNS: &[csv_export::Column] = &[
     csv_export::text("id"),

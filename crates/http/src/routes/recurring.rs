@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -39,18 +40,23 @@ pub async fn create(
         ("customer_id" = Option<i64>, Query, minimum = 1, description = "Only this customer's"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
-    responses((status = 200, description = "A page of schedules", body = RecurringList)),
+    responses((status = 200, description = "A page of schedules; or, asked for CSV, every matching one (UTF-8 with a byte-order mark)",
+        content((RecurringList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_recurring(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    RECURRING
+        .answer(
+            req.query_string(),
+            csv_export::wanted(&req),
+            Ops::for_key(&state, &auth),
+        )
+        .await
 }
 
 /// Retrieve a schedule.
@@ -155,4 +161,54 @@ pub async fn cancel(
     _body: OptionalJsonBody<NoBody>,
 ) -> Result<HttpResponse, ApiError> {
     change(&state, &auth, id, RecurringStatus::Cancelled).await
+}
+
+/// The list as CSV, for this route and the dashboard's export link.
+pub(crate) const RECURRING: csv_export::Export<RecurringInvoice> = csv_export::Export {
+    file: "recurring_invoices.csv",
+    columns: &[
+        csv_export::text("id"),
+        csv_export::text("customer_id"),
+        csv_export::text("currency"),
+        csv_export::amount("subtotal"),
+        csv_export::amount("tax"),
+        csv_export::amount("total"),
+        csv_export::text("interval"),
+        csv_export::text("interval_count"),
+        csv_export::text("start_date"),
+        csv_export::text("end_date"),
+        csv_export::text("occurrences"),
+        csv_export::text("status"),
+        csv_export::text("next_issue_date"),
+        csv_export::text("invoices_created"),
+        csv_export::text("auto_send"),
+        csv_export::text("email"),
+        csv_export::text("created_at"),
+    ],
+    row: recurring_row,
+    list: |ops, q| Box::pin(async move { ops.list_recurring(&q).await }),
+};
+
+fn recurring_row(r: &RecurringInvoice) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Amount, Date, Int, Text, Time};
+    let day = |d: Option<chrono::NaiveDate>| d.map_or_else(|| Text(String::new()), Date);
+    vec![
+        Int(r.id.0),
+        Int(r.customer_id.0),
+        Text(r.currency.code().to_string()),
+        Amount(r.subtotal_cents, r.currency),
+        Amount(r.tax_cents, r.currency),
+        Amount(r.total_cents, r.currency),
+        Text(r.interval.as_str().to_string()),
+        Int(i64::from(r.interval_count)),
+        Date(r.start_date),
+        day(r.end_date),
+        csv_export::maybe_int(r.occurrences.map(i64::from)),
+        Text(r.status.as_str().to_string()),
+        day(r.next_issue_date),
+        Int(i64::from(r.invoices_created)),
+        Text(r.auto_send.to_string()),
+        Text(r.email.to_string()),
+        Time(Some(r.created_at)),
+    ]
 }

@@ -2,6 +2,7 @@
 
 use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
+use crate::csv_export;
 use crate::error::ApiError;
 use crate::openapi::ErrorBody;
 use crate::ops::Ops;
@@ -42,18 +43,23 @@ pub async fn create(
     params(
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
-    responses((status = 200, description = "A page of endpoints", body = WebhookList)),
+    responses((status = 200, description = "A page of endpoints; or, asked for CSV, every matching one (UTF-8 with a byte-order mark)",
+        content((WebhookList = "application/json"), (String = "text/csv")))),
     security(("api_key" = [])))]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .list_webhooks(req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    WEBHOOKS
+        .answer(
+            req.query_string(),
+            csv_export::wanted(&req),
+            Ops::for_key(&state, &auth),
+        )
+        .await
 }
 
 /// Retrieve an endpoint (without its secret).
@@ -140,9 +146,11 @@ pub async fn rotate_secret(
         ("id" = i64, Path, description = "Webhook endpoint id"),
         ("page" = Option<u32>, Query, description = "Page number, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
+        ("format" = Option<String>, Query, description = "`csv`: every matching row as CSV (as `Accept: text/csv` asks); anything else: JSON"),
     ),
     responses(
-        (status = 200, description = "A page of attempts", body = DeliveryAttemptList),
+        (status = 200, description = "A page of attempts; or, asked for CSV, every one",
+            content((DeliveryAttemptList = "application/json"), (String = "text/csv"))),
         (status = 404, description = "No such endpoint", body = ErrorBody),
     ),
     security(("api_key" = [])))]
@@ -152,8 +160,76 @@ pub async fn deliveries(
     req: HttpRequest,
     id: Id<WebhookEndpointId>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Ops::for_key(&state, &auth)
-        .delivery_attempts(id, req.query_string())
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    csv_export::list_answer(
+        req.query_string(),
+        csv_export::wanted(&req),
+        Ops::for_key(&state, &auth),
+        "webhook_deliveries.csv",
+        DELIVERY_COLUMNS,
+        delivery_row,
+        move |ops, q| {
+            let id = id.clone();
+            async move { ops.delivery_attempts(id, &q).await }
+        },
+    )
+    .await
+}
+
+/// The endpoints as CSV (never a secret), for this route and the dashboard's export link.
+pub(crate) const WEBHOOKS: csv_export::Export<WebhookEndpoint> = csv_export::Export {
+    file: "webhooks.csv",
+    columns: &[
+        csv_export::text("id"),
+        csv_export::text("url"),
+        csv_export::text("description"),
+        csv_export::text("events"),
+        csv_export::text("enabled"),
+        csv_export::text("created_at"),
+        csv_export::text("updated_at"),
+    ],
+    row: webhook_row,
+    list: |ops, q| Box::pin(async move { ops.list_webhooks(&q).await }),
+};
+
+fn webhook_row(w: &WebhookEndpoint) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Int, Text, Time};
+    vec![
+        Int(w.id.0),
+        Text(w.url.clone()),
+        Text(w.description.clone().unwrap_or_default()),
+        Text(w.events.join(" ")),
+        Text(w.enabled.to_string()),
+        Time(Some(w.created_at)),
+        Time(Some(w.updated_at)),
+    ]
+}
+
+/// An endpoint's delivery attempts as CSV.
+const DELIVERY_COLUMNS: &[csv_export::Column] = &[
+    csv_export::text("id"),
+    csv_export::text("event_id"),
+    csv_export::text("event_type"),
+    csv_export::text("attempt"),
+    csv_export::text("state"),
+    csv_export::text("status_code"),
+    csv_export::text("duration_ms"),
+    csv_export::text("error"),
+    csv_export::text("next_attempt_at"),
+    csv_export::text("created_at"),
+];
+
+fn delivery_row(d: &DeliveryAttempt) -> Vec<csv_export::Cell> {
+    use csv_export::Cell::{Int, Text, Time};
+    vec![
+        Int(d.id),
+        Int(d.event_id),
+        Text(d.event_type.clone()),
+        Int(i64::from(d.attempt)),
+        Text(d.state.as_str().to_string()),
+        csv_export::maybe_int(d.status_code.map(i64::from)),
+        Int(d.duration_ms),
+        Text(d.error.clone().unwrap_or_default()),
+        Time(d.next_attempt_at),
+        Time(Some(d.created_at)),
+    ]
 }

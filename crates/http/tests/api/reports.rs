@@ -420,6 +420,63 @@ async fn the_customer_screen_prints_and_emails_the_statement(h: Harness) {
     assert_eq!(emails.body["total"], 1);
 }
 
+async fn the_dashboard_exports_every_list_it_shows(h: Harness) {
+    use crate::dashboard::{member, sign_in};
+    use invoicing_domain::user::Role;
+    let app = init_service(build_app(h.state.clone())).await;
+    fixture(&app, &h).await;
+    // A live invoice is never in the test environment's export.
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let r = call!(
+        &app,
+        h.req_as(&live, Method::POST, "/api/v1/invoices"),
+        json!({"customer": {"name": "Live", "email": "live@example.com"},
+            "line_items": [{"description": "Live", "quantity": 1, "unit_price_cents": 1}]})
+    );
+    assert_eq!(r.status, 201);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let owner = sign_in(&app, "owner@example.com").await;
+    for (what, api) in [
+        ("invoices", "invoices"),
+        ("quotations", "quotations"),
+        ("customers", "customers"),
+        ("payments", "payments"),
+        ("products", "products"),
+        ("credit-notes", "credit_notes"),
+        ("recurring", "recurring_invoices"),
+        ("emails", "emails"),
+        ("events", "events"),
+        ("webhooks", "webhooks"),
+    ] {
+        let r = send_raw(&app, owner.get(&format!("/dashboard/export/{what}"))).await;
+        assert_eq!(r.status, 200, "{what}: {}", r.text());
+        assert!(r.header("content-type").starts_with("text/csv"), "{what}");
+        let (_, rows) = parse_csv(&r);
+        let total = call!(&app, h.req(Method::GET, &format!("/api/v1/{api}"))).body["total"]
+            .as_i64()
+            .unwrap();
+        assert_eq!(
+            rows.len() as i64,
+            total,
+            "{what}: the test environment's rows"
+        );
+    }
+    let r = send_raw(
+        &app,
+        owner.get("/dashboard/export/invoices?status=sent&customer_id="),
+    )
+    .await;
+    let (_, rows) = parse_csv(&r);
+    assert_eq!(rows.len(), 8, "the list's filters, blanks dropped");
+    let r = send_raw(&app, owner.get("/dashboard/export/invoices?status=nope")).await;
+    assert_eq!(r.status, 400);
+    let r = send_raw(&app, owner.get("/dashboard/export/keys")).await;
+    assert_eq!(r.status, 404);
+    let signed_out = crate::dashboard::browser(Method::GET, "/dashboard/export/invoices");
+    let r = send_raw(&app, signed_out).await;
+    assert_eq!(r.status, 303, "signed out: to the sign-in page");
+}
+
 /// Reads a CSV answer back with a real CSV parser: its header and records.
 fn parse_csv(r: &Raw) -> (Vec<String>, Vec<Vec<String>>) {
     assert_eq!(r.status, 200, "{}", r.text());
@@ -443,7 +500,7 @@ fn parse_csv(r: &Raw) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 async fn lists_and_reports_answer_csv(h: Harness) {
-    let app = init_service(build_app(h.state.clone())).await;
+    let app = init_service(build_app(h.permissive())).await;
     fixture(&app, &h).await;
     // Past one page of the largest size, with text a spreadsheet would run or split.
     for n in 0..100 {
@@ -513,6 +570,24 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         "a bad filter is still refused before anything is sent"
     );
 
+    // A schedule and an endpoint, so that their lists have rows too.
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/recurring_invoices"),
+        json!({"customer": {"name": "Ada", "email": "ada@example.com"}, "interval": "month",
+            "line_items": [{"description": "Hosting", "quantity": "1", "unit_price_cents": 2000}],
+            "start_date": day(3)})
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/webhooks"),
+        json!({"url": "https://hooks.example.com/in", "events": ["invoice.paid"], "description": "@ERP"})
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let hook = r.body["id"].as_i64().unwrap();
+    let secret = r.body["secret"].as_str().unwrap().to_string();
+
     // Every other list: as many rows as the JSON's total, each its own.
     for list in [
         "customers",
@@ -520,6 +595,11 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         "payments",
         "products",
         "credit_notes",
+        "recurring_invoices",
+        "emails",
+        "events",
+        "webhooks",
+        &format!("webhooks/{hook}/deliveries"),
     ] {
         let total = call!(&app, h.req(Method::GET, &format!("/api/v1/{list}"))).body["total"]
             .as_i64()
@@ -532,7 +612,37 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         let (header, rows) = parse_csv(&r);
         assert_eq!(rows.len() as i64, total, "{list}");
         assert_eq!(header[0], "id", "{list}");
+        assert!(
+            !r.text().contains(&secret),
+            "{list}: never a webhook secret"
+        );
     }
+    let r = send_raw(&app, h.req(Method::GET, "/api/v1/events?format=csv")).await;
+    let (header, rows) = parse_csv(&r);
+    assert!(rows.len() > 100, "past one page");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let made = rows
+        .iter()
+        .find(|r| {
+            r[col("type")] == "webhook_endpoint.created" || r[col("type")] == "invoice.created"
+        })
+        .unwrap();
+    assert_eq!(made[col("actor_type")], "api_key");
+    assert!(made[col("object_id")].parse::<i64>().is_ok(), "{made:?}");
+    let r = send_raw(&app, h.req(Method::GET, "/api/v1/webhooks?format=csv")).await;
+    let (header, rows) = parse_csv(&r);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows[0][col("description")], "'@ERP", "made inert");
+    assert_eq!(rows[0][col("events")], "invoice.paid");
+    let r = send_raw(
+        &app,
+        h.req(Method::GET, "/api/v1/recurring_invoices?format=csv"),
+    )
+    .await;
+    let (header, rows) = parse_csv(&r);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows[0][col("total")], "20.00");
+    assert_eq!(rows[0][col("next_issue_date")], day(3));
 
     // Reports, the same figures as their JSON.
     let r = send_raw(&app, h.req(Method::GET, "/api/v1/reports/aging?format=csv")).await;
@@ -858,5 +968,6 @@ http_tests!(
     a_customer_statement_runs_to_what_they_owe,
     a_statement_prints_in_the_customers_language_and_is_emailed,
     the_customer_screen_prints_and_emails_the_statement,
+    the_dashboard_exports_every_list_it_shows,
     bad_report_parameters_are_400
 );
