@@ -167,10 +167,7 @@ pub async fn deliveries(
         "webhook_deliveries.csv",
         DELIVERY_COLUMNS,
         delivery_row,
-        move |ops, q| {
-            let id = id.clone();
-            async move { ops.delivery_attempts(id, &q).await }
-        },
+        move |ops, q| async move { ops.delivery_attempts(id, &q).await },
     )
     .await
 }
