@@ -1,5 +1,6 @@
 //! Page requests and pages of results (SPEC §5), shared by every list endpoint.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 pub const DEFAULT_PER_PAGE: u32 = 20;
@@ -14,6 +15,22 @@ pub struct PageRequest {
     per_page: u32,
     /// Whether the page reports the list's total (the API's pages always do).
     counted: bool,
+    /// A keyset walk's position: the rows below it, instead of an offset.
+    after: Option<Cursor>,
+}
+
+/// Where a keyset walk over a list stands: the last row it has, by the lists' order (newest
+/// first: `created_at`, then `id`). The next rows are those below it, however many rows came
+/// before, and rows added meanwhile (newer) never shift it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Cursor {
+    pub created_at: DateTime<Utc>,
+    pub id: i64,
+}
+
+/// A list item a keyset walk can continue from.
+pub trait Keyed {
+    fn cursor(&self) -> Cursor;
 }
 
 impl PageRequest {
@@ -23,6 +40,7 @@ impl PageRequest {
                 page,
                 per_page,
                 counted: true,
+                after: None,
             })
         } else {
             None
@@ -42,6 +60,23 @@ impl PageRequest {
         self.counted
     }
 
+    /// The first `per_page` rows below `cursor` (all from the top when `None`), uncounted.
+    pub fn below(self, cursor: Option<Cursor>) -> Self {
+        match cursor {
+            None => self,
+            Some(c) => PageRequest {
+                page: 1,
+                after: Some(c),
+                ..self.uncounted()
+            },
+        }
+    }
+
+    /// The keyset position, when the page is one of a walk.
+    pub fn cursor(self) -> Option<Cursor> {
+        self.after
+    }
+
     pub fn page(self) -> u32 {
         self.page
     }
@@ -50,7 +85,11 @@ impl PageRequest {
         self.per_page
     }
 
+    /// Rows to skip: none in a keyset walk, whose cursor says where it is.
     pub fn offset(self) -> i64 {
+        if self.after.is_some() {
+            return 0;
+        }
         i64::from(self.page - 1) * i64::from(self.per_page)
     }
 
@@ -65,6 +104,7 @@ impl Default for PageRequest {
             page: 1,
             per_page: DEFAULT_PER_PAGE,
             counted: true,
+            after: None,
         }
     }
 }
@@ -210,4 +250,30 @@ impl SearchText {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Every exported list's item continues a walk from its `created_at` and `id`.
+macro_rules! keyed {
+    ($($ty:ty => |$x:ident| $id:expr),* $(,)?) => {$(
+        impl Keyed for $ty {
+            fn cursor(&self) -> Cursor {
+                let $x = self;
+                Cursor { created_at: $x.created_at, id: $id }
+            }
+        }
+    )*};
+}
+
+keyed! {
+    crate::invoice::Invoice => |x| x.id.0,
+    crate::quotation::Quotation => |x| x.id.0,
+    crate::customer::Customer => |x| x.id.0,
+    crate::payment::Payment => |x| x.id.0,
+    crate::product::Product => |x| x.id.0,
+    crate::credit_note::CreditNote => |x| x.id.0,
+    crate::recurring::RecurringInvoice => |x| x.id.0,
+    crate::email::OutgoingEmail => |x| x.id.0,
+    crate::event::Event => |x| x.id.0,
+    crate::webhook::WebhookEndpoint => |x| x.id.0,
+    crate::webhook_delivery::DeliveryAttempt => |x| x.id,
 }

@@ -3,8 +3,8 @@
 //! byte-order mark and a header row. Amounts come twice: `_cents` integers and decimals in the
 //! currency's exponent. A text cell that a spreadsheet would run as a formula (starting with
 //! `=`, `+`, `-`, `@`, a tab or a carriage return) gets a `'` in front (OWASP's CSV injection);
-//! numeric columns never do. Rows are fetched and written a page at a time, so memory does not
-//! grow with the row count.
+//! numeric columns never do. Rows are fetched and written a page at a time, walking the list by
+//! keyset, so memory does not grow with the row count and each page costs the same.
 
 use crate::error::ApiError;
 use actix_web::http::header::{self, HeaderValue};
@@ -14,7 +14,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use futures_util::future::LocalBoxFuture;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::money::decimal_text;
-use invoicing_domain::paging::Page;
+use invoicing_domain::paging::{Cursor, Keyed, Page};
 
 /// One value of a row.
 pub enum Cell {
@@ -166,51 +166,60 @@ pub fn table(
     Ok(csv_response(filename).body(encode(Some(columns), rows)?))
 }
 
-/// Fetches page `n` (from 1) of a list.
-pub type FetchPage<T> = Box<dyn FnMut(u32) -> LocalBoxFuture<'static, Result<Page<T>, ApiError>>>;
+/// Fetches the page at a key: a keyset cursor for lists, a page number for the aging report.
+pub type FetchPage<T, K> = Box<dyn FnMut(K) -> LocalBoxFuture<'static, Result<Page<T>, ApiError>>>;
 
-/// Every page of a list, streamed: the first page is read before answering (so a bad filter is
-/// still a 400), then each next page as the client takes the bytes.
-pub async fn pages<T: 'static>(
+/// Every page of a list, streamed: the first page (at `start`) is read before answering (so a
+/// bad filter is still a 400), then each next one (`next` says at which key, `None` when done)
+/// as the client takes the bytes.
+pub async fn pages<T: 'static, K: Copy + 'static>(
     filename: &str,
     columns: &'static [Column],
     row: fn(&T) -> Vec<Cell>,
-    mut fetch: FetchPage<T>,
+    start: K,
+    next: fn(&Page<T>, K) -> Option<K>,
+    mut fetch: FetchPage<T, K>,
 ) -> Result<HttpResponse, ApiError> {
-    let first = fetch(1).await?;
+    let first = fetch(start).await?;
     let head = encode(Some(columns), first.data.iter().map(row).collect())?;
-    let more = first.has_more;
-    let rest = futures_util::stream::unfold(
-        (2u32, more, fetch),
-        move |(n, more, mut fetch)| async move {
-            if !more {
-                return None;
+    let after = next(&first, start);
+    let rest = futures_util::stream::unfold((after, fetch), move |(key, mut fetch)| async move {
+        let key = key?;
+        let chunk = match fetch(key).await {
+            Ok(page) => encode(None, page.data.iter().map(row).collect())
+                .map(|bytes| (bytes, next(&page, key))),
+            Err(e) => Err(e),
+        };
+        match chunk {
+            Ok((bytes, after)) => Some((Ok::<_, actix_web::Error>(bytes), (after, fetch))),
+            // The status line has gone: the client sees a cut answer, never a wrong one.
+            Err(e) => {
+                log::error!("a CSV export stopped: {e}");
+                Some((Err(e.into()), (None, fetch)))
             }
-            let chunk = match fetch(n).await {
-                Ok(page) => encode(None, page.data.iter().map(row).collect())
-                    .map(|bytes| (bytes, page.has_more)),
-                Err(e) => Err(e),
-            };
-            match chunk {
-                Ok((bytes, more)) => Some((Ok::<_, actix_web::Error>(bytes), (n + 1, more, fetch))),
-                // The status line has gone: the client sees a cut answer, never a wrong one.
-                Err(e) => {
-                    log::error!("a CSV export stopped at page {n}: {e}");
-                    Some((Err(e.into()), (n + 1, false, fetch)))
-                }
-            }
-        },
-    );
+        }
+    });
     let body =
         futures_util::stream::once(async move { Ok::<_, actix_web::Error>(head) }).chain(rest);
     Ok(csv_response(filename).streaming(body))
 }
 
+/// A keyset walk's next position: below the page's last row, when the page was full and that
+/// row is below where the page began (a list that ignored the cursor ends the walk, never
+/// repeats it).
+fn next_cursor<T: Keyed>(page: &Page<T>, at: Option<Cursor>) -> Option<Option<Cursor>> {
+    let last = page.data.last()?.cursor();
+    let full = page.data.len() as u32 >= page.per_page;
+    (full && at.is_none_or(|at| last < at)).then_some(Some(last))
+}
+
 use futures_util::StreamExt;
 
 /// A list's answer: its JSON page, or, when `csv` (the API: [`wanted`]; the dashboard's export
-/// links: always), every matching row. `list` runs the list's operation for a query string (the
-/// same filters either way).
+/// links: always), every matching row, walked by keyset (`created_at`, `id` below the last row
+/// written) so each page costs the same however deep the walk, and a row added meanwhile never
+/// shifts one. `list` runs the list's operation for a query string (the same filters either
+/// way).
 pub async fn list_answer<T, F, Fut>(
     query: &str,
     csv: bool,
@@ -221,7 +230,7 @@ pub async fn list_answer<T, F, Fut>(
     list: F,
 ) -> Result<HttpResponse, ApiError>
 where
-    T: serde::Serialize + 'static,
+    T: serde::Serialize + Keyed + 'static,
     F: Fn(std::rc::Rc<crate::ops::Ops>, String) -> Fut + 'static,
     Fut: std::future::Future<Output = Result<Page<T>, ApiError>> + 'static,
 {
@@ -229,10 +238,13 @@ where
         let page = list(std::rc::Rc::new(ops), without_format(query)).await?;
         return Ok(HttpResponse::Ok().json(page));
     }
-    let query = without_format(query);
-    let ops = std::rc::Rc::new(ops.without_totals());
-    let fetch: FetchPage<T> = Box::new(move |n| Box::pin(list(ops.clone(), page_query(&query, n))));
-    pages(filename, columns, row, fetch).await
+    let query = page_query(&without_format(query), 1);
+    let ops = ops.without_totals();
+    let fetch: FetchPage<T, Option<Cursor>> = Box::new(move |cursor| {
+        let ops = std::rc::Rc::new(ops.below(cursor));
+        Box::pin(list(ops, query.clone()))
+    });
+    pages(filename, columns, row, None, next_cursor, fetch).await
 }
 
 /// A list that answers CSV: its file name, its columns, a row from an item, and the list's
@@ -248,7 +260,7 @@ pub struct Export<T: 'static> {
 pub type ListPage<T> =
     fn(std::rc::Rc<crate::ops::Ops>, String) -> LocalBoxFuture<'static, Result<Page<T>, ApiError>>;
 
-impl<T: serde::Serialize + 'static> Export<T> {
+impl<T: serde::Serialize + Keyed + 'static> Export<T> {
     /// The list's JSON page, or every matching row as CSV when `csv`.
     pub async fn answer(
         &'static self,

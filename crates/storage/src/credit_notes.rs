@@ -328,7 +328,7 @@ impl CreditNoteRepository for Store {
                 }
                 q
             };
-            let rows = query()
+            let rows = crate::rows::below!(query(), credit_notes, page)
                 .order((credit_notes::created_at.desc(), credit_notes::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

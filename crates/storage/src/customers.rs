@@ -207,7 +207,7 @@ impl CustomerRepository for Store {
                 count = count.filter(matches());
                 rows = rows.filter(matches());
             }
-            let rows = rows
+            let rows = crate::rows::below!(rows, customers, page)
                 .order((customers::created_at.desc(), customers::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

@@ -159,7 +159,7 @@ impl EmailRepository for Store {
                 q
             };
             // Reminders and receipts add emails on their own: counted up to the cap (SPEC §5).
-            let rows = query()
+            let rows = crate::rows::below!(query(), emails, page)
                 .order((emails::created_at.desc(), emails::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

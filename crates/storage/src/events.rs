@@ -189,7 +189,7 @@ impl EventRepository for Store {
             }
             // Every change adds an event: counted up to the cap, never the whole log (SPEC §5).
             let counted = count_up_to_cap(conn, count.select(events::id))?;
-            let rows = rows
+            let rows = crate::rows::below!(rows, events, page)
                 .order((events::created_at.desc(), events::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

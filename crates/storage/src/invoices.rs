@@ -292,9 +292,8 @@ impl InvoiceRepository for Store {
                 q
             };
             let ordered = match filter.order {
-                InvoiceOrder::Newest => {
-                    query().order((invoices::created_at.desc(), invoices::id.desc()))
-                }
+                InvoiceOrder::Newest => crate::rows::below!(query(), invoices, page)
+                    .order((invoices::created_at.desc(), invoices::id.desc())),
                 InvoiceOrder::DueFirst => {
                     query().order((invoices::due_date.asc(), invoices::id.asc()))
                 }

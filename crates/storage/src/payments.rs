@@ -329,7 +329,7 @@ impl PaymentRepository for Store {
             let by_status_only = filter.customer_id.is_none()
                 && filter.invoice_id.is_none()
                 && filter.amount_min.is_none();
-            let rows = query()
+            let rows = crate::rows::below!(query(), payments, page)
                 .order((payments::created_at.desc(), payments::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

@@ -110,7 +110,7 @@ impl ProductRepository for Store {
                 }
                 q
             };
-            let rows = query()
+            let rows = crate::rows::below!(query(), products, page)
                 .order((products::created_at.desc(), products::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

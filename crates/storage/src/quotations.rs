@@ -174,7 +174,7 @@ impl QuotationRepository for Store {
                 }
                 q
             };
-            let rows = query()
+            let rows = crate::rows::below!(query(), quotations, page)
                 .order((quotations::created_at.desc(), quotations::id.desc()))
                 .limit(page.limit() + 1)
                 .offset(page.offset())

@@ -483,7 +483,7 @@ impl RecurringRepository for Store {
                 q
             };
             let total: i64 = query().count().get_result(conn)?;
-            let rows = query()
+            let rows = crate::rows::below!(query(), ri, page)
                 .order((ri::created_at.desc(), ri::id.desc()))
                 .limit(page.limit())
                 .offset(page.offset())

@@ -26,6 +26,24 @@ macro_rules! scoped {
 }
 pub(crate) use scoped;
 
+/// A list query's rows below the page's keyset cursor, if it has one (lists are newest first:
+/// `created_at`, then `id`). `created_at <= t` lets the index of the order start at the cursor.
+macro_rules! below {
+    ($query:expr, $table:ident, $page:expr) => {{
+        let query = $query;
+        match $page.cursor() {
+            None => query,
+            Some(c) => {
+                let t = $crate::rows::to_db(c.created_at);
+                query
+                    .filter($table::created_at.le(t))
+                    .filter($table::created_at.lt(t).or($table::id.lt(c.id)))
+            }
+        }
+    }};
+}
+pub(crate) use below;
+
 /// Takes the row lock of one scoped row until the transaction ends, so a check-then-write (is it
 /// still a draft?) cannot interleave with a concurrent change on PostgreSQL. A no-op update is
 /// the lock both backends understand; SQLite's write transactions are exclusive anyway.

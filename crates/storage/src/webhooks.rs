@@ -196,18 +196,22 @@ impl WebhookRepository for Store {
     fn list_webhooks(&self, scope: Scope, page: PageRequest) -> RepoResult<Page<WebhookEndpoint>> {
         self.read(|conn| {
             let total: i64 = scoped!(webhook_endpoints, scope).count().get_result(conn)?;
-            let data = scoped!(webhook_endpoints, scope)
-                .order((
-                    webhook_endpoints::created_at.desc(),
-                    webhook_endpoints::id.desc(),
-                ))
-                .limit(page.limit())
-                .offset(page.offset())
-                .select(EndpointRow::as_select())
-                .load::<EndpointRow>(conn)?
-                .into_iter()
-                .map(|r| r.into_domain(None))
-                .collect();
+            let data = crate::rows::below!(
+                scoped!(webhook_endpoints, scope).into_boxed(),
+                webhook_endpoints,
+                page
+            )
+            .order((
+                webhook_endpoints::created_at.desc(),
+                webhook_endpoints::id.desc(),
+            ))
+            .limit(page.limit())
+            .offset(page.offset())
+            .select(EndpointRow::as_select())
+            .load::<EndpointRow>(conn)?
+            .into_iter()
+            .map(|r| r.into_domain(None))
+            .collect();
             Ok(Page::new(data, page, total))
         })
     }
@@ -309,7 +313,7 @@ impl WebhookRepository for Store {
                 || scoped!(webhook_attempts, scope).filter(webhook_attempts::endpoint_id.eq(id.0));
             // Attempts grow with every event: counted up to the cap (SPEC §5).
             let counted = count_up_to_cap(conn, of_endpoint().select(webhook_attempts::id))?;
-            let rows = of_endpoint()
+            let rows = crate::rows::below!(of_endpoint().into_boxed(), webhook_attempts, page)
                 .order((
                     webhook_attempts::created_at.desc(),
                     webhook_attempts::id.desc(),

@@ -24,7 +24,7 @@ use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use invoicing_domain::api_key::{Access, ApiResource, KeyScopes};
 use invoicing_domain::email::{EmailInput, EmailRequest};
-use invoicing_domain::paging::{Page, PageRequest, SearchText};
+use invoicing_domain::paging::{Cursor, Page, PageRequest, SearchText};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::tenant::{Actor, Scope};
 use invoicing_domain::user::{Role, SignedIn, UserId};
@@ -134,6 +134,8 @@ pub struct Ops {
     totals: bool,
     /// Where the service is reached, for the links an operation mails (invitations).
     public_url: Arc<str>,
+    /// Lists start below this row: a keyset walk (exports).
+    after: Option<Cursor>,
 }
 
 impl Ops {
@@ -145,6 +147,7 @@ impl Ops {
             mail_enabled: state.config.mail_enabled,
             webhook_allow_private: state.config.webhook_allow_private,
             totals: true,
+            after: None,
             public_url: Arc::from(state.config.public_url.as_str()),
         }
     }
@@ -157,6 +160,17 @@ impl Ops {
             caller: self.caller.clone(),
             public_url: self.public_url.clone(),
             totals: false,
+            ..*self
+        }
+    }
+
+    /// The same operations with lists that start below `cursor` (a keyset walk: exports).
+    pub fn below(&self, cursor: Option<Cursor>) -> Ops {
+        Ops {
+            repos: self.repos.clone(),
+            caller: self.caller.clone(),
+            public_url: self.public_url.clone(),
+            after: cursor,
             ..*self
         }
     }
@@ -177,6 +191,16 @@ impl Ops {
             .map_err(|e| e.naming(what))
     }
 
+    /// The page a list's query asks for, uncounted for screens and walks, below a walk's cursor.
+    fn page(&self, q: &ListQuery) -> Result<PageRequest, ApiError> {
+        let page = if self.totals {
+            q.page()?
+        } else {
+            q.page()?.uncounted()
+        };
+        Ok(page.below(self.after))
+    }
+
     /// A page of a list: `filters` are the query's names beside paging, `filter` reads them.
     async fn list<T, Fl, F>(
         &self,
@@ -195,11 +219,7 @@ impl Ops {
     {
         let scope = self.caller.require(resource, Access::Read)?;
         let q = ListQuery::parse(query, filters)?;
-        let page = if self.totals {
-            q.page()?
-        } else {
-            q.page()?.uncounted()
-        };
+        let page = self.page(&q)?;
         let filter = filter(&q)?;
         let repos = self.repos.clone();
         blocking(move || f(repos.as_ref(), scope, &filter, page)).await

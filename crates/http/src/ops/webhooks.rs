@@ -98,7 +98,7 @@ impl Ops {
     ) -> Result<Page<DeliveryAttempt>, ApiError> {
         let scope = self.caller.require(ApiResource::Webhooks, Access::Read)?;
         let id = id.get()?;
-        let page = ListQuery::parse(query, &[])?.page()?;
+        let page = self.page(&ListQuery::parse(query, &[])?)?;
         self.run(scope, WHAT, move |r, s| {
             r.list_delivery_attempts(s, id, page)
         })

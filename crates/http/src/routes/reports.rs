@@ -48,7 +48,7 @@ pub async fn aging(
 pub(crate) async fn aging_csv(query: &str, ops: Ops) -> Result<HttpResponse, ApiError> {
     let query = csv_export::without_format(query);
     let ops = std::rc::Rc::new(ops.without_totals());
-    let fetch: csv_export::FetchPage<AgingCsvRow> = Box::new(move |n| {
+    let fetch: csv_export::FetchPage<AgingCsvRow, u32> = Box::new(move |n| {
         let (ops, query) = (ops.clone(), csv_export::page_query(&query, n));
         Box::pin(async move {
             let r = ops.aging_report(&query).await?;
@@ -76,7 +76,9 @@ pub(crate) async fn aging_csv(query: &str, ops: Ops) -> Result<HttpResponse, Api
             })
         })
     });
-    csv_export::pages("aging.csv", AGING_COLUMNS, aging_row, fetch).await
+    // Customers come by what they owe, not by date: walked by page number.
+    let next = |page: &Page<AgingCsvRow>, n: u32| page.has_more.then_some(n + 1);
+    csv_export::pages("aging.csv", AGING_COLUMNS, aging_row, 1, next, fetch).await
 }
 
 /// A row of the aging's CSV: all customers of a currency, or one customer.
