@@ -1,6 +1,6 @@
 //! Credit notes and recurring invoices end to end (SPEC §19, §20): two servers on one
 //! PostgreSQL issue a schedule's first invoice exactly once, sent on its own; a credit note is
-//! emailed with its PDF.
+//! emailed with its PDF; an invoice export reads back in Python's csv module intact.
 
 mod common;
 
@@ -119,5 +119,63 @@ fn a_credit_note_is_emailed_with_its_pdf() {
     );
     assert!(server.stop().success());
     sink.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a spreadsheet user gets: the invoices' CSV from the binary, read back by Python's own
+/// `csv` module (as Excel and LibreOffice read it: a byte-order mark, quoted line breaks), with
+/// the accents, the formula guard and the amounts intact.
+#[test]
+fn an_invoice_export_reads_back_in_python_with_accents_and_amounts() {
+    let dir = data_dir("csv-python");
+    let server = start(&dir);
+    let api = Api::new(&server, &dir, &server.printed_key().unwrap());
+    for (currency, cents, notes) in [
+        ("EUR", 123_456, "Grüße aus Köln, „Zoë“\nzweite Zeile"),
+        ("JPY", 98_765, "=1+1"),
+    ] {
+        api.ok(
+            "POST",
+            "/invoices",
+            Some(json!({"customer": {"name": "Ærøskøbing Café", "email": "cafe@example.dk"},
+                "currency": currency, "notes": notes,
+                "line_items": [{"description": "Kaffe", "quantity": 1, "unit_price_cents": cents}]})),
+        );
+    }
+    let req = ureq::http::Request::builder()
+        .uri(format!("{}/invoices?format=csv", api.base))
+        .header("authorization", format!("Bearer {}", api.key))
+        .body(())
+        .unwrap();
+    let mut res = api.agent.run(req).unwrap();
+    assert_eq!(res.status(), 200);
+    let bytes = res.body_mut().read_to_vec().unwrap();
+    let file = dir.join("invoices.csv");
+    std::fs::write(&file, &bytes).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import csv, json, sys\n\
+             with open(sys.argv[1], encoding='utf-8-sig', newline='') as f:\n\
+             \x20   print(json.dumps(list(csv.DictReader(f))))",
+        )
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 2);
+    let eur = rows.iter().find(|r| r["currency"] == "EUR").unwrap();
+    assert_eq!(eur["notes"], "Grüße aus Köln, „Zoë“\nzweite Zeile");
+    assert_eq!(eur["total_cents"], "123456");
+    assert_eq!(eur["total"], "1234.56");
+    let yen = rows.iter().find(|r| r["currency"] == "JPY").unwrap();
+    assert_eq!(yen["notes"], "'=1+1", "never run as a formula");
+    assert_eq!(yen["total"], "98765");
+    assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }

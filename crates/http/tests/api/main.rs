@@ -9,6 +9,7 @@ mod auth_and_limits;
 mod budgets;
 mod contract;
 mod credit_notes;
+mod csv_property;
 mod customers;
 mod dashboard;
 mod dashboard_settings;
