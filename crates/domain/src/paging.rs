@@ -7,6 +7,8 @@ pub const DEFAULT_PER_PAGE: u32 = 20;
 pub const MAX_PER_PAGE: u32 = 100;
 /// Bounding page keeps the OFFSET inside i64 whatever the client sends.
 pub const MAX_PAGE: u32 = 1_000_000;
+/// Rows per step of a keyset walk: an export reads its list in steps this large.
+pub const WALK_PER_PAGE: u32 = 1000;
 
 /// A validated page request: `page` ≥ 1 and `1 ≤ per_page ≤ 100`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,15 +62,14 @@ impl PageRequest {
         self.counted
     }
 
-    /// The first `per_page` rows below `cursor` (all from the top when `None`), uncounted.
-    pub fn below(self, cursor: Option<Cursor>) -> Self {
-        match cursor {
-            None => self,
-            Some(c) => PageRequest {
-                page: 1,
-                after: Some(c),
-                ..self.uncounted()
-            },
+    /// A step of a keyset walk (exports): the first [`WALK_PER_PAGE`] rows below `cursor`
+    /// (from the top when `None`), uncounted.
+    pub fn walk(cursor: Option<Cursor>) -> Self {
+        PageRequest {
+            page: 1,
+            per_page: WALK_PER_PAGE,
+            counted: false,
+            after: cursor,
         }
     }
 

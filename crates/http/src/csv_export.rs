@@ -238,10 +238,9 @@ where
         let page = list(std::rc::Rc::new(ops), without_format(query)).await?;
         return Ok(HttpResponse::Ok().json(page));
     }
-    let query = page_query(&without_format(query), 1);
-    let ops = ops.without_totals();
+    let query = without_format(query);
     let fetch: FetchPage<T, Option<Cursor>> = Box::new(move |cursor| {
-        let ops = std::rc::Rc::new(ops.below(cursor));
+        let ops = std::rc::Rc::new(ops.walk(cursor));
         Box::pin(list(ops, query.clone()))
     });
     pages(filename, columns, row, None, next_cursor, fetch).await

@@ -813,9 +813,9 @@ fn a_keyset_walk_sees_every_row_once(db: TestDb) {
         .store
         .create_invoice(scope, simple("walk@example.com", "Work"))
         .unwrap();
-    // 250 more with the same created_at: only the id orders them.
+    // 2,500 more with the same created_at (three steps of a walk): only the id orders them.
     db.execute(&format!(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250) \
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) \
          INSERT INTO invoices (account_id, livemode, number, status, customer_id, currency, \
            issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
            metadata, token, created_at, updated_at, amount_credited_cents) \
@@ -829,7 +829,7 @@ fn a_keyset_walk_sees_every_row_once(db: TestDb) {
     let mut late = None;
     let mut cursor = None;
     loop {
-        let page = PageRequest::new(1, 100).unwrap().below(cursor);
+        let page = PageRequest::walk(cursor);
         let listed = db
             .store
             .list_invoices(scope, &InvoiceFilter::default(), page)
@@ -844,7 +844,7 @@ fn a_keyset_walk_sees_every_row_once(db: TestDb) {
                     .0,
             );
         }
-        let full = listed.data.len() == 100;
+        let full = listed.data.len() == listed.per_page as usize;
         seen.extend(listed.data);
         if !full {
             break;
@@ -855,7 +855,7 @@ fn a_keyset_walk_sees_every_row_once(db: TestDb) {
     let mut once = ids.clone();
     once.sort_unstable();
     once.dedup();
-    assert_eq!(once.len(), 251, "every row once: {ids:?}");
+    assert_eq!(once.len(), 2501, "every row once: {ids:?}");
     assert!(
         seen.windows(2)
             .all(|w| (w[0].created_at, w[0].id.0) > (w[1].created_at, w[1].id.0)),

@@ -134,8 +134,8 @@ pub struct Ops {
     totals: bool,
     /// Where the service is reached, for the links an operation mails (invitations).
     public_url: Arc<str>,
-    /// Lists start below this row: a keyset walk (exports).
-    after: Option<Cursor>,
+    /// Lists are a step of a keyset walk (exports), below this row when it has one.
+    walk: Option<Option<Cursor>>,
 }
 
 impl Ops {
@@ -147,7 +147,7 @@ impl Ops {
             mail_enabled: state.config.mail_enabled,
             webhook_allow_private: state.config.webhook_allow_private,
             totals: true,
-            after: None,
+            walk: None,
             public_url: Arc::from(state.config.public_url.as_str()),
         }
     }
@@ -164,13 +164,14 @@ impl Ops {
         }
     }
 
-    /// The same operations with lists that start below `cursor` (a keyset walk: exports).
-    pub fn below(&self, cursor: Option<Cursor>) -> Ops {
+    /// The same operations with lists that are a step of a keyset walk (exports): the rows
+    /// below `cursor` (from the top when `None`), a large page at a time, uncounted.
+    pub fn walk(&self, cursor: Option<Cursor>) -> Ops {
         Ops {
             repos: self.repos.clone(),
             caller: self.caller.clone(),
             public_url: self.public_url.clone(),
-            after: cursor,
+            walk: Some(cursor),
             ..*self
         }
     }
@@ -191,14 +192,14 @@ impl Ops {
             .map_err(|e| e.naming(what))
     }
 
-    /// The page a list's query asks for, uncounted for screens and walks, below a walk's cursor.
+    /// The page a list's query asks for (uncounted for screens), or a walk's step.
     fn page(&self, q: &ListQuery) -> Result<PageRequest, ApiError> {
-        let page = if self.totals {
-            q.page()?
-        } else {
-            q.page()?.uncounted()
-        };
-        Ok(page.below(self.after))
+        let page = q.page()?;
+        Ok(match self.walk {
+            Some(cursor) => PageRequest::walk(cursor),
+            None if self.totals => page,
+            None => page.uncounted(),
+        })
     }
 
     /// A page of a list: `filters` are the query's names beside paging, `filter` reads them.

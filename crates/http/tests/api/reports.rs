@@ -526,6 +526,21 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         json!({"customer": {"name": "X", "email": "x@example.com"},
             "line_items": [{"description": "Theirs", "quantity": 1, "unit_price_cents": 1}]})
     );
+    // And 1,500 more, written directly: an export takes several steps of its walk.
+    let first = call!(&app, h.req(Method::GET, "/api/v1/invoices?per_page=1")).body["data"][0]
+        ["id"]
+        .as_i64()
+        .unwrap();
+    h.db.execute(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500) \
+         INSERT INTO invoices (account_id, livemode, number, status, customer_id, currency, \
+           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
+           metadata, token, created_at, updated_at, amount_credited_cents) \
+         SELECT account_id, livemode, number || '-' || i, status, customer_id, currency, \
+           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
+           metadata, token || i, created_at, updated_at, amount_credited_cents \
+         FROM invoices, n WHERE id = {first}"
+    ));
     let json_total = call!(&app, h.req(Method::GET, "/api/v1/invoices")).body["total"]
         .as_i64()
         .unwrap();
@@ -541,7 +556,9 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         json_total,
         "every row, past the first page"
     );
-    assert!(json_total > 100);
+    assert!(json_total > 1600);
+    let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(ids.len(), rows.len(), "each row once");
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let noted = rows
         .iter()
