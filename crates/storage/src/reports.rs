@@ -323,9 +323,9 @@ struct Owed {
     a: Option<i64>,
 }
 
-/// Owed at `until`: what invoices sent before it (and not cancelled by then) came to, less
-/// what was verified as paid and credited on each before it, never below zero per invoice; by
-/// currency, or of one customer in one currency (`only`).
+/// Owed at `until`: what invoices sent before it (and neither cancelled nor marked paid by
+/// then) came to, less what was verified as paid and credited on each before it, never below
+/// zero per invoice; by currency, or of one customer in one currency (`only`).
 fn owed(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -334,7 +334,7 @@ fn owed(
 ) -> Result<Vec<(String, i64)>, TxError> {
     let due = "i.total_cents - COALESCE(p.paid, 0) - COALESCE(n.credited, 0)";
     let of_one = if only.is_some() {
-        "AND i.customer_id = $11 AND i.currency = $12"
+        "AND i.customer_id = $12 AND i.currency = $13"
     } else {
         ""
     };
@@ -349,7 +349,8 @@ fn owed(
            WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
            GROUP BY invoice_id) n ON n.invoice_id = i.id \
          WHERE i.account_id = $7 AND i.livemode = $8 AND i.status <> 'draft' AND i.sent_at < $9 \
-           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) {of_one} \
+           AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) \
+           AND (i.paid_at IS NULL OR i.paid_at >= $11) {of_one} \
          GROUP BY i.currency"
     );
     let mut q = diesel::sql_query(sql).into_boxed();
@@ -359,7 +360,7 @@ fn owed(
             .bind::<Bool, _>(scope.livemode())
             .bind::<Timestamp, _>(until);
     }
-    q = q.bind::<Timestamp, _>(until);
+    q = q.bind::<Timestamp, _>(until).bind::<Timestamp, _>(until);
     if let Some((customer, code)) = only {
         q = q
             .bind::<BigInt, _>(customer)
@@ -506,6 +507,19 @@ impl ReportRepository for Store {
     }
 }
 
+/// An invoice closed by a cancellation or by marking it paid.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = crate::schema::invoices)]
+struct Closed {
+    id: i64,
+    number: String,
+    total_cents: i64,
+    amount_paid_cents: i64,
+    amount_credited_cents: i64,
+    paid_at: Option<chrono::NaiveDateTime>,
+    cancelled_at: Option<chrono::NaiveDateTime>,
+}
+
 /// A customer's statement in one currency: the balance owed at the range's start, the
 /// documents and payments of the range, and the aging of what they owe now.
 fn statement(
@@ -528,7 +542,7 @@ fn statement(
     let sent: Vec<(i64, String, i64, Option<chrono::NaiveDateTime>)> = scoped!(invoices, scope)
         .filter(invoices::customer_id.eq(customer))
         .filter(invoices::currency.eq(code))
-        .filter(invoices::status.ne_all(["draft", "cancelled"]))
+        .filter(invoices::status.ne("draft"))
         .filter(invoices::sent_at.ge(from))
         .filter(invoices::sent_at.lt(end))
         .select((
@@ -590,6 +604,30 @@ fn statement(
             number,
             -total,
         ));
+    }
+    // What a cancellation or a marking as paid took off: what the invoice still owed then.
+    let closed: Vec<Closed> = scoped!(invoices, scope)
+        .filter(invoices::customer_id.eq(customer))
+        .filter(invoices::currency.eq(code))
+        .filter(invoices::sent_at.is_not_null())
+        .filter(
+            invoices::cancelled_at
+                .ge(from)
+                .and(invoices::cancelled_at.lt(end))
+                .or(invoices::paid_at.ge(from).and(invoices::paid_at.lt(end))),
+        )
+        .select(Closed::as_select())
+        .load(conn)?;
+    for c in closed {
+        let rest = c.total_cents - c.amount_paid_cents - c.amount_credited_cents;
+        let (kind, at) = match (c.cancelled_at, c.paid_at) {
+            (Some(at), _) => (StatementEntryKind::Cancellation, at),
+            (None, Some(at)) => (StatementEntryKind::MarkedPaid, at),
+            (None, None) => continue,
+        };
+        if rest > 0 {
+            items.push((day(at), kind, c.id, c.number, -rest));
+        }
     }
     let sql = format!(
         "SELECT currency, {} FROM invoices WHERE account_id = $5 AND livemode = $6 AND {OPEN} \

@@ -22,6 +22,10 @@ pub enum StatementEntryKind {
     Payment,
     /// A credit note: owed less.
     CreditNote,
+    /// An invoice cancelled after it was sent: what it still owed is owed no more.
+    Cancellation,
+    /// An invoice marked paid without a payment for all of it: the rest is owed no more.
+    MarkedPaid,
 }
 
 /// A line of a statement, in date order, with the balance after it.
@@ -33,7 +37,8 @@ pub struct StatementEntry {
     pub kind: StatementEntryKind,
     /// The document's id (the payment's, for a payment).
     pub id: i64,
-    /// The invoice or credit note number, or the payment's invoice number.
+    /// The invoice or credit note number, or the invoice's number for a payment, a
+    /// cancellation or a marking as paid.
     pub number: String,
     /// What it adds to the balance: positive for an invoice, negative otherwise.
     pub amount_cents: i64,

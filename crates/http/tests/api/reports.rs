@@ -722,6 +722,27 @@ async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {
         h.req(Method::GET, "/api/v1/customers?email=ada@example.com")
     );
     let ada = customers.body["data"][0]["id"].as_i64().unwrap();
+    // Marked paid without a payment: what it owed is owed no more.
+    let due_today = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/invoices?customer_id={ada}&status=sent&per_page=100")
+        )
+    )
+    .body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["total_cents"] == 1190)
+        .unwrap()["id"]
+        .clone();
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &format!("/api/v1/invoices/{due_today}")),
+        json!({"status": "paid"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
     let r = call!(
         &app,
         h.req(Method::GET, &format!("/api/v1/customers/{ada}/statement"))
@@ -736,9 +757,15 @@ async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {
         .collect();
     assert_eq!(
         kinds.iter().filter(|k| **k == "invoice").count(),
-        6,
-        "not the draft or the cancelled one"
+        7,
+        "every one sent, not the draft"
     );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "cancellation").count(),
+        1,
+        "the cancelled one is taken off again"
+    );
+    assert_eq!(kinds.iter().filter(|k| **k == "marked_paid").count(), 1);
     assert_eq!(
         kinds.iter().filter(|k| **k == "payment").count(),
         1,
@@ -750,8 +777,24 @@ async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {
         running += e["amount_cents"].as_i64().unwrap();
         assert_eq!(e["balance_cents"], running);
     }
-    assert_eq!(r.body["closing_balance_cents"], 18690);
-    assert_eq!(r.body["aging"]["total"], 18690, "what they owe now");
+    assert_eq!(r.body["closing_balance_cents"], 17500);
+    assert_eq!(r.body["aging"]["total"], 17500, "what they owe now");
+    // The revenue report agrees: an invoice marked paid is no longer outstanding.
+    let revenue = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={}&to={}", day(0), day(0))
+        )
+    );
+    let eur = revenue.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["currency"] == "EUR")
+        .unwrap()
+        .clone();
+    assert_eq!(eur["outstanding_cents"], 17500, "{eur}");
     // From tomorrow on: nothing happened yet; the opening balance is what they owe.
     let later = call!(
         &app,
@@ -764,9 +807,9 @@ async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {
             )
         )
     );
-    assert_eq!(later.body["opening_balance_cents"], 18690);
+    assert_eq!(later.body["opening_balance_cents"], 17500);
     assert_eq!(later.body["entries"], json!([]));
-    assert_eq!(later.body["closing_balance_cents"], 18690);
+    assert_eq!(later.body["closing_balance_cents"], 17500);
     // Another currency; an unknown customer; bad parameters.
     let yen = call!(
         &app,

@@ -83,6 +83,8 @@ impl Ctx<'_> {
                 StatementEntryKind::Invoice => loc.fill("doc.invoice_title", &number),
                 StatementEntryKind::Payment => loc.fill("statement.payment", &number),
                 StatementEntryKind::CreditNote => loc.fill("doc.credit_note_title", &number),
+                StatementEntryKind::Cancellation => loc.fill("statement.cancellation", &number),
+                StatementEntryKind::MarkedPaid => loc.fill("statement.marked_paid", &number),
             };
             let amount = money(crate::from_domain::money(e.amount_cents));
             let balance = money(crate::from_domain::money(e.balance_cents));
