@@ -373,6 +373,38 @@ fn owed(
         .collect())
 }
 
+/// What invoices owed at the end of each period (`(start, end)`, the end not included), per
+/// currency and by the period's start: the kept changes by day (`receivable_changes`, written by the invoices' triggers
+/// with every change to an amount due) summed up to it. One statement, the days of the history.
+fn owed_at_ends(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    ends: &[(NaiveDate, NaiveDate)],
+) -> Result<Vec<(NaiveDate, String, i64)>, TxError> {
+    use crate::rows::scoped;
+    use crate::schema::receivable_changes as rc;
+    let Some(last) = ends.iter().map(|(_, end)| *end).max() else {
+        return Ok(Vec::new());
+    };
+    let days: Vec<(String, NaiveDate, i64)> = scoped!(rc, scope)
+        .filter(rc::day.lt(last))
+        .order(rc::day)
+        .select((rc::currency, rc::day, rc::delta))
+        .load(conn)?;
+    let mut out = Vec::new();
+    for (start, end) in ends {
+        let mut owed: Vec<(String, i64)> = Vec::new();
+        for (code, _, delta) in days.iter().filter(|(_, day, _)| day < end) {
+            match owed.iter_mut().find(|(c, _)| c == code) {
+                Some((_, sum)) => *sum += delta,
+                None => owed.push((code.clone(), *delta)),
+            }
+        }
+        out.extend(owed.into_iter().map(|(c, o)| (*start, c, o)));
+    }
+    Ok(out)
+}
+
 /// The row of `code`'s period that `day` falls in, made when first needed.
 fn slot<'a>(
     out: &'a mut Vec<RevenuePeriod>,
@@ -444,9 +476,11 @@ fn revenue(
             ends.push(*last);
         }
     }
-    for (start, end) in ends {
-        let at = end.and_hms_opt(0, 0, 0).unwrap_or_default();
-        for (code, owed) in owed(conn, scope, at, None)? {
+    for (start, code, owed) in owed_at_ends(conn, scope, &ends)? {
+        let listed = out
+            .iter()
+            .any(|r| r.period_start == start && r.currency.code() == code);
+        if owed != 0 || listed {
             slot(&mut out, interval, &code, start)?.outstanding_cents += owed;
         }
     }

@@ -316,6 +316,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    receivable_changes (account_id, livemode, currency, day) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        currency -> Text,
+        day -> Date,
+        delta -> BigInt,
+    }
+}
+
+diesel::table! {
     invoice_reminders (account_id, invoice_id, offset_days) {
         account_id -> BigInt,
         invoice_id -> BigInt,

@@ -112,7 +112,8 @@ impl TestDb {
     }
 
     /// Asserts that the kept list counts (`document_counts`) equal the rows they count, for
-    /// every kind, tenant and status: what the triggers must keep true after any change.
+    /// every kind, tenant and status, and that the kept receivables (`receivable_changes`) add
+    /// up to what the open invoices owe: what the triggers must keep true after any change.
     pub fn assert_kept_counts(&self) {
         use diesel::prelude::*;
         use diesel::sql_types::{BigInt, Bool, Text};
@@ -154,6 +155,39 @@ impl TestDb {
         kept.sort();
         rows.sort();
         assert_eq!(kept, rows, "the kept counts differ from the rows");
+        #[derive(QueryableByName, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        struct Owed {
+            #[diesel(sql_type = BigInt)]
+            account_id: i64,
+            #[diesel(sql_type = Bool)]
+            livemode: bool,
+            #[diesel(sql_type = Text)]
+            currency: String,
+            #[diesel(sql_type = BigInt)]
+            owed: i64,
+        }
+        let mut kept: Vec<Owed> = diesel::sql_query(
+            "SELECT account_id, livemode, currency, CAST(SUM(delta) AS BIGINT) AS owed \
+             FROM receivable_changes GROUP BY account_id, livemode, currency \
+             HAVING SUM(delta) <> 0",
+        )
+        .load(&mut conn)
+        .expect("read the kept receivables");
+        let due = "CASE WHEN total_cents - amount_paid_cents - amount_credited_cents > 0 \
+                   THEN total_cents - amount_paid_cents - amount_credited_cents ELSE 0 END";
+        let mut owed: Vec<Owed> = diesel::sql_query(format!(
+            "SELECT account_id, livemode, currency, CAST(SUM({due}) AS BIGINT) AS owed \
+             FROM invoices WHERE status IN ('sent', 'viewed', 'overdue') \
+             GROUP BY account_id, livemode, currency HAVING SUM({due}) <> 0"
+        ))
+        .load(&mut conn)
+        .expect("sum what invoices owe");
+        kept.sort();
+        owed.sort();
+        assert_eq!(
+            kept, owed,
+            "the kept receivables differ from what invoices owe"
+        );
     }
 
     /// Runs raw SQL against the test database (for test setup only).
@@ -171,8 +205,8 @@ fn drop_pg(name: &str) {
 }
 
 impl Drop for TestDb {
-    /// Every test on a database ends with the kept counts checked against the rows, so each
-    /// test of any crate is also a test of the counting triggers.
+    /// Every test on a database ends with the kept counts and receivables checked against the
+    /// rows, so each test of any crate is also a test of the triggers that keep them.
     fn drop(&mut self) {
         if !std::thread::panicking() {
             self.assert_kept_counts();

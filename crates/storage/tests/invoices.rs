@@ -894,3 +894,23 @@ fn the_kept_count_check_sees_a_drift() {
     assert!(drifted.is_err(), "a drifted count went unnoticed");
     db.execute("UPDATE document_counts SET n = n - 1 WHERE kind = 'invoice'");
 }
+
+/// The same check sees kept receivables that drifted from what invoices owe.
+#[test]
+fn the_kept_receivables_check_sees_a_drift() {
+    let db = TestDb::sqlite();
+    let scope = scope(&db);
+    let inv = db
+        .store
+        .create_invoice(scope, simple("owed@example.com", "Work"))
+        .unwrap();
+    db.store
+        .update_invoice(scope, inv.id, patch(json!({"status": "sent"})))
+        .unwrap();
+    db.assert_kept_counts();
+    db.execute("UPDATE receivable_changes SET delta = delta + 1");
+    let drifted =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.assert_kept_counts()));
+    assert!(drifted.is_err(), "drifted receivables went unnoticed");
+    db.execute("UPDATE receivable_changes SET delta = delta - 1");
+}
