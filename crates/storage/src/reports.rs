@@ -77,6 +77,9 @@ struct CustomerAgingRow {
     customer_id: i64,
     #[diesel(sql_type = Text)]
     customer_name: String,
+    /// How many customer and currency groups there are in all (the page's total).
+    #[diesel(sql_type = BigInt)]
+    groups: i64,
     #[diesel(embed)]
     aging: AgingRow,
 }
@@ -140,7 +143,7 @@ fn aging_by_customer(
 ) -> Result<Page<AgingByCustomer>, TxError> {
     // Largest first; ties by customer, so pages never overlap.
     let sql = format!(
-        "SELECT g.*, c.name AS customer_name FROM (\
+        "SELECT g.*, c.name AS customer_name, CAST(COUNT(*) OVER () AS BIGINT) AS groups FROM (\
            SELECT customer_id, currency, {} FROM invoices \
            WHERE account_id = $5 AND livemode = $6 AND {OPEN} GROUP BY customer_id, currency\
          ) g JOIN customers c ON c.id = g.customer_id \
@@ -153,7 +156,10 @@ fn aging_by_customer(
         bind_edges(diesel::sql_query(sql), scope, AgingEdges::at(as_of)).load(conn)?;
     let has_more = rows.len() as i64 > page.limit();
     rows.truncate(page.limit() as usize);
-    let total = if page.counts() {
+    // The groups were counted with the page's rows; a page past the last has none to say it.
+    let total = if let Some(first) = rows.first() {
+        first.groups
+    } else if page.counts() && page.page() > 1 {
         let counted: Vec<Count> = diesel::sql_query(format!(
             "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM (SELECT customer_id, currency FROM invoices \
              WHERE account_id = $1 AND livemode = $2 AND {OPEN} GROUP BY customer_id, currency) g"
