@@ -1,6 +1,8 @@
-//! Reports (SPEC §22): each one `GROUP BY` over the tenant's rows, summing stored integers. The
-//! domain decides the buckets (`AgingEdges`) and periods (`ReportInterval`); the statements are the same
-//! on both backends (parameters numbered in order of appearance, dates compared as dates).
+//! Reports (SPEC §22): sums of stored integers. The aging and the tax are a `GROUP BY` over the
+//! tenant's open invoices (an index of them) or the range's documents; the revenue reads the sums
+//! the triggers keep by day (`revenue_days`, `receivable_changes`). The domain decides the
+//! buckets (`AgingEdges`) and periods (`ReportInterval`); the statements are the same on both
+//! backends (parameters numbered in order of appearance, dates compared as dates).
 
 use crate::connection::AnyConnection;
 use crate::customers::load_scoped;
@@ -250,78 +252,6 @@ fn tax(conn: &mut AnyConnection, scope: Scope, range: DateRange) -> Result<Vec<T
 }
 
 #[derive(QueryableByName)]
-struct Sum {
-    #[diesel(sql_type = Text)]
-    currency: String,
-    #[diesel(sql_type = Text)]
-    day: String,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    a: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    b: Option<i64>,
-}
-
-/// Sums by currency and day of one table's rows in `[from, until)`: `sql` names the table, its
-/// time column (as `day`) and its two figures, with the tenant as `$1`, `$2` and the times as
-/// `$3`, `$4`. Days, not periods: the periods are the domain's, and a day's text is the same on
-/// both backends (`YYYY-MM-DD`, the first ten characters of a timestamp as text).
-fn sums(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    sql: &str,
-    from: NaiveDate,
-    until: NaiveDate,
-) -> Result<Vec<(String, NaiveDate, i64, i64)>, TxError> {
-    let at = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default();
-    let rows: Vec<Sum> = diesel::sql_query(sql)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(at(from))
-        .bind::<Timestamp, _>(at(until))
-        .load(conn)?;
-    rows.into_iter()
-        .map(|r| {
-            let day = NaiveDate::parse_from_str(&r.day, "%Y-%m-%d")
-                .map_err(|_| RepoError::Internal(format!("a stored day {:?}", r.day)))?;
-            Ok((r.currency, day, r.a.unwrap_or(0), r.b.unwrap_or(0)))
-        })
-        .collect()
-}
-
-/// `column` as the day it falls on.
-macro_rules! day_of {
-    ($column:literal) => {
-        concat!("SUBSTR(CAST(", $column, " AS TEXT), 1, 10)")
-    };
-}
-
-const INVOICED: &str = concat!(
-    "SELECT currency, ",
-    day_of!("sent_at"),
-    " AS day, CAST(SUM(total_cents) AS BIGINT) AS a, CAST(SUM(tax_cents) AS BIGINT) AS b \
-     FROM invoices WHERE account_id = $1 AND livemode = $2 \
-     AND status NOT IN ('draft', 'cancelled') AND sent_at >= $3 AND sent_at < $4 \
-     GROUP BY currency, ",
-    day_of!("sent_at")
-);
-const CREDITED: &str = concat!(
-    "SELECT currency, ",
-    day_of!("created_at"),
-    " AS day, CAST(SUM(total_cents) AS BIGINT) AS a, CAST(SUM(tax_cents) AS BIGINT) AS b \
-     FROM credit_notes WHERE account_id = $1 AND livemode = $2 \
-     AND created_at >= $3 AND created_at < $4 GROUP BY currency, ",
-    day_of!("created_at")
-);
-const COLLECTED: &str = concat!(
-    "SELECT currency, ",
-    day_of!("verified_at"),
-    " AS day, CAST(SUM(amount_cents) AS BIGINT) AS a, CAST(0 AS BIGINT) AS b \
-     FROM payments WHERE account_id = $1 AND livemode = $2 \
-     AND status = 'verified' AND verified_at >= $3 AND verified_at < $4 GROUP BY currency, ",
-    day_of!("verified_at")
-);
-
-#[derive(QueryableByName)]
 struct Owed {
     #[diesel(sql_type = Text)]
     currency: String,
@@ -377,6 +307,44 @@ fn owed(
         .into_iter()
         .map(|r| (r.currency, r.a.unwrap_or(0)))
         .collect())
+}
+
+/// One day's kept revenue sums (`revenue_days`, written by the documents' triggers): what
+/// invoices sent that day came to (not cancelled), what credit notes took off, what payments
+/// verified that day brought.
+#[derive(Queryable)]
+struct RevenueDay {
+    currency: String,
+    day: NaiveDate,
+    invoiced: i64,
+    tax: i64,
+    credited: i64,
+    credited_tax: i64,
+    collected: i64,
+}
+
+/// The kept sums of the days in `[from, until)`: one statement over days.
+fn revenue_days(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    from: NaiveDate,
+    until: NaiveDate,
+) -> Result<Vec<RevenueDay>, TxError> {
+    use crate::rows::scoped;
+    use crate::schema::revenue_days as rd;
+    Ok(scoped!(rd, scope)
+        .filter(rd::day.ge(from))
+        .filter(rd::day.lt(until))
+        .select((
+            rd::currency,
+            rd::day,
+            rd::invoiced,
+            rd::tax,
+            rd::credited,
+            rd::credited_tax,
+            rd::collected,
+        ))
+        .load(conn)?)
 }
 
 /// What invoices owed at the end of each period (`(start, end)`, the end not included), per
@@ -442,8 +410,8 @@ fn slot<'a>(
     Ok(&mut out[i])
 }
 
-/// Three statements for the range (invoiced, credited, collected, by day), then what was owed
-/// at the end of each period with activity and of the last one, a statement each.
+/// The kept sums of the range's days, then what was owed at the end of each period with
+/// activity and of the last one (the kept receivables): two statements over days.
 fn revenue(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -456,18 +424,15 @@ fn revenue(
     };
     let (from, until) = (first.0, last.1);
     let mut out: Vec<RevenuePeriod> = Vec::new();
-    for (code, day, total, tax) in sums(conn, scope, INVOICED, from, until)? {
-        let row = slot(&mut out, interval, &code, day)?;
-        row.invoiced_cents += total;
-        row.tax_cents += tax;
-    }
-    for (code, day, total, tax) in sums(conn, scope, CREDITED, from, until)? {
-        let row = slot(&mut out, interval, &code, day)?;
-        row.invoiced_cents -= total;
-        row.tax_cents -= tax;
-    }
-    for (code, day, paid, _) in sums(conn, scope, COLLECTED, from, until)? {
-        slot(&mut out, interval, &code, day)?.collected_cents += paid;
+    for d in revenue_days(conn, scope, from, until)? {
+        // A day whose documents were all cancelled again is no activity.
+        if [d.invoiced, d.tax, d.credited, d.credited_tax, d.collected] == [0; 5] {
+            continue;
+        }
+        let row = slot(&mut out, interval, &d.currency, d.day)?;
+        row.invoiced_cents += d.invoiced - d.credited;
+        row.tax_cents += d.tax - d.credited_tax;
+        row.collected_cents += d.collected;
     }
     // What was owed at a period's end, for the periods where something happened and the last:
     // a quiet period owes what the one before it did, and a range of centuries costs no more

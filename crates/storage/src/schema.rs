@@ -316,6 +316,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    revenue_days (account_id, livemode, currency, day) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        currency -> Text,
+        day -> Date,
+        invoiced -> BigInt,
+        tax -> BigInt,
+        credited -> BigInt,
+        credited_tax -> BigInt,
+        collected -> BigInt,
+    }
+}
+
+diesel::table! {
     receivable_changes (account_id, livemode, currency, day) {
         account_id -> BigInt,
         livemode -> Bool,

@@ -112,8 +112,9 @@ impl TestDb {
     }
 
     /// Asserts that the kept list counts (`document_counts`) equal the rows they count, for
-    /// every kind, tenant and status, and that the kept receivables (`receivable_changes`) add
-    /// up to what the open invoices owe: what the triggers must keep true after any change.
+    /// every kind, tenant and status, that the kept receivables (`receivable_changes`) add up to
+    /// what the open invoices owe, and that the kept revenue (`revenue_days`) is the documents'
+    /// sums by day: what the triggers must keep true after any change.
     pub fn assert_kept_counts(&self) {
         use diesel::prelude::*;
         use diesel::sql_types::{BigInt, Bool, Text};
@@ -188,6 +189,60 @@ impl TestDb {
             kept, owed,
             "the kept receivables differ from what invoices owe"
         );
+        self.assert_kept_revenue(&mut conn);
+    }
+
+    /// The kept revenue (`revenue_days`) is the documents' sums by day.
+    fn assert_kept_revenue(&self, conn: &mut crate::connection::AnyConnection) {
+        use diesel::prelude::*;
+        use diesel::sql_types::{BigInt, Bool, Text};
+        #[derive(QueryableByName, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        struct Day {
+            #[diesel(sql_type = BigInt)]
+            account_id: i64,
+            #[diesel(sql_type = Bool)]
+            livemode: bool,
+            #[diesel(sql_type = Text)]
+            currency: String,
+            #[diesel(sql_type = Text)]
+            day: String,
+            #[diesel(sql_type = BigInt)]
+            invoiced: i64,
+            #[diesel(sql_type = BigInt)]
+            tax: i64,
+            #[diesel(sql_type = BigInt)]
+            credited: i64,
+            #[diesel(sql_type = BigInt)]
+            collected: i64,
+        }
+        let mut kept: Vec<Day> = diesel::sql_query(
+            "SELECT account_id, livemode, currency, SUBSTR(CAST(day AS TEXT), 1, 10) AS day, \
+               invoiced, tax, credited, collected FROM revenue_days \
+             WHERE invoiced <> 0 OR tax <> 0 OR credited <> 0 OR collected <> 0",
+        )
+        .load(conn)
+        .expect("read the kept revenue");
+        let mut sums: Vec<Day> = diesel::sql_query(
+            "SELECT account_id, livemode, currency, day, CAST(SUM(invoiced) AS BIGINT) AS invoiced, \
+               CAST(SUM(tax) AS BIGINT) AS tax, CAST(SUM(credited) AS BIGINT) AS credited, \
+               CAST(SUM(collected) AS BIGINT) AS collected FROM ( \
+             SELECT account_id, livemode, currency, SUBSTR(CAST(sent_at AS TEXT), 1, 10) AS day, \
+               total_cents AS invoiced, tax_cents AS tax, 0 AS credited, 0 AS collected \
+               FROM invoices WHERE status NOT IN ('draft', 'cancelled') AND sent_at IS NOT NULL \
+             UNION ALL SELECT account_id, livemode, currency, \
+               SUBSTR(CAST(created_at AS TEXT), 1, 10), 0, 0, total_cents, 0 FROM credit_notes \
+             UNION ALL SELECT account_id, livemode, currency, \
+               SUBSTR(CAST(verified_at AS TEXT), 1, 10), 0, 0, 0, amount_cents FROM payments \
+               WHERE status = 'verified' AND verified_at IS NOT NULL) d \
+             GROUP BY account_id, livemode, currency, day \
+             HAVING SUM(invoiced) <> 0 OR SUM(tax) <> 0 OR SUM(credited) <> 0 \
+               OR SUM(collected) <> 0",
+        )
+        .load(conn)
+        .expect("sum the documents by day");
+        kept.sort();
+        sums.sort();
+        assert_eq!(kept, sums, "the kept revenue differs from the documents");
     }
 
     /// Runs raw SQL against the test database (for test setup only).

@@ -895,7 +895,7 @@ fn the_kept_count_check_sees_a_drift() {
     db.execute("UPDATE document_counts SET n = n - 1 WHERE kind = 'invoice'");
 }
 
-/// The same check sees kept receivables that drifted from what invoices owe.
+/// The same check sees kept receivables and revenue that drifted from the documents.
 #[test]
 fn the_kept_receivables_check_sees_a_drift() {
     let db = TestDb::sqlite();
@@ -913,4 +913,13 @@ fn the_kept_receivables_check_sees_a_drift() {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.assert_kept_counts()));
     assert!(drifted.is_err(), "drifted receivables went unnoticed");
     db.execute("UPDATE receivable_changes SET delta = delta - 1");
+    db.store
+        .update_invoice(scope, inv.id, patch(json!({"status": "paid"})))
+        .unwrap();
+    db.assert_kept_counts();
+    db.execute("UPDATE revenue_days SET invoiced = invoiced + 1");
+    let drifted =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.assert_kept_counts()));
+    assert!(drifted.is_err(), "drifted revenue went unnoticed");
+    db.execute("UPDATE revenue_days SET invoiced = invoiced - 1");
 }

@@ -1,0 +1,10 @@
+DROP TRIGGER payments_revenue_changed ON payments;
+DROP TRIGGER payments_revenue ON payments;
+DROP TRIGGER credit_notes_revenue ON credit_notes;
+DROP TRIGGER invoices_revenue_changed ON invoices;
+DROP TRIGGER invoices_revenue ON invoices;
+DROP FUNCTION keep_collected();
+DROP FUNCTION keep_credited();
+DROP FUNCTION keep_invoiced();
+DROP FUNCTION add_revenue(BIGINT, BOOLEAN, TEXT, DATE, BIGINT, BIGINT, BIGINT, BIGINT, BIGINT);
+DROP TABLE revenue_days;

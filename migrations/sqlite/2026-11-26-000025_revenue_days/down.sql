@@ -1,0 +1,9 @@
+DROP TRIGGER payments_revenue_changed;
+DROP TRIGGER payments_revenue_gone;
+DROP TRIGGER payments_revenue;
+DROP TRIGGER credit_notes_revenue_gone;
+DROP TRIGGER credit_notes_revenue;
+DROP TRIGGER invoices_revenue_changed;
+DROP TRIGGER invoices_revenue_gone;
+DROP TRIGGER invoices_revenue;
+DROP TABLE revenue_days;
