@@ -66,6 +66,21 @@ fn events_of(db: &TestDb, scope: Scope, event_type: &str) -> Vec<Value> {
 }
 
 /// Makes every line described "FAIL" abort its transaction, after the number was taken.
+/// `n` copies of the invoice `id` (numbers and tokens made unique), written directly: the API
+/// would take minutes for the thousands a test needs. The kept counts follow by their triggers.
+fn copies_of(db: &TestDb, id: i64, n: u32) {
+    db.execute(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n}) \
+         INSERT INTO invoices (account_id, livemode, number, status, customer_id, currency, \
+           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
+           metadata, token, created_at, updated_at, amount_credited_cents) \
+         SELECT account_id, livemode, number || '-' || i, status, customer_id, currency, \
+           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
+           metadata, token || i, created_at, updated_at, amount_credited_cents \
+         FROM invoices, n WHERE id = {id}"
+    ));
+}
+
 fn inject_line_failures(db: &TestDb) {
     match db.backend() {
         Backend::Sqlite => db.execute(
@@ -727,17 +742,7 @@ fn other_filters_count_up_to_ten_thousand(db: TestDb) {
         .create_invoice(scope, simple("many@example.com", "Work"))
         .unwrap();
     // 10,001 more rows for the same customer, written directly (the API would take minutes).
-    db.execute(&format!(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10001) \
-         INSERT INTO invoices (account_id, livemode, number, status, customer_id, currency, \
-           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
-           metadata, token, created_at, updated_at, amount_credited_cents) \
-         SELECT account_id, livemode, number || '-' || i, status, customer_id, currency, \
-           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
-           metadata, token || i, created_at, updated_at, amount_credited_cents \
-         FROM invoices, n WHERE id = {}",
-        first.id.0
-    ));
+    copies_of(&db, first.id.0, 10001);
     let by_customer = |page: u32| {
         let filter = InvoiceFilter {
             customer_id: Some(first.customer_id),
@@ -814,17 +819,7 @@ fn a_keyset_walk_sees_every_row_once(db: TestDb) {
         .create_invoice(scope, simple("walk@example.com", "Work"))
         .unwrap();
     // 2,500 more with the same created_at (three steps of a walk): only the id orders them.
-    db.execute(&format!(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) \
-         INSERT INTO invoices (account_id, livemode, number, status, customer_id, currency, \
-           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
-           metadata, token, created_at, updated_at, amount_credited_cents) \
-         SELECT account_id, livemode, number || '-' || i, status, customer_id, currency, \
-           issue_date, due_date, subtotal_cents, tax_cents, total_cents, amount_paid_cents, \
-           metadata, token || i, created_at, updated_at, amount_credited_cents \
-         FROM invoices, n WHERE id = {}",
-        first.id.0
-    ));
+    copies_of(&db, first.id.0, 2500);
     let mut seen: Vec<Invoice> = Vec::new();
     let mut late = None;
     let mut cursor = None;
