@@ -444,11 +444,18 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         text(0, invoicing_domain::credit_note::MEMO_MAX),
     );
     email_input(schemas);
-    // A statement's currency is one the server knows, as a document's is.
-    let statement = &mut doc["paths"]["/api/v1/customers/{id}/statement"]["get"]["parameters"];
-    for param in statement.as_array_mut().into_iter().flatten() {
-        if param["name"] == "currency" {
-            param["schema"] = json!({"type": "string", "enum": currencies});
+    // A statement's currency is one the server knows, as a document's is: on its JSON, its PDF
+    // and its email alike.
+    for (path, method) in [
+        ("/api/v1/customers/{id}/statement", "get"),
+        ("/api/v1/customers/{id}/statement/pdf", "get"),
+        ("/api/v1/customers/{id}/statement/email", "post"),
+    ] {
+        let params = &mut doc["paths"][path][method]["parameters"];
+        for param in params.as_array_mut().into_iter().flatten() {
+            if param["name"] == "currency" {
+                param["schema"] = json!({"type": "string", "enum": currencies});
+            }
         }
     }
     // Every string a body carries refuses control and bidirectional characters (`body.rs`
