@@ -75,10 +75,10 @@ fn statement_of(id: Id<CustomerId>, query: &str) -> Result<StatementOf, ApiError
     let q = ListQuery::parse(query, &["from", "to", "currency"])?;
     let today = Utc::now().date_naive();
     let first = NaiveDate::from_ymd_opt(today.year(), 1, 1).unwrap_or(today);
-    let day = |d: NaiveDate| d.format("%Y-%m-%d").to_string();
-    let from = q.text("from")?.unwrap_or_else(|| day(first));
-    let to = q.text("to")?.unwrap_or_else(|| day(today));
-    let range = DateRange::parse(Some(&from), Some(&to)).map_err(bad_parameter)?;
+    let range = DateRange {
+        from: q.date("from")?.unwrap_or(first),
+        to: q.date("to")?.unwrap_or(today),
+    };
     let currency = match q.text("currency")? {
         Some(code) => Some(
             Currency::parse(&code)
