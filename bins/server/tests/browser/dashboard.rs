@@ -238,6 +238,7 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
         format!("/dashboard/quotations/{}", quote["id"]),
         "/dashboard/quotations/new".into(),
         "/dashboard/customers".into(),
+        format!("/dashboard/customers/{customer}"),
         format!("/dashboard/customers/{customer}/edit"),
         "/dashboard/payments".into(),
         "/dashboard/products".into(),
