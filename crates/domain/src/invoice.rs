@@ -355,6 +355,61 @@ pub struct Invoice {
 
 impl Invoice {
     pub const OBJECT: &'static str = "invoice";
+
+    /// What an export writes of it.
+    pub fn summary(&self) -> InvoiceSummary {
+        InvoiceSummary {
+            id: self.id,
+            invoice_number: self.invoice_number.clone(),
+            status: self.status,
+            customer_id: self.customer_id,
+            currency: self.currency,
+            issue_date: self.issue_date,
+            due_date: self.due_date,
+            subtotal_cents: self.subtotal_cents,
+            tax_cents: self.tax_cents,
+            total_cents: self.total_cents,
+            amount_paid_cents: self.amount_paid_cents,
+            amount_credited_cents: self.amount_credited_cents,
+            amount_due_cents: self.amount_due_cents,
+            notes: self.notes.clone(),
+            sent_at: self.sent_at,
+            paid_at: self.paid_at,
+            created_at: self.created_at,
+        }
+    }
+}
+
+/// `total − paid − credited` while the invoice is open; 0 once it is paid or cancelled (a
+/// marking as paid settles what no payment covered).
+pub fn amount_due(status: InvoiceStatus, total: i64, paid: i64, credited: i64) -> i64 {
+    match status {
+        InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
+        _ => crate::payment_amount::amount_due_cents(total, paid, credited),
+    }
+}
+
+/// An invoice without its lines, metadata or link: the columns an export of the list writes
+/// (SPEC §22), read straight from the invoice's own row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvoiceSummary {
+    pub id: InvoiceId,
+    pub invoice_number: String,
+    pub status: InvoiceStatus,
+    pub customer_id: CustomerId,
+    pub currency: Currency,
+    pub issue_date: NaiveDate,
+    pub due_date: NaiveDate,
+    pub subtotal_cents: i64,
+    pub tax_cents: i64,
+    pub total_cents: i64,
+    pub amount_paid_cents: i64,
+    pub amount_credited_cents: i64,
+    pub amount_due_cents: i64,
+    pub notes: Option<String>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub paid_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
 }
 
 /// Filters of `GET /api/v1/invoices`; the dates are inclusive whole UTC days.

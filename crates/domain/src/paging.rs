@@ -267,6 +267,7 @@ macro_rules! keyed {
 
 keyed! {
     crate::invoice::Invoice => |x| x.id.0,
+    crate::invoice::InvoiceSummary => |x| x.id.0,
     crate::quotation::Quotation => |x| x.id.0,
     crate::customer::Customer => |x| x.id.0,
     crate::payment::Payment => |x| x.id.0,

@@ -13,7 +13,8 @@ use crate::email::{
 use crate::event::{Event, EventFilter, EventId};
 use crate::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint, StoredResponse};
 use crate::invoice::{
-    Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, NewInvoice, Outstanding, PublicInvoice,
+    Due, Invoice, InvoiceFilter, InvoiceId, InvoicePatch, InvoiceSummary, NewInvoice, Outstanding,
+    PublicInvoice,
 };
 use crate::notice::{NewNotice, Notice, NoticeJob, NoticeKind};
 use crate::paging::{Page, PageRequest};
@@ -149,6 +150,14 @@ pub trait InvoiceRepository {
         filter: &InvoiceFilter,
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>>;
+    /// The same list as [`Self::list_invoices`] without lines: what an export writes. Never
+    /// counted.
+    fn invoice_summaries(
+        &self,
+        scope: Scope,
+        filter: &InvoiceFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<InvoiceSummary>>;
     /// Per currency, what the open invoices (sent, viewed, overdue) still have due, of one
     /// customer or of all; by currency.
     fn outstanding(

@@ -8,9 +8,10 @@
 
 use crate::error::ApiError;
 use actix_web::http::header::{self, HeaderValue};
+use actix_web::rt::task::JoinHandle;
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 use futures_util::future::LocalBoxFuture;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::money::decimal_text;
@@ -103,31 +104,96 @@ fn header(columns: &[Column]) -> Vec<String> {
         .collect()
 }
 
-fn fields(cells: Vec<Cell>) -> Vec<String> {
-    let mut out = Vec::with_capacity(cells.len() + 4);
-    for cell in cells {
-        match cell {
-            Cell::Text(t) => out.push(inert(t)),
-            Cell::Int(i) => out.push(i.to_string()),
-            Cell::Amount(minor, currency) => {
-                out.push(minor.to_string());
-                out.push(decimal_text(minor, currency));
+/// Writes one cell's fields (an amount is two), formatting numbers and days on the stack.
+fn write_cell(w: &mut csv::Writer<Vec<u8>>, cell: Cell) -> csv::Result<()> {
+    let mut digits = itoa::Buffer::new();
+    match cell {
+        Cell::Text(t) => match t.chars().next() {
+            Some('=' | '+' | '-' | '@' | '\t' | '\r') => w.write_field(inert(t)),
+            _ => w.write_field(t),
+        },
+        Cell::Int(i) => w.write_field(digits.format(i)),
+        Cell::Amount(minor, currency) => {
+            w.write_field(digits.format(minor))?;
+            w.write_field(decimal_text(minor, currency))
+        }
+        Cell::Date(d) => w.write_field(Day::of(d).as_bytes()),
+        Cell::Time(None) => w.write_field(""),
+        Cell::Time(Some(t)) => {
+            let mut day = Day::of(t.date_naive());
+            let (h, m, s) = (t.hour(), t.minute(), t.second());
+            day.push(b'T');
+            for (n, sep) in [(h, b':'), (m, b':'), (s, b'Z')] {
+                day.two(n);
+                day.push(sep);
             }
-            Cell::Date(d) => out.push(d.format("%Y-%m-%d").to_string()),
-            Cell::Time(t) => out.push(
-                t.map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-                    .unwrap_or_default(),
-            ),
+            w.write_field(day.as_bytes())
         }
     }
-    out
+}
+
+/// `YYYY-MM-DD` (then a time, for an instant) in a fixed buffer: an export writes a few days a
+/// row, and chrono's format strings are parsed again for every one.
+struct Day {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Day {
+    fn of(d: NaiveDate) -> Day {
+        let mut day = Day {
+            buf: [0; 24],
+            len: 0,
+        };
+        match u16::try_from(d.year()) {
+            Ok(y) if y <= 9999 => {
+                for digit in [y / 1000, y / 100 % 10, y / 10 % 10, y % 10] {
+                    day.push(b'0' + digit as u8);
+                }
+                day.push(b'-');
+                day.two(d.month());
+                day.push(b'-');
+                day.two(d.day());
+            }
+            // Years beyond four digits, as chrono writes them (never stored by the API).
+            _ => {
+                for b in d.format("%Y-%m-%d").to_string().bytes().take(18) {
+                    day.push(b);
+                }
+            }
+        }
+        day
+    }
+
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    fn two(&mut self, n: u32) {
+        self.push(b'0' + (n / 10 % 10) as u8);
+        self.push(b'0' + (n % 10) as u8);
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
 }
 
 /// Rows as CSV bytes (the header row when `head` is given, with the byte-order mark first).
-pub fn encode(head: Option<&[Column]>, rows: Vec<Vec<Cell>>) -> Result<Bytes, ApiError> {
+pub fn encode(
+    head: Option<&[Column]>,
+    rows: impl ExactSizeIterator<Item = Vec<Cell>>,
+) -> Result<Bytes, ApiError> {
+    let mut out = Vec::with_capacity(rows.len() * 160 + 3);
+    if head.is_some() {
+        out.extend_from_slice("\u{feff}".as_bytes());
+    }
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
+        .from_writer(out);
     let failed = |e: csv::Error| {
         log::error!("writing CSV: {e}");
         ApiError::internal()
@@ -136,12 +202,12 @@ pub fn encode(head: Option<&[Column]>, rows: Vec<Vec<Cell>>) -> Result<Bytes, Ap
         w.write_record(header(columns)).map_err(failed)?;
     }
     for row in rows {
-        w.write_record(fields(row)).map_err(failed)?;
+        for cell in row {
+            write_cell(&mut w, cell).map_err(failed)?;
+        }
+        w.write_record(None::<&[u8]>).map_err(failed)?;
     }
-    let mut bytes = w.into_inner().map_err(|e| failed(e.into_error().into()))?;
-    if head.is_some() {
-        bytes.splice(0..0, "\u{feff}".bytes());
-    }
+    let bytes = w.into_inner().map_err(|e| failed(e.into_error().into()))?;
     Ok(Bytes::from(bytes))
 }
 
@@ -163,16 +229,17 @@ pub fn table(
     columns: &[Column],
     rows: Vec<Vec<Cell>>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(csv_response(filename).body(encode(Some(columns), rows)?))
+    Ok(csv_response(filename).body(encode(Some(columns), rows.into_iter())?))
 }
 
 /// Fetches the page at a key: a keyset cursor for lists, a page number for the aging report.
 pub type FetchPage<T, K> = Box<dyn FnMut(K) -> LocalBoxFuture<'static, Result<Page<T>, ApiError>>>;
 
 /// Every page of a list, streamed: the first page (at `start`) is read before answering (so a
-/// bad filter is still a 400), then each next one (`next` says at which key, `None` when done)
-/// as the client takes the bytes.
-pub async fn pages<T: 'static, K: Copy + 'static>(
+/// bad filter is still a 400), then each next one (`next` says at which key, `None` when done).
+/// The next page is read while the one before is encoded and sent, and encoding runs off the
+/// async workers, so the database, the encoding and the network overlap.
+pub async fn pages<T: Send + 'static, K: Copy + 'static>(
     filename: &str,
     columns: &'static [Column],
     row: fn(&T) -> Vec<Cell>,
@@ -181,17 +248,28 @@ pub async fn pages<T: 'static, K: Copy + 'static>(
     mut fetch: FetchPage<T, K>,
 ) -> Result<HttpResponse, ApiError> {
     let first = fetch(start).await?;
-    let head = encode(Some(columns), first.data.iter().map(row).collect())?;
-    let after = next(&first, start);
-    let rest = futures_util::stream::unfold((after, fetch), move |(key, mut fetch)| async move {
-        let key = key?;
-        let chunk = match fetch(key).await {
-            Ok(page) => encode(None, page.data.iter().map(row).collect())
-                .map(|bytes| (bytes, next(&page, key))),
+    let ahead = read_ahead(&mut fetch, next(&first, start));
+    let head = encode_page(Some(columns), first, row).await?;
+    let rest = futures_util::stream::unfold((ahead, fetch), move |(ahead, mut fetch)| async move {
+        let (key, reading) = ahead?;
+        let page = match reading.await {
+            Ok(read) => read,
+            Err(e) => {
+                log::error!("a CSV export's read stopped: {e}");
+                Err(ApiError::internal())
+            }
+        };
+        let chunk = match page {
+            Ok(page) => {
+                let ahead = read_ahead(&mut fetch, next(&page, key));
+                encode_page(None, page, row)
+                    .await
+                    .map(|bytes| (bytes, ahead))
+            }
             Err(e) => Err(e),
         };
         match chunk {
-            Ok((bytes, after)) => Some((Ok::<_, actix_web::Error>(bytes), (after, fetch))),
+            Ok((bytes, ahead)) => Some((Ok::<_, actix_web::Error>(bytes), (ahead, fetch))),
             // The status line has gone: the client sees a cut answer, never a wrong one.
             Err(e) => {
                 log::error!("a CSV export stopped: {e}");
@@ -202,6 +280,28 @@ pub async fn pages<T: 'static, K: Copy + 'static>(
     let body =
         futures_util::stream::once(async move { Ok::<_, actix_web::Error>(head) }).chain(rest);
     Ok(csv_response(filename).streaming(body))
+}
+
+/// A page being read: its key, and the task reading it.
+type Reading<T, K> = Option<(K, JoinHandle<Result<Page<T>, ApiError>>)>;
+
+/// Starts reading the page at `key`, if there is one.
+fn read_ahead<T: 'static, K: Copy>(fetch: &mut FetchPage<T, K>, key: Option<K>) -> Reading<T, K> {
+    key.map(|k| (k, actix_web::rt::spawn(fetch(k))))
+}
+
+/// A page's rows as CSV, encoded on the blocking pool: a thousand rows take milliseconds.
+async fn encode_page<T: Send + 'static>(
+    head: Option<&'static [Column]>,
+    page: Page<T>,
+    row: fn(&T) -> Vec<Cell>,
+) -> Result<Bytes, ApiError> {
+    actix_web::web::block(move || encode(head, page.data.iter().map(row)))
+        .await
+        .map_err(|e| {
+            log::error!("encoding CSV: {e}");
+            ApiError::internal()
+        })?
 }
 
 /// A keyset walk's next position: below the page's last row, when the page was full and that
@@ -216,10 +316,8 @@ fn next_cursor<T: Keyed>(page: &Page<T>, at: Option<Cursor>) -> Option<Option<Cu
 use futures_util::StreamExt;
 
 /// A list's answer: its JSON page, or, when `csv` (the API: [`wanted`]; the dashboard's export
-/// links: always), every matching row, walked by keyset (`created_at`, `id` below the last row
-/// written) so each page costs the same however deep the walk, and a row added meanwhile never
-/// shifts one. `list` runs the list's operation for a query string (the same filters either
-/// way).
+/// links: always), every matching row (see [`walk`]). `list` runs the list's operation for a
+/// query string (the same filters either way).
 pub async fn list_answer<T, F, Fut>(
     query: &str,
     csv: bool,
@@ -230,7 +328,7 @@ pub async fn list_answer<T, F, Fut>(
     list: F,
 ) -> Result<HttpResponse, ApiError>
 where
-    T: serde::Serialize + Keyed + 'static,
+    T: serde::Serialize + Keyed + Send + 'static,
     F: Fn(std::rc::Rc<crate::ops::Ops>, String) -> Fut + 'static,
     Fut: std::future::Future<Output = Result<Page<T>, ApiError>> + 'static,
 {
@@ -238,6 +336,25 @@ where
         let page = list(std::rc::Rc::new(ops), without_format(query)).await?;
         return Ok(HttpResponse::Ok().json(page));
     }
+    walk(query, ops, filename, columns, row, list).await
+}
+
+/// Every row of a list as CSV, walked by keyset (`created_at`, `id` below the last row
+/// written) so each page costs the same however deep the walk, and a row added meanwhile never
+/// shifts one.
+pub async fn walk<T, F, Fut>(
+    query: &str,
+    ops: crate::ops::Ops,
+    filename: &'static str,
+    columns: &'static [Column],
+    row: fn(&T) -> Vec<Cell>,
+    list: F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Keyed + Send + 'static,
+    F: Fn(std::rc::Rc<crate::ops::Ops>, String) -> Fut + 'static,
+    Fut: std::future::Future<Output = Result<Page<T>, ApiError>> + 'static,
+{
     let query = without_format(query);
     let fetch: FetchPage<T, Option<Cursor>> = Box::new(move |cursor| {
         let ops = std::rc::Rc::new(ops.walk(cursor));
@@ -259,8 +376,20 @@ pub struct Export<T: 'static> {
 pub type ListPage<T> =
     fn(std::rc::Rc<crate::ops::Ops>, String) -> LocalBoxFuture<'static, Result<Page<T>, ApiError>>;
 
-impl<T: serde::Serialize + Keyed + 'static> Export<T> {
-    /// The list's JSON page, or every matching row as CSV when `csv`.
+impl<T: Keyed + Send + 'static> Export<T> {
+    /// Every matching row as CSV.
+    pub async fn csv(
+        &'static self,
+        query: &str,
+        ops: crate::ops::Ops,
+    ) -> Result<HttpResponse, ApiError> {
+        walk(query, ops, self.file, self.columns, self.row, self.list).await
+    }
+}
+
+impl<T: serde::Serialize + Keyed + Send + 'static> Export<T> {
+    /// The list's JSON page (its items are what the CSV writes), or every matching row as CSV
+    /// when `csv`.
     pub async fn answer(
         &'static self,
         query: &str,
@@ -290,7 +419,8 @@ mod tests {
                 Cell::Text("=HYPERLINK(\"x\")".into()),
                 Cell::Amount(-1250, eur),
                 Cell::Text("a, \"b\"\nc".into()),
-            ]],
+            ]]
+            .into_iter(),
         )
         .unwrap();
         let text = String::from_utf8(bytes.to_vec()).unwrap();

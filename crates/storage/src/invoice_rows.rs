@@ -11,9 +11,8 @@ use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{DocumentKind, LineItemView};
-use invoicing_domain::invoice::{Invoice, InvoiceId};
+use invoicing_domain::invoice::{amount_due, Invoice, InvoiceId};
 use invoicing_domain::invoice_status::InvoiceStatus;
-use invoicing_domain::payment_amount::amount_due_cents;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
@@ -123,14 +122,12 @@ pub(crate) fn to_invoice(
         total_cents: row.total_cents,
         amount_paid_cents: row.amount_paid_cents,
         amount_credited_cents: row.amount_credited_cents,
-        amount_due_cents: match status {
-            InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
-            _ => amount_due_cents(
-                row.total_cents,
-                row.amount_paid_cents,
-                row.amount_credited_cents,
-            ),
-        },
+        amount_due_cents: amount_due(
+            status,
+            row.total_cents,
+            row.amount_paid_cents,
+            row.amount_credited_cents,
+        ),
         notes: row.notes,
         metadata: Metadata::from_json(&row.metadata),
         livemode: row.livemode,

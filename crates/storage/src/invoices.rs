@@ -9,21 +9,22 @@ use crate::documents::{
     Resolved,
 };
 use crate::events::record;
+use crate::invoice_list::{filtered, page_of, SummaryRow};
 use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, InvoiceRow};
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::document_parties;
 use crate::payment_rows::open_and_verified;
-use crate::rows::{lock_scoped, lower, now_db, returning, scoped};
-use crate::schema::{customers, invoices};
+use crate::rows::{lock_scoped, now_db, returning, scoped};
+use crate::schema::invoices;
 use crate::store::{Store, TxError};
-use chrono::{Datelike, Duration, NaiveDate};
+use chrono::{Datelike, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceId, InvoiceOrder, InvoicePatch, NewInvoice, Outstanding,
+    Invoice, InvoiceFilter, InvoiceId, InvoicePatch, InvoiceSummary, NewInvoice, Outstanding,
     PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
@@ -256,51 +257,8 @@ impl InvoiceRepository for Store {
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>> {
         let url = self.public_url();
-        let day_start = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default();
         self.read(|conn| {
-            let query = || {
-                let mut q = scoped!(invoices, scope).into_boxed();
-                if let Some(s) = filter.status {
-                    q = q.filter(invoices::status.eq(s.as_str()));
-                }
-                if let Some(c) = filter.customer_id {
-                    q = q.filter(invoices::customer_id.eq(c.0));
-                }
-                if let Some(d) = filter.created_after {
-                    q = q.filter(invoices::created_at.ge(day_start(d)));
-                }
-                if let Some(d) = filter.created_before {
-                    q = q.filter(invoices::created_at.lt(day_start(d + Duration::days(1))));
-                }
-                if let Some(text) = &filter.search {
-                    let pattern = text.like_pattern();
-                    let customers = scoped!(customers, scope)
-                        .filter(
-                            lower(customers::name)
-                                .like(pattern.clone())
-                                .escape('\\')
-                                .or(lower(customers::email).like(pattern.clone()).escape('\\')),
-                        )
-                        .select(customers::id);
-                    q = q.filter(
-                        lower(invoices::number)
-                            .like(pattern)
-                            .escape('\\')
-                            .or(invoices::customer_id.eq_any(customers)),
-                    );
-                }
-                q
-            };
-            let ordered = match filter.order {
-                InvoiceOrder::Newest => crate::rows::below!(query(), invoices, page)
-                    .order((invoices::created_at.desc(), invoices::id.desc())),
-                InvoiceOrder::DueFirst => {
-                    query().order((invoices::due_date.asc(), invoices::id.asc()))
-                }
-            };
-            let rows = ordered
-                .limit(page.limit() + 1)
-                .offset(page.offset())
+            let rows = page_of(scope, filter, page)
                 .select(InvoiceRow::as_select())
                 .load::<InvoiceRow>(conn)?;
             if !page.counts() {
@@ -317,9 +275,25 @@ impl InvoiceRepository for Store {
                     to_invoices(conn, scope, rows, &url)
                 });
             }
-            let counted = count_up_to_cap(conn, query().select(invoices::id))?;
+            let counted = count_up_to_cap(conn, filtered(scope, filter).select(invoices::id))?;
             capped_page(rows, page, counted, |rows| {
                 to_invoices(conn, scope, rows, &url)
+            })
+        })
+    }
+
+    fn invoice_summaries(
+        &self,
+        scope: Scope,
+        filter: &InvoiceFilter,
+        page: PageRequest,
+    ) -> RepoResult<Page<InvoiceSummary>> {
+        self.read(|conn| {
+            let rows = page_of(scope, filter, page)
+                .select(SummaryRow::as_select())
+                .load::<SummaryRow>(conn)?;
+            uncounted_page(rows, page, |rows| {
+                rows.into_iter().map(SummaryRow::summary).collect()
             })
         })
     }

@@ -11,6 +11,7 @@ mod documents;
 mod emails;
 mod events;
 mod idempotency;
+mod invoice_list;
 mod invoice_rows;
 mod invoices;
 mod jobs;

@@ -10,7 +10,8 @@ use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
 use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoiceOrder, InvoicePatch, Outstanding,
+    Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoiceOrder, InvoicePatch, InvoiceSummary,
+    Outstanding,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -63,6 +64,18 @@ impl Ops {
             FILTERS,
             filter,
             |r, s, f, p| r.list_invoices(s, f, p),
+        )
+        .await
+    }
+
+    /// The same list without lines or metadata: the rows an export writes.
+    pub async fn invoice_summaries(&self, query: &str) -> Result<Page<InvoiceSummary>, ApiError> {
+        self.list(
+            ApiResource::Invoices,
+            query,
+            FILTERS,
+            filter,
+            |r, s, f, p| r.invoice_summaries(s, f, p),
         )
         .await
     }
