@@ -37,6 +37,41 @@ pub enum Command {
     /// Manage dashboard users and their roles.
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Copy the database while the server runs (SQLite's online snapshot; on PostgreSQL
+    /// `pg_dump --format=custom`), checked, then renamed into place; prints {path, bytes, took_ms}.
+    Backup(BackupArgs),
+    /// Put an SQLite backup in place of the database (the server stopped): checked, migrated
+    /// forward if older, the current database kept beside it.
+    Restore(RestoreArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The file to write (made anew; an existing one is replaced only once the copy is whole).
+    #[arg(long)]
+    pub to: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The backup to put in place.
+    #[arg(long)]
+    pub from: PathBuf,
+}
+
+/// `BACKUP_INTERVAL`: `30m`, `6h`, `24h`, `7d`…
+fn interval(text: &str) -> Result<std::time::Duration, String> {
+    invoicing_domain::time::parse_duration(text.trim()).and_then(|d| {
+        if d.is_zero() {
+            Err("must be more than 0".into())
+        } else {
+            Ok(d)
+        }
+    })
 }
 
 #[derive(Args, Debug, Clone)]
@@ -126,6 +161,15 @@ pub struct ServeArgs {
     /// single server on PostgreSQL, which then spends no statement per request on them).
     #[arg(long, env = "RATE_LIMITS", default_value = "database", value_parser = ["database", "process"])]
     pub rate_limits: String,
+    /// Scheduled backups (SPEC §24) into this directory; unset: none.
+    #[arg(long, env = "BACKUP_DIR")]
+    pub backup_dir: Option<PathBuf>,
+    /// How often a scheduled backup is taken.
+    #[arg(long, env = "BACKUP_INTERVAL", default_value = "24h", value_parser = interval)]
+    pub backup_interval: std::time::Duration,
+    /// How many scheduled backups are kept (the newest).
+    #[arg(long, env = "BACKUP_KEEP", default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub backup_keep: u32,
 }
 
 #[derive(Subcommand, Debug)]

@@ -1,5 +1,6 @@
 //! invoicing-server: configuration, CLI, wiring of storage into the HTTP app, TLS, and the background workers (scheduler, webhook delivery). Everything of substance lives in the library crates.
 
+mod backups;
 mod cli;
 mod config;
 mod jobs;
@@ -27,6 +28,8 @@ fn main() {
         Some(Command::Accounts(cmd)) => cli::accounts(cmd),
         Some(Command::Keys(cmd)) => cli::keys(cmd),
         Some(Command::Users(cmd)) => cli::users(cmd),
+        Some(Command::Backup(args)) => backups::backup_now(&args.db.database_url, &args.to),
+        Some(Command::Restore(args)) => backups::restore(&args.db.database_url, &args.from),
     };
     let _ = std::io::stdout().flush();
     if let Err(e) = result {

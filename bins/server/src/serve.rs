@@ -155,6 +155,20 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         store.clone(),
         Duration::from_secs(args.scheduler_interval_secs),
     ));
+    let backups = args.backup_dir.clone().map(|dir| {
+        log::info!(
+            "backups: every {} s into {}, the newest {} kept",
+            args.backup_interval.as_secs(),
+            dir.display(),
+            args.backup_keep
+        );
+        actix_web::rt::spawn(crate::backups::run(crate::backups::Schedule {
+            database_url: args.db.database_url.clone(),
+            dir,
+            every: args.backup_interval,
+            keep: args.backup_keep,
+        }))
+    });
     invoicing_storage::wakeup::listen(&args.db.database_url);
     let webhooks = Workers::start(
         Arc::new(WebhookRunner::new(
@@ -222,6 +236,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     }
     let served = running.await.context("serving");
     scheduler.abort();
+    if let Some(b) = backups {
+        b.abort();
+    }
     // Attempts in flight finish (each within its timeout); unstarted claims go back to pending.
     web::block(move || {
         webhooks.stop();

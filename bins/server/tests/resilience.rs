@@ -3,6 +3,8 @@
 //! PostgreSQL that stops answering behind a frozen proxy and then comes back elsewhere; an SQLite
 //! database locked by another process. SPEC §12 and §15.
 
+#[path = "resilience/backups.rs"]
+mod backups;
 mod common;
 
 use common::proxy::Proxy;

@@ -24,6 +24,29 @@ pub fn serialize_opt<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S
     }
 }
 
+/// A duration as operators write it: a number and `s`, `m`, `h` or `d` (`5s`, `30m`, `24h`), at
+/// most 30 days.
+pub fn parse_duration(item: &str) -> Result<std::time::Duration, String> {
+    let split = item
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(item.len());
+    let (num, unit) = item.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{item:?}: expected a number and s/m/h/d"))?;
+    let unit_secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("{item:?}: the unit must be s, m, h or d")),
+    };
+    n.checked_mul(unit_secs)
+        .filter(|s| *s <= 30 * 86_400)
+        .map(std::time::Duration::from_secs)
+        .ok_or_else(|| format!("{item:?}: at most 30 days"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,26 +59,7 @@ impl RetrySchedule {
         text.split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(|item| {
-                let split = item
-                    .find(|c: char| !c.is_ascii_digit())
-                    .unwrap_or(item.len());
-                let (num, unit) = item.split_at(split);
-                let n: u64 = num
-                    .parse()
-                    .map_err(|_| format!("{item:?}: expected a number and s/m/h/d"))?;
-                let unit_secs = match unit {
-                    "s" => 1,
-                    "m" => 60,
-                    "h" => 3600,
-                    "d" => 86_400,
-                    _ => return Err(format!("{item:?}: the unit must be s, m, h or d")),
-                };
-                n.checked_mul(unit_secs)
-                    .filter(|s| *s <= 30 * 86_400)
-                    .map(Duration::from_secs)
-                    .ok_or_else(|| format!("{item:?}: at most 30 days"))
-            })
+            .map(crate::time::parse_duration)
             .collect::<Result<Vec<_>, _>>()
             .map(RetrySchedule)
     }

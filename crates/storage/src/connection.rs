@@ -119,13 +119,27 @@ impl PooledConn {
 pub struct Manager {
     url: DatabaseUrl,
     statements: Statements,
+    /// SQLite: whether its connections may write. Only the one writer's may (see
+    /// [`crate::writer`]); PostgreSQL's all may.
+    writes: bool,
 }
 
 impl Manager {
     pub fn new(url: DatabaseUrl) -> Self {
+        let writes = url.backend == Backend::Postgres;
         Manager {
             url,
             statements: Statements::default(),
+            writes,
+        }
+    }
+
+    /// The manager of SQLite's one writer, counting its statements with the readers'.
+    pub(crate) fn writer(url: DatabaseUrl, statements: Statements) -> Self {
+        Manager {
+            url,
+            statements,
+            writes: true,
         }
     }
 
@@ -153,12 +167,13 @@ impl diesel::connection::Instrumentation for Statements {
     }
 }
 
-/// Opens one connection, set up as the pool would set it up.
+/// Opens one connection that may write, set up as the pool would set it up (for tools and
+/// tests, outside the server's one writer).
 pub fn establish(url: &DatabaseUrl) -> Result<AnyConnection, ConnectionError> {
-    open(url).map(|c| c.conn)
+    open(url, true).map(|c| c.conn)
 }
 
-fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
+fn open(url: &DatabaseUrl, writes: bool) -> Result<PooledConn, ConnectionError> {
     match url.backend {
         Backend::Postgres => {
             let target = with_pg_defaults(&url.target);
@@ -184,9 +199,12 @@ fn open(url: &DatabaseUrl) -> Result<PooledConn, ConnectionError> {
             let mut conn = diesel::SqliteConnection::establish(&url.target)?;
             // busy_timeout first: the WAL switch itself may wait for another writer. FULL: an
             // acknowledged write survives a power loss (SPEC §12).
+            // A reader is query_only: a write on it fails at once, never waits for the lock.
             conn.batch_execute(&format!(
                 "PRAGMA busy_timeout = {SQLITE_BUSY_MS}; PRAGMA journal_mode = WAL; \
-                     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+                     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; \
+                     PRAGMA query_only = {};",
+                if writes { "OFF" } else { "ON" }
             ))
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
             Ok(PooledConn::new(AnyConnection::Sqlite(conn), None))
@@ -245,7 +263,7 @@ impl r2d2::ManageConnection for Manager {
     type Error = ConnectionError;
 
     fn connect(&self) -> Result<PooledConn, ConnectionError> {
-        let mut conn = open(&self.url)?;
+        let mut conn = open(&self.url, self.writes)?;
         conn.conn.set_instrumentation(self.statements.clone());
         Ok(conn)
     }
@@ -303,7 +321,7 @@ mod tests {
         let url = std::env::var("TEST_POSTGRES_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
         let url = DatabaseUrl::parse(&url).unwrap();
-        match open(&url) {
+        match open(&url, true) {
             Ok(conn) => assert!(conn.socket.is_some(), "the watchdog can break it"),
             Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
                 eprintln!("skipping: PostgreSQL unreachable ({e})")

@@ -2,7 +2,7 @@
 //! key while it is open (see [`crate::request_tx`]); its answer is inserted in that same
 //! transaction, so a stored answer exists exactly when the request's effect committed.
 
-use crate::request_tx::RequestTx;
+use crate::request_tx::{Held, RequestTx};
 use crate::rows::{now_db, scoped, to_db};
 use crate::schema::idempotency_keys as ik;
 use crate::store::{self, Store, TxError};
@@ -52,18 +52,31 @@ impl IdempotencyRepository for Store {
             },
             crate::Backend::Postgres => None,
         };
-        let mut conn = self.pooled()?;
+        let (mut conn, turn) = self.write_conn()?.into_parts();
         let watch = conn.watch();
         store::begin(&mut conn.conn).map_err(|e| TxError::from(e).into_repo())?;
         let found = claim_or_find(&mut conn.conn, scope, key, request);
         drop(watch);
         match found {
             Ok(None) => Ok(IdempotencyClaim::Run(Box::new(RequestTx::new(
-                self, conn, running, scope, key, request,
+                self,
+                conn,
+                Held {
+                    _running: running,
+                    _turn: turn,
+                },
+                scope,
+                key,
+                request,
             )))),
             Ok(Some(answer)) => {
-                let _watch = conn.watch();
-                store::rollback(&mut conn.conn).map_err(|e| TxError::from(e).into_repo())?;
+                let watch = conn.watch();
+                let ended = store::rollback(&mut conn.conn);
+                drop(watch);
+                // The connection goes back before the turn passes.
+                drop(conn);
+                drop(turn);
+                ended.map_err(|e| TxError::from(e).into_repo())?;
                 Ok(answer)
             }
             // The connection is still inside the transaction: the pool drops it.

@@ -3,6 +3,7 @@
 //! The backend is chosen by the `DATABASE_URL` scheme at run time.
 
 mod accounts;
+pub mod backup;
 mod capped;
 pub mod connection;
 mod credit_notes;
@@ -39,6 +40,7 @@ pub mod wakeup;
 mod watchdog;
 mod webhook_queue;
 mod webhooks;
+mod writer;
 
 pub use connection::{Backend, DatabaseUrl};
 pub use store::{Store, StoreError};

@@ -9,6 +9,7 @@
 use crate::connection::{AnyConnection, Manager};
 use crate::idempotency::record_answer;
 use crate::store::{self, Store, TxError};
+use crate::writer::Turn;
 use invoicing_domain::idempotency::{IdempotencyKey, RequestFingerprint, StoredResponse};
 use invoicing_domain::ports::{IdempotentRequest, RepoError, RepoResult, Repositories};
 use invoicing_domain::tenant::Scope;
@@ -25,7 +26,14 @@ pub(crate) struct Pinned {
     /// on this connection behind the request's back.
     open: AtomicBool,
     /// Given back when the transaction ends (or with the connection, if it never does).
-    running: Mutex<Option<RunningKey>>,
+    held: Mutex<Option<Held>>,
+}
+
+/// What a keyed request holds while its transaction is open, on SQLite: its key in this
+/// process's list of running ones, and the turn of the one writer.
+pub(crate) struct Held {
+    pub _running: Option<RunningKey>,
+    pub _turn: Option<Turn>,
 }
 
 impl Pinned {
@@ -105,7 +113,7 @@ impl RequestTx {
     pub(crate) fn new(
         base: &Store,
         conn: PooledConnection,
-        running: Option<RunningKey>,
+        held: Held,
         scope: Scope,
         key: &IdempotencyKey,
         request: &RequestFingerprint,
@@ -113,7 +121,7 @@ impl RequestTx {
         let pinned = Arc::new(Pinned {
             conn: Mutex::new(conn),
             open: AtomicBool::new(true),
-            running: Mutex::new(running),
+            held: Mutex::new(Some(held)),
         });
         let mut store = base.clone();
         store.pinned = Some(pinned.clone());
@@ -143,8 +151,8 @@ impl RequestTx {
             }
         }
         drop(conn);
-        if let Ok(mut running) = self.pinned.running.lock() {
-            running.take();
+        if let Ok(mut held) = self.pinned.held.lock() {
+            held.take();
         }
         result.map_err(TxError::into_repo)
     }

@@ -5,6 +5,7 @@ use crate::connection::{
     AnyConnection, Backend, DatabaseUrl, Manager, PooledConn, Statements, WORK_LIMIT,
 };
 use crate::request_tx::{Pinned, RunningKeys};
+use crate::writer::{WriteConn, Writer, WriterBusy, WRITER_CONNECTIONS};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -18,6 +19,22 @@ const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migration
 /// Arbitrary but fixed: every server process contends for the same advisory lock.
 const MIGRATION_LOCK_ID: i64 = 0x0001_4E56_0001;
 pub(crate) const BOOTSTRAP_LOCK_ID: i64 = 0x0001_4E56_0002;
+
+/// The versions of the SQLite migrations this binary carries.
+pub(crate) fn sqlite_migration_versions() -> Vec<String> {
+    diesel::migration::MigrationSource::<diesel::sqlite::Sqlite>::migrations(&SQLITE_MIGRATIONS)
+        .map(|all| all.iter().map(|m| m.name().version().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Applies the SQLite migrations a database lacks; their versions.
+pub(crate) fn run_sqlite_migrations(
+    conn: &mut diesel::SqliteConnection,
+) -> Result<Vec<String>, String> {
+    conn.run_pending_migrations(SQLITE_MIGRATIONS)
+        .map(|applied| applied.iter().map(|v| v.to_string()).collect())
+        .map_err(|e| e.to_string())
+}
 
 pub type Pool = r2d2::Pool<Manager>;
 /// How long a caller waits for a pooled connection (also the first connect at start).
@@ -40,6 +57,10 @@ pub struct Store {
     /// Whether mail can be sent (`SMTP_URL` set): without it, receipts and reminders are not
     /// queued (SPEC §18).
     mail: bool,
+    /// SQLite's one writer (see [`crate::writer`]); PostgreSQL writes on the pool.
+    writer: Option<Writer>,
+    /// SQLite: the claim that a process uses the file, which a restore waits to be alone with.
+    _in_use: Option<Arc<crate::backup::InUse>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,15 +86,22 @@ impl Store {
             }
         }
         let backend = url.backend;
-        let manager = Manager::new(url);
+        let in_use = match backend {
+            Backend::Sqlite => Some(Arc::new(crate::backup::InUse::shared(
+                std::path::Path::new(&url.target),
+            )?)),
+            Backend::Postgres => None,
+        };
+        let manager = Manager::new(url.clone());
         let statements = manager.statements();
-        let pool = r2d2::Pool::builder()
-            .max_size(max_connections.max(1))
-            .min_idle(Some(1))
-            .connection_timeout(POOL_WAIT)
-            .error_handler(Box::new(OneLineErrors))
-            .build(manager)
-            .map_err(|e| StoreError::Connect(e.to_string()))?;
+        let pool = pool_of(manager, max_connections.max(1))?;
+        let writer = match backend {
+            Backend::Sqlite => {
+                let manager = Manager::writer(url, statements.clone());
+                Some(Writer::new(pool_of(manager, WRITER_CONNECTIONS)?))
+            }
+            Backend::Postgres => None,
+        };
         Ok(Store {
             pool,
             statements,
@@ -83,6 +111,8 @@ impl Store {
             pinned: None,
             running_keys: RunningKeys::default(),
             mail: false,
+            writer,
+            _in_use: in_use,
         })
     }
 
@@ -119,8 +149,7 @@ impl Store {
     /// starting together apply each migration once.
     pub fn migrate(&self) -> Result<(), StoreError> {
         let mut conn = self
-            .pool
-            .get()
+            .write_conn()
             .map_err(|e| StoreError::Connect(e.to_string()))?;
         let conn = &mut conn.conn;
         let run = |conn: &mut AnyConnection| -> Result<(), StoreError> {
@@ -204,7 +233,10 @@ impl Store {
         &self,
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> Result<T, TxError> {
-        let mut conn = self.checkout()?;
+        let mut conn = match &self.pinned {
+            Some(pinned) => Checkout::Pinned(pinned.checkout()?),
+            None => Checkout::Write(self.write_conn()?),
+        };
         let watch = conn.watch();
         let result = match self.pinned {
             Some(_) => conn.conn.transaction(f),
@@ -228,6 +260,34 @@ impl Store {
             .get()
             .map_err(|e| RepoError::Unavailable(one_line(&e.to_string())))
     }
+
+    /// A connection to write on: on SQLite the writer's, once it is this caller's turn.
+    pub(crate) fn write_conn(&self) -> RepoResult<WriteConn> {
+        match &self.writer {
+            None => self.pooled().map(WriteConn::pooled),
+            Some(writer) => writer.take(TURN_WAIT).map_err(|busy| match busy {
+                WriterBusy::Queue => RepoError::Unavailable(format!(
+                    "no turn to write within {} s",
+                    TURN_WAIT.as_secs()
+                )),
+                WriterBusy::Connect(e) => RepoError::Unavailable(one_line(&e)),
+            }),
+        }
+    }
+}
+
+/// How long a writer waits for its turn before the request is told to retry (503), as SQLite's
+/// busy timeout does for a writer of another process.
+const TURN_WAIT: Duration = Duration::from_secs(5);
+
+fn pool_of(manager: Manager, size: u32) -> Result<Pool, StoreError> {
+    r2d2::Pool::builder()
+        .max_size(size)
+        .min_idle(Some(1))
+        .connection_timeout(POOL_WAIT)
+        .error_handler(Box::new(OneLineErrors))
+        .build(manager)
+        .map_err(|e| StoreError::Connect(e.to_string()))
 }
 
 /// libpq's messages span lines ("…\n\tIs the server running…"); a log line must not.
@@ -277,12 +337,9 @@ impl Checkout<'_> {
 }
 
 /// A connection lent for one piece of work.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "lives on the stack for one call; boxing would allocate on every checkout"
-)]
 enum Checkout<'a> {
     Pool(r2d2::PooledConnection<Manager>),
+    Write(WriteConn),
     Pinned(std::sync::MutexGuard<'a, r2d2::PooledConnection<Manager>>),
 }
 
@@ -292,6 +349,7 @@ impl std::ops::Deref for Checkout<'_> {
     fn deref(&self) -> &PooledConn {
         match self {
             Checkout::Pool(c) => c,
+            Checkout::Write(c) => c,
             Checkout::Pinned(c) => c,
         }
     }
@@ -301,6 +359,7 @@ impl std::ops::DerefMut for Checkout<'_> {
     fn deref_mut(&mut self) -> &mut PooledConn {
         match self {
             Checkout::Pool(c) => c,
+            Checkout::Write(c) => c,
             Checkout::Pinned(c) => c,
         }
     }
@@ -460,4 +519,17 @@ fn is_transient(e: &DieselError) -> bool {
                 | DieselError::BrokenTransactionManager
         )
         || message_has(e, DATABASE_BUSY)
+}
+
+#[cfg(feature = "testing")]
+impl Store {
+    /// Whether a write on one of the pool's connections fails (on SQLite they are `query_only`:
+    /// only the one writer writes).
+    pub fn reader_refuses_writes(&self) -> bool {
+        self.read(|c| {
+            c.batch_execute("CREATE TABLE reader_wrote (x INTEGER)")
+                .map_err(TxError::from)
+        })
+        .is_err()
+    }
 }

@@ -930,3 +930,47 @@ fn the_kept_receivables_check_sees_a_drift() {
     assert!(drifted.is_err(), "drifted revenue went unnoticed");
     db.execute("UPDATE revenue_days SET invoiced = invoiced - 1");
 }
+
+/// SQLite's one writer: 32 threads creating at once all succeed in turn (none waits out a busy
+/// handler into "unavailable"), and every number comes once. A reader's connection refuses to
+/// write, so no write can skip the queue.
+#[test]
+fn sqlite_thirty_two_writers_take_turns_and_readers_never_write() {
+    let db = TestDb::sqlite();
+    let scope = scope(&db);
+    let threads = 32;
+    let each = 5;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|i| {
+            let store = db.store.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                (0..each)
+                    .map(|n| {
+                        store
+                            .create_invoice(scope, simple(&format!("c{i}-{n}@example.com"), "Work"))
+                            .map(|i| i.invoice_number)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut numbers = Vec::new();
+    for h in handles {
+        for made in h.join().unwrap() {
+            numbers.push(made.expect("every writer gets its turn"));
+        }
+    }
+    numbers.sort();
+    let year = Utc::now().year();
+    let expected: Vec<String> = (1..=threads * each)
+        .map(|n| format!("INV-{year}-{n:06}"))
+        .collect();
+    assert_eq!(numbers, expected);
+    assert!(
+        db.store.reader_refuses_writes(),
+        "the pool's connections are query_only"
+    );
+}

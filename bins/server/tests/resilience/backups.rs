@@ -1,0 +1,305 @@
+//! Backups and restores of the embedded database (SPEC §24), on the built binary: a backup taken
+//! while clients write, a restore into an emptied data directory, a backup killed midway, the
+//! server's own schedule, and the files a restore must refuse.
+
+use super::common::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn integrity(path: &Path) -> String {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The CLI's exit status and output, success or not.
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("DATABASE_URL", db_url(dir))
+        .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// No rate limit in the way of eight clients writing as fast as they can, and a webhook
+/// endpoint on loopback.
+const UNLIMITED: &[(&str, &str)] = &[
+    ("RATE_LIMIT_PER_MINUTE", "1000000"),
+    ("RATE_LIMIT_BURST", "100000"),
+    ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true"),
+];
+
+fn database(dir: &Path) -> PathBuf {
+    dir.join("invoicing.db")
+}
+
+fn invoice_body(i: usize) -> Value {
+    json!({
+        "customer": {"name": format!("Client {i}"), "email": format!("c{i}@example.com")},
+        "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000 + i}]
+    })
+}
+
+/// Every invoice's id and number, through the API's pages.
+fn all_invoices(agent: &ureq::Agent, server: &Server, key: &str) -> Vec<(i64, String)> {
+    let mut out = Vec::new();
+    for page in 1.. {
+        let url = format!("{}/api/v1/invoices?per_page=100&page={page}", server.https);
+        let (status, body, _) = call(agent, "GET", &url, Some(key), None);
+        assert_eq!(status, 200, "{body}");
+        let data = body["data"].as_array().unwrap();
+        out.extend(data.iter().map(|i| {
+            (
+                i["id"].as_i64().unwrap(),
+                i["invoice_number"].as_str().unwrap().to_string(),
+            )
+        }));
+        if !body["has_more"].as_bool().unwrap() {
+            break;
+        }
+    }
+    out
+}
+
+fn sequence(number: &str) -> i64 {
+    number.rsplit('-').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_backup_taken_under_writes_restores_everything_acknowledged_before_it() {
+    let dir = data_dir("backup-restore");
+    let server = start_with(&dir, UNLIMITED);
+    let key = server.printed_key().unwrap();
+    let agent = bounded_agent(&dir);
+    let hook = format!("{}/api/v1/webhooks", server.https);
+    let (status, endpoint, _) = call(
+        &agent,
+        "POST",
+        &hook,
+        Some(&key),
+        Some(json!({"url": "https://127.0.0.1:9/in", "events": ["invoice.created"]})),
+    );
+    assert_eq!(status, 201, "{endpoint}");
+    // Eight clients create invoices until told to stop; each remembers what was acknowledged.
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let clients: Vec<_> = (0..8)
+        .map(|c| {
+            let (agent, url, key) = (
+                agent.clone(),
+                format!("{}/api/v1/invoices", server.https),
+                key.clone(),
+            );
+            let (stop, acknowledged) = (stop.clone(), acknowledged.clone());
+            std::thread::spawn(move || {
+                let mut i = c * 10_000;
+                while !stop.load(Ordering::Relaxed) {
+                    i += 1;
+                    let (status, body, _) =
+                        call(&agent, "POST", &url, Some(&key), Some(invoice_body(i)));
+                    assert_eq!(status, 201, "no 503 under eight writers: {body}");
+                    acknowledged
+                        .lock()
+                        .unwrap()
+                        .push(body["id"].as_i64().unwrap());
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    let before: Vec<i64> = acknowledged.lock().unwrap().clone();
+    assert!(
+        before.len() > 20,
+        "the clients were writing: {}",
+        before.len()
+    );
+    let backup = dir.join("backups/first.db");
+    let written = cli(&dir, &["backup", "--to", backup.to_str().unwrap()]);
+    assert_eq!(written["path"], backup.to_str().unwrap());
+    assert_eq!(
+        written["bytes"].as_u64().unwrap(),
+        std::fs::metadata(&backup).unwrap().len()
+    );
+    assert!(written["took_ms"].is_u64());
+    std::thread::sleep(Duration::from_millis(500));
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.join().unwrap();
+    }
+    let after = acknowledged.lock().unwrap().len();
+    assert!(after > before.len(), "writes went on during the backup");
+    assert_eq!(integrity(&backup), "ok");
+    assert!(!backup.with_file_name(".first.db.partial").exists());
+    server.stop();
+
+    // The data directory loses its database; the backup goes back in its place.
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", database(&dir).display()));
+    }
+    let restored = cli(&dir, &["restore", "--from", backup.to_str().unwrap()]);
+    assert_eq!(restored["kept"], Value::Null, "there was nothing to keep");
+    assert_eq!(restored["migrated"], json!([]));
+    let server = start_with(&dir, UNLIMITED);
+    let invoices = all_invoices(&agent, &server, &key);
+    let ids: std::collections::HashSet<i64> = invoices.iter().map(|i| i.0).collect();
+    for id in &before {
+        assert!(
+            ids.contains(id),
+            "invoice {id}, acknowledged before the backup, is back"
+        );
+    }
+    // Numbers have no gap, and the next one follows the last in the backup.
+    let mut numbers: Vec<i64> = invoices.iter().map(|i| sequence(&i.1)).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=numbers.len() as i64).collect::<Vec<_>>());
+    let url = format!("{}/api/v1/invoices", server.https);
+    let (status, next, _) = call(&agent, "POST", &url, Some(&key), Some(invoice_body(0)));
+    assert_eq!(status, 201, "the key still works: {next}");
+    assert_eq!(
+        sequence(next["invoice_number"].as_str().unwrap()),
+        numbers.len() as i64 + 1
+    );
+    let hooks_url = format!("{}/api/v1/webhooks", server.https);
+    let (status, hooks, _) = call(&agent, "GET", &hooks_url, Some(&key), None);
+    assert_eq!(status, 200);
+    assert_eq!(
+        hooks["data"][0]["id"], endpoint["id"],
+        "the webhook endpoint is back"
+    );
+
+    // A restore over a database keeps it beside the backup it puts in place.
+    server.stop();
+    let restored = cli(&dir, &["restore", "--from", backup.to_str().unwrap()]);
+    let kept = PathBuf::from(restored["kept"].as_str().unwrap());
+    assert_eq!(integrity(&kept), "ok");
+    assert_eq!(kept.parent(), database(&dir).parent());
+}
+
+#[test]
+fn a_backup_killed_midway_leaves_nothing_under_its_name() {
+    let dir = data_dir("backup-killed");
+    let server = start(&dir);
+    let backup = dir.join("killed.db");
+    let (ok, _, err) = run(
+        &dir,
+        &["backup", "--to", backup.to_str().unwrap()],
+        &[("INVOICING_FAILPOINT", "backup.before_rename")],
+    );
+    assert!(!ok && err.contains("failpoint"), "{err}");
+    assert!(!backup.exists(), "nothing under the final name");
+    // The next backup replaces the half-made copy and succeeds.
+    let written = cli(&dir, &["backup", "--to", backup.to_str().unwrap()]);
+    assert_eq!(written["path"], backup.to_str().unwrap());
+    assert!(!dir.join(".killed.db.partial").exists());
+    assert_eq!(integrity(&backup), "ok");
+    drop(server);
+}
+
+#[test]
+fn the_server_takes_scheduled_backups_and_keeps_the_newest_n() {
+    let dir = data_dir("backup-schedule");
+    let backups = dir.join("scheduled");
+    let server = start_with(
+        &dir,
+        &[
+            ("BACKUP_DIR", backups.to_str().unwrap()),
+            ("BACKUP_INTERVAL", "1s"),
+            ("BACKUP_KEEP", "3"),
+        ],
+    );
+    let listed = || {
+        let mut names: Vec<String> = std::fs::read_dir(&backups)
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("invoicing-") && n.ends_with(".db"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    // Five periods or more pass; three stay.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut seen = std::collections::BTreeSet::new();
+    while seen.len() < 5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "backups seen: {seen:?}"
+        );
+        seen.extend(listed());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(server);
+    let kept = listed();
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    assert_eq!(
+        kept,
+        seen.iter().rev().take(3).rev().cloned().collect::<Vec<_>>()
+    );
+    for name in kept {
+        assert_eq!(integrity(&backups.join(name)), "ok");
+    }
+}
+
+#[test]
+fn a_restore_refuses_bad_files_and_a_database_in_use_and_changes_nothing() {
+    let dir = data_dir("restore-refusals");
+    let server = start(&dir);
+    let backup = dir.join("good.db");
+    cli(&dir, &["backup", "--to", backup.to_str().unwrap()]);
+    let restore = |from: &Path| run(&dir, &["restore", "--from", from.to_str().unwrap()], &[]);
+    // A server is using the database.
+    let (ok, _, err) = restore(&backup);
+    assert!(!ok && err.contains("using"), "{err}");
+    server.stop();
+    let db_bytes = || std::fs::read(database(&dir)).unwrap();
+    let before = db_bytes();
+    let bytes = std::fs::read(&backup).unwrap();
+    let truncated = dir.join("truncated.db");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let foreign = dir.join("foreign.db");
+    std::fs::write(&foreign, b"PK\x03\x04 not a database at all").unwrap();
+    let stranger = dir.join("stranger.db");
+    Command::new("python3")
+        .args(["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE t (x)'); c.commit()"])
+        .arg(&stranger)
+        .status()
+        .unwrap();
+    for (file, says) in [
+        (&truncated, "check"),
+        (&foreign, "not an SQLite database"),
+        (&stranger, "not a backup of this service"),
+    ] {
+        let (ok, _, err) = restore(file);
+        assert!(!ok && err.contains(says), "{}: {err}", file.display());
+        assert_eq!(db_bytes(), before, "{} changed nothing", file.display());
+    }
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("before-restore") || n.ends_with(".partial"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
