@@ -20,6 +20,44 @@ pub fn restore(database_url: &str, from: &Path) -> Result<()> {
     crate::cli::print(&serde_json::to_value(restored)?)
 }
 
+/// `export`: the account's archive, written under a temporary name and renamed when whole, so
+/// a file under the asked name is always a complete export.
+pub fn export(args: &crate::config::ExportArgs) -> Result<()> {
+    let store = crate::cli::open(&args.db.database_url)?;
+    let account = invoicing_domain::tenant::AccountId(args.account);
+    invoicing_domain::ports::AccountRepository::get_account(&store, account)
+        .with_context(|| format!("account {}", args.account))?;
+    let env = invoicing_domain::tenant::Environment::from_livemode(args.env == "live");
+    let scope = invoicing_domain::tenant::Scope::new(account, env);
+    let name = args
+        .to
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export.zip".into());
+    let partial = args.to.with_file_name(format!(".{name}.partial"));
+    let file = std::fs::File::create(&partial).with_context(|| partial.display().to_string())?;
+    let written =
+        invoicing_http::account_export::write_zip(&store, scope, std::io::BufWriter::new(file));
+    let done = match written {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e.into());
+        }
+    };
+    std::fs::File::open(&partial)
+        .and_then(|f| f.sync_all())
+        .and_then(|()| std::fs::rename(&partial, &args.to))
+        .with_context(|| args.to.display().to_string())?;
+    let bytes = std::fs::metadata(&args.to)?.len();
+    crate::cli::print(&serde_json::json!({
+        "path": args.to,
+        "bytes": bytes,
+        "files": done.files,
+        "pdfs": done.pdfs,
+    }))
+}
+
 /// The schedule: one backup per period of `every`, named by the period's start, so that every
 /// process using the database names it alike; the first to hold the directory's lock and find
 /// it missing writes it, the others see it there. Then only the newest `keep` stay.

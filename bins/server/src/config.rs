@@ -43,6 +43,23 @@ pub enum Command {
     /// Put an SQLite backup in place of the database (the server stopped): checked, migrated
     /// forward if older, the current database kept beside it.
     Restore(RestoreArgs),
+    /// Everything of one account and environment as a ZIP: JSON Lines per resource and the
+    /// PDFs of every document that left draft.
+    Export(ExportArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[arg(long)]
+    pub account: i64,
+    /// `live` or `test`.
+    #[arg(long, value_parser = ["live", "test"])]
+    pub env: String,
+    /// The ZIP to write (written under a temporary name, renamed when whole).
+    #[arg(long)]
+    pub to: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -253,6 +253,17 @@ impl SearchText {
     }
 }
 
+impl<T: Keyed> Page<T> {
+    /// Where a keyset walk that read this page at `at` goes next: below its last row, when the
+    /// page was full and that row is below `at` (a list that ignored the cursor ends the walk,
+    /// never repeats it); `None` when the walk is done.
+    pub fn next_walk(&self, at: Option<Cursor>) -> Option<Cursor> {
+        let last = self.data.last()?.cursor();
+        let full = self.data.len() as u32 >= self.per_page;
+        (full && at.is_none_or(|at| last < at)).then_some(last)
+    }
+}
+
 /// Every exported list's item continues a walk from its `created_at` and `id`.
 macro_rules! keyed {
     ($($ty:ty => |$x:ident| $id:expr),* $(,)?) => {$(

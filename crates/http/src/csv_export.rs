@@ -304,13 +304,9 @@ async fn encode_page<T: Send + 'static>(
         })?
 }
 
-/// A keyset walk's next position: below the page's last row, when the page was full and that
-/// row is below where the page began (a list that ignored the cursor ends the walk, never
-/// repeats it).
+/// A keyset walk's next position ([`Page::next_walk`]), as [`pages`] keys it.
 fn next_cursor<T: Keyed>(page: &Page<T>, at: Option<Cursor>) -> Option<Option<Cursor>> {
-    let last = page.data.last()?.cursor();
-    let full = page.data.len() as u32 >= page.per_page;
-    (full && at.is_none_or(|at| last < at)).then_some(Some(last))
+    page.next_walk(at).map(Some)
 }
 
 use futures_util::StreamExt;

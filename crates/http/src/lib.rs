@@ -2,6 +2,7 @@
 //! rate limiting, and the one mapping of every failure to the SPEC §4 error body. It talks to
 //! storage only through the domain's repository ports, always off the async workers.
 
+pub mod account_export;
 pub mod auth;
 pub mod binary;
 pub mod body;

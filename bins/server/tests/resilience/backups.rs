@@ -303,3 +303,78 @@ fn a_restore_refuses_bad_files_and_a_database_in_use_and_changes_nothing() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn the_export_command_writes_a_whole_archive_of_one_account() {
+    let dir = data_dir("export-command");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let agent = bounded_agent(&dir);
+    let url = format!("{}/api/v1/invoices", server.https);
+    let (status, made, _) = call(&agent, "POST", &url, Some(&key), Some(invoice_body(1)));
+    assert_eq!(status, 201, "{made}");
+    let send = format!("{url}/{}/send", made["id"]);
+    let (status, _, _) = call(&agent, "POST", &send, Some(&key), None);
+    assert_eq!(status, 200);
+    let zip = dir.join("out/acme.zip");
+    std::fs::create_dir_all(zip.parent().unwrap()).unwrap();
+    // While the server runs, beside it.
+    let done = cli(
+        &dir,
+        &[
+            "export",
+            "--account",
+            "1",
+            "--env",
+            "test",
+            "--to",
+            zip.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(done["files"]["invoices.jsonl"], 1);
+    assert_eq!(done["pdfs"], 1);
+    assert_eq!(
+        done["bytes"].as_u64().unwrap(),
+        std::fs::metadata(&zip).unwrap().len()
+    );
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import zipfile, sys; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(' '.join(sorted(z.namelist())))",
+        ])
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        names.contains("invoices.jsonl")
+            && names.contains(&format!(
+                "pdf/invoices/{}.pdf",
+                made["invoice_number"].as_str().unwrap()
+            )),
+        "{names}"
+    );
+    assert!(!dir.join("out/.acme.zip.partial").exists());
+    // An account that does not exist: an error, and no file.
+    let (ok, _, err) = run(
+        &dir,
+        &[
+            "export",
+            "--account",
+            "999",
+            "--env",
+            "test",
+            "--to",
+            dir.join("none.zip").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(!ok && err.contains("999"), "{err}");
+    assert!(!dir.join("none.zip").exists());
+    drop(server);
+}

@@ -83,3 +83,59 @@ impl Ops {
         self.run(scope, "logo", |r, s| r.delete_logo(s)).await
     }
 }
+
+/// Bytes of the export on their way to the response: sent in chunks through a bounded channel,
+/// so a client that reads slowly holds the writer back instead of memory filling up.
+struct ChannelWriter {
+    tx: tokio::sync::mpsc::Sender<Result<bytes::Bytes, std::io::Error>>,
+    buf: Vec<u8>,
+}
+
+const CHUNK: usize = 64 * 1024;
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = bytes::Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
+        self.tx
+            .blocking_send(Ok(chunk))
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client left"))
+    }
+}
+
+/// The export as it is written: chunks, or the error that cut it short.
+pub type ExportStream = tokio::sync::mpsc::Receiver<Result<bytes::Bytes, std::io::Error>>;
+
+impl Ops {
+    /// Everything of the key's account and environment as a ZIP (SPEC §24), written on a
+    /// blocking thread while the answer streams it.
+    pub fn export_account(&self) -> Result<ExportStream, ApiError> {
+        let scope = self.caller.require(ApiResource::Account, Access::Read)?;
+        let repos = self.repos.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let failed = tx.clone();
+        actix_web::rt::task::spawn_blocking(move || {
+            let out = ChannelWriter {
+                tx,
+                buf: Vec::with_capacity(CHUNK),
+            };
+            let written = crate::account_export::write_zip(repos.as_ref(), scope, out);
+            if let Err(e) = written {
+                log::error!("an account export stopped: {e}");
+                // The client sees a cut answer, never an archive that looks whole.
+                let _ = failed.blocking_send(Err(std::io::Error::other(e.to_string())));
+            }
+        });
+        Ok(rx)
+    }
+}

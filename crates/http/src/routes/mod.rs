@@ -134,6 +134,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         openapi::serve,
         account::get,
         account::update,
+        account::export,
         account::logo::put_logo,
         account::logo::get_logo,
         account::logo::delete_logo,

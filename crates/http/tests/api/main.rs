@@ -15,6 +15,7 @@ mod dashboard;
 mod dashboard_settings;
 mod emails;
 mod events;
+mod export;
 mod hostile_input;
 mod idempotency;
 mod invoices;

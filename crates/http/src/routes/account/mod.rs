@@ -33,3 +33,25 @@ pub async fn update(
     let profile = Ops::for_key(&state, &auth).update_profile(body.0).await?;
     Ok(HttpResponse::Ok().json(profile))
 }
+
+/// Everything of this key's account and environment (SPEC §24): a ZIP of one JSON Lines file
+/// per resource (each line the object as the API answers it) and the PDF of every document that
+/// left draft. Streamed as it is written; never a key's hash or a webhook's secret.
+#[utoipa::path(get, path = "/api/v1/account/export", tag = "account",
+    responses((status = 200, description = "`account-export.zip`: `profile.json`, `api_keys.jsonl`, `customers.jsonl`, `invoices.jsonl`, `quotations.jsonl`, `credit_notes.jsonl`, `payments.jsonl`, `products.jsonl`, `recurring_invoices.jsonl`, `emails.jsonl`, `events.jsonl`, `webhook_endpoints.jsonl`, `webhook_deliveries.jsonl`, `pdf/{invoices,quotations,credit_notes}/NUMBER.pdf`, then `export.json` (rows per file)",
+        content_type = "application/zip", body = Vec<u8>)),
+    security(("api_key" = [])))]
+pub async fn export(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse, ApiError> {
+    let chunks = Ops::for_key(&state, &auth).export_account()?;
+    let body = futures_util::stream::unfold(chunks, |mut rx| async move {
+        rx.recv().await.map(|chunk| (chunk, rx))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("application/zip")
+        .insert_header((
+            actix_web::http::header::CONTENT_DISPOSITION,
+            "attachment; filename=\"account-export.zip\"",
+        ))
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "private, no-store"))
+        .streaming(body))
+}
