@@ -5,7 +5,7 @@ use crate::connection::{
     AnyConnection, Backend, DatabaseUrl, Manager, PooledConn, Statements, WORK_LIMIT,
 };
 use crate::request_tx::{Pinned, RunningKeys};
-use crate::writer::{WriteConn, Writer, WriterBusy, WRITER_CONNECTIONS};
+use crate::writer::{WriteConn, Writer, WRITER_CONNECTIONS};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -233,9 +233,10 @@ impl Store {
         &self,
         f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
     ) -> Result<T, TxError> {
-        let mut conn = match &self.pinned {
-            Some(pinned) => Checkout::Pinned(pinned.checkout()?),
-            None => Checkout::Write(self.write_conn()?),
+        let mut conn = match (&self.pinned, &self.writer) {
+            (Some(pinned), _) => Checkout::Pinned(pinned.checkout()?),
+            (None, Some(writer)) => return writer.write(TURN_WAIT, f),
+            (None, None) => Checkout::Write(self.write_conn()?),
         };
         let watch = conn.watch();
         let result = match self.pinned {
@@ -265,13 +266,9 @@ impl Store {
     pub(crate) fn write_conn(&self) -> RepoResult<WriteConn> {
         match &self.writer {
             None => self.pooled().map(WriteConn::pooled),
-            Some(writer) => writer.take(TURN_WAIT).map_err(|busy| match busy {
-                WriterBusy::Queue => RepoError::Unavailable(format!(
-                    "no turn to write within {} s",
-                    TURN_WAIT.as_secs()
-                )),
-                WriterBusy::Connect(e) => RepoError::Unavailable(one_line(&e)),
-            }),
+            Some(writer) => writer
+                .take(TURN_WAIT)
+                .map_err(|busy| TxError::from(busy).into_repo()),
         }
     }
 }

@@ -5,7 +5,10 @@
 //! starts the moment the one before it commits. The pool's connections are `query_only`, so a
 //! write that forgot to take its turn fails loudly instead of waiting in a busy handler.
 
-use crate::connection::{Manager, PooledConn};
+mod group;
+
+use crate::connection::{AnyConnection, Manager, PooledConn};
+use crate::store::TxError;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -74,8 +77,12 @@ impl Turns {
         }
     }
 
+    /// How many writers wait for a turn now (the holder of the turn not counted).
+    pub(crate) fn waiting(&self) -> u64 {
+        self.queued().saturating_sub(1)
+    }
+
     /// How many writers are waiting or writing now.
-    #[cfg(test)]
     fn queued(&self) -> u64 {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.issued - state.serving - state.abandoned.len() as u64
@@ -100,17 +107,18 @@ impl Drop for Turn {
     }
 }
 
-/// The writer: its connections and the turns. Only the turn's holder writes; there are two
-/// connections so that a keyed request's transaction, whose turn ends with its commit, can hand
-/// its connection back a moment later without holding up the next writer.
+/// The writer: its connections, the turns and the groups. Only the turn's holder writes; there
+/// are a few connections so that a keyed request's transaction, whose turn ends with its
+/// commit, can hand its connection back a moment later without holding up the next writer.
 #[derive(Clone)]
 pub(crate) struct Writer {
     pool: r2d2::Pool<Manager>,
     turns: Arc<Turns>,
+    groups: Arc<group::Groups>,
 }
 
 /// How many connections the writer keeps (see [`Writer`]).
-pub(crate) const WRITER_CONNECTIONS: u32 = 2;
+pub(crate) const WRITER_CONNECTIONS: u32 = 3;
 
 /// A connection to write on, lent for one write: the pool's on PostgreSQL, the writer's with
 /// its turn on SQLite. Fields drop in order: the connection goes back before the turn passes.
@@ -154,17 +162,41 @@ pub(crate) enum WriterBusy {
     Connect(String),
 }
 
+impl From<WriterBusy> for TxError {
+    fn from(busy: WriterBusy) -> TxError {
+        invoicing_domain::ports::RepoError::Unavailable(match busy {
+            WriterBusy::Queue => "no turn to write came in time".into(),
+            WriterBusy::Connect(e) => crate::store::one_line(&e),
+        })
+        .into()
+    }
+}
+
 impl Writer {
     pub(crate) fn new(pool: r2d2::Pool<Manager>) -> Writer {
         Writer {
             pool,
             turns: Arc::default(),
+            groups: Arc::default(),
         }
     }
 
-    /// Waits for the turn (at most `limit`), then lends a connection.
+    /// Runs `f` as a write transaction in its turn, committed with the writers queued behind it
+    /// (see [`group`]); answers once the commit is on disk.
+    pub(crate) fn write<T>(
+        &self,
+        limit: Duration,
+        f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
+    ) -> Result<T, TxError> {
+        let turn = self.turns.wait(limit).ok_or(WriterBusy::Queue)?;
+        self.groups.write(&self.pool, &self.turns, turn, f)
+    }
+
+    /// Waits for the turn (at most `limit`), then lends a connection for a transaction of the
+    /// caller's own (a keyed request's, a migration): an open group commits first.
     pub(crate) fn take(&self, limit: Duration) -> Result<WriteConn, WriterBusy> {
         let turn = self.turns.wait(limit).ok_or(WriterBusy::Queue)?;
+        self.groups.commit_open();
         let conn = self
             .pool
             .get()
