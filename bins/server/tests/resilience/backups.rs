@@ -94,12 +94,13 @@ fn a_backup_taken_under_writes_restores_everything_acknowledged_before_it() {
     let key = server.printed_key().unwrap();
     let agent = bounded_agent(&dir);
     let hook = format!("{}/api/v1/webhooks", server.https);
+    let receiver = receiver::Receiver::start(204);
     let (status, endpoint, _) = call(
         &agent,
         "POST",
         &hook,
         Some(&key),
-        Some(json!({"url": "https://127.0.0.1:9/in", "events": ["invoice.created"]})),
+        Some(json!({"url": receiver.url, "events": ["invoice.created"]})),
     );
     assert_eq!(status, 201, "{endpoint}");
     // Eight clients create invoices until told to stop; each remembers what was acknowledged.
@@ -188,6 +189,16 @@ fn a_backup_taken_under_writes_restores_everything_acknowledged_before_it() {
         hooks["data"][0]["id"], endpoint["id"],
         "the webhook endpoint is back"
     );
+    // It still works: the new invoice's event reaches the receiver.
+    let number = next["invoice_number"].as_str().unwrap().to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !receiver.received().iter().any(|r| r.body.contains(&number)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no delivery of {number} after the restore"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     // A restore over a database keeps it beside the backup it puts in place.
     server.stop();
@@ -377,4 +388,24 @@ fn the_export_command_writes_a_whole_archive_of_one_account() {
     assert!(!ok && err.contains("999"), "{err}");
     assert!(!dir.join("none.zip").exists());
     drop(server);
+}
+
+#[test]
+fn on_postgres_a_backup_is_a_checked_pg_dump() {
+    let Some(db) = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)
+    else {
+        return;
+    };
+    let dir = data_dir("backup-postgres");
+    let dump = dir.join("nightly.dump");
+    let written = cli_on(&db.url, &["backup", "--to", dump.to_str().unwrap()]);
+    assert_eq!(written["path"], dump.to_str().unwrap());
+    let listed = Command::new("pg_restore")
+        .arg("--list")
+        .arg(&dump)
+        .output()
+        .unwrap();
+    assert!(listed.status.success());
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("TABLE public invoices"));
+    assert!(!dir.join(".nightly.dump.partial").exists());
 }
