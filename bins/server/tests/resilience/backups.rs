@@ -409,3 +409,89 @@ fn on_postgres_a_backup_is_a_checked_pg_dump() {
     assert!(String::from_utf8_lossy(&listed.stdout).contains("TABLE public invoices"));
     assert!(!dir.join(".nightly.dump.partial").exists());
 }
+
+/// Runs `script` on the SQLite file at `path` with Python's sqlite3 (outside this binary).
+fn sqlite(path: &Path, script: &str) -> String {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nr = c.executescript(sys.argv[2]) if not sys.argv[2].startswith('SELECT') else c.execute(sys.argv[2]).fetchone()\nc.commit()\nprint(r[0] if isinstance(r, tuple) else '')",
+        ])
+        .arg(path)
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_restore_migrates_an_older_backup_forward_and_refuses_a_newer_one() {
+    let dir = data_dir("restore-versions");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let agent = bounded_agent(&dir);
+    let url = format!("{}/api/v1/invoices", server.https);
+    let (status, made, _) = call(&agent, "POST", &url, Some(&key), Some(invoice_body(1)));
+    assert_eq!(status, 201, "{made}");
+    let old = dir.join("old.db");
+    cli(&dir, &["backup", "--to", old.to_str().unwrap()]);
+    let newer = dir.join("newer.db");
+    std::fs::copy(&old, &newer).unwrap();
+    server.stop();
+    // The backup as the previous version left it: the newest migration undone, its row gone.
+    let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/sqlite");
+    let mut names: Vec<String> = std::fs::read_dir(&migrations)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let newest = names.last().unwrap();
+    let down = std::fs::read_to_string(migrations.join(newest).join("down.sql")).unwrap();
+    let version = sqlite(&old, "SELECT max(version) FROM __diesel_schema_migrations");
+    sqlite(
+        &old,
+        &format!("{down}\nDELETE FROM __diesel_schema_migrations WHERE version = '{version}';"),
+    );
+    let restored = cli(&dir, &["restore", "--from", old.to_str().unwrap()]);
+    assert_eq!(restored["migrated"], json!([version]), "{restored}");
+    let server = start(&dir);
+    let url = format!("{}/api/v1/invoices", server.https);
+    let (status, got, _) = call(
+        &agent,
+        "GET",
+        &format!("{url}/{}", made["id"]),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 200, "{got}");
+    let today = chrono::Utc::now().date_naive();
+    let revenue = format!(
+        "{}/api/v1/reports/revenue?from={}&to={today}&interval=month",
+        server.https,
+        today.format("%Y-%m-01")
+    );
+    let (status, report, _) = call(&agent, "GET", &revenue, Some(&key), None);
+    assert_eq!(status, 200, "the migrated tables answer: {report}");
+    server.stop();
+    // One made by a newer server: a migration this binary does not know.
+    sqlite(
+        &newer,
+        "INSERT INTO __diesel_schema_migrations (version) VALUES ('99991231000000');",
+    );
+    let before = std::fs::read(database(&dir)).unwrap();
+    let (ok, _, err) = run(&dir, &["restore", "--from", newer.to_str().unwrap()], &[]);
+    assert!(
+        !ok && err.contains("newer version") && err.contains("99991231000000"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(database(&dir)).unwrap(),
+        before,
+        "nothing changed"
+    );
+}

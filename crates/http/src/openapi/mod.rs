@@ -133,13 +133,16 @@ fn generated() -> utoipa::openapi::OpenApi {
     api
 }
 
-/// An image or PDF body is the file's bytes (`string`, `binary`), not the array of numbers
+/// An image, PDF or ZIP body is the file's bytes (`string`, `binary`), not the array of numbers
 /// utoipa writes for `Vec<u8>`.
 fn files_as_binary(doc: &mut Value) {
     fn binary(content: &mut Value) {
         if let Some(media) = content.as_object_mut() {
             for (name, entry) in media.iter_mut() {
-                if name.starts_with("image/") || name == "application/pdf" {
+                if name.starts_with("image/")
+                    || name == "application/pdf"
+                    || name == "application/zip"
+                {
                     entry["schema"] = json!({"type": "string", "format": "binary"});
                 }
             }

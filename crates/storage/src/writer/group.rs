@@ -196,6 +196,19 @@ impl Groups {
                 drop(ledger);
                 if let Some(turn) = turns.wait(Duration::from_secs(5)) {
                     self.commit_open();
+                    // With the turn held nobody is inside a group: one still unsettled and not
+                    // open was lost with its writer (its transaction died with the connection).
+                    let mut ledger = self.lock();
+                    if ledger.settled <= generation && ledger.open.is_none() {
+                        for lost in ledger.settled..=generation {
+                            ledger
+                                .failed
+                                .insert(lost, "the group's transaction was lost".into());
+                        }
+                        ledger.settled = generation + 1;
+                        self.settled.notify_all();
+                    }
+                    drop(ledger);
                     drop(turn);
                 }
                 ledger = self.lock();
