@@ -98,19 +98,12 @@ impl Schedule {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("BACKUP_DIR {}", self.dir.display()))?;
         let lock_path = self.dir.join(".backup.lock");
-        let lock = std::fs::File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .with_context(|| lock_path.display().to_string())?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| lock_path.display().to_string())
-            }
-        }
+        let Some(_lock) =
+            backup::try_lock(&lock_path, true).with_context(|| lock_path.display().to_string())?
+        else {
+            // Another process is taking this period's backup.
+            return Ok(None);
+        };
         let path = self.dir.join(self.name_at(now));
         if path.exists() {
             return Ok(None);

@@ -221,41 +221,44 @@ fn lock_path(database: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Takes an advisory lock on the file at `path` (made if missing) without waiting: shared or
+/// exclusive; `None` when another process holds it the other way.
+pub fn try_lock(path: &Path, exclusive: bool) -> std::io::Result<Option<File>> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    let taken = if exclusive {
+        file.try_lock()
+    } else {
+        file.try_lock_shared()
+    };
+    match taken {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 impl InUse {
     pub(crate) fn shared(database: &Path) -> Result<InUse, StoreError> {
         let path = lock_path(database);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| StoreError::Connect(format!("{}: {e}", path.display())))?;
-        match file.try_lock_shared() {
-            Ok(()) => Ok(InUse { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Connect(format!(
+        match try_lock(&path, false) {
+            Ok(Some(file)) => Ok(InUse { _file: file }),
+            Ok(None) => Err(StoreError::Connect(format!(
                 "{}: a restore is putting a backup in place",
                 database.display()
             ))),
-            Err(std::fs::TryLockError::Error(e)) => {
-                Err(StoreError::Connect(format!("{}: {e}", path.display())))
-            }
+            Err(e) => Err(StoreError::Connect(format!("{}: {e}", path.display()))),
         }
     }
 
     fn exclusive(database: &Path) -> Result<InUse, BackupError> {
         let path = lock_path(database);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io(&path))?;
-        match file.try_lock() {
-            Ok(()) => Ok(InUse { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                Err(BackupError::InUse(database.to_path_buf()))
-            }
-            Err(std::fs::TryLockError::Error(e)) => Err(io(&path)(e)),
+        match try_lock(&path, true).map_err(io(&path))? {
+            Some(file) => Ok(InUse { _file: file }),
+            None => Err(BackupError::InUse(database.to_path_buf())),
         }
     }
 }
