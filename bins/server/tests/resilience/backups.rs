@@ -10,13 +10,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-fn integrity(path: &Path) -> String {
+/// Runs `script` on the SQLite file at `path` with Python's sqlite3 (outside this binary).
+fn sqlite(path: &Path, script: &str) -> String {
     let out = Command::new("python3")
         .args([
             "-c",
-            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+            "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nr = c.executescript(sys.argv[2]) if not sys.argv[2].startswith(('SELECT', 'PRAGMA')) else c.execute(sys.argv[2]).fetchone()\nc.commit()\nprint(r[0] if isinstance(r, tuple) else '')",
         ])
         .arg(path)
+        .arg(script)
         .output()
         .unwrap();
     assert!(
@@ -25,6 +27,10 @@ fn integrity(path: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn integrity(path: &Path) -> String {
+    sqlite(path, "PRAGMA integrity_check")
 }
 
 /// The CLI's exit status and output, success or not.
@@ -293,11 +299,7 @@ fn a_restore_refuses_bad_files_and_a_database_in_use_and_changes_nothing() {
     let foreign = dir.join("foreign.db");
     std::fs::write(&foreign, b"PK\x03\x04 not a database at all").unwrap();
     let stranger = dir.join("stranger.db");
-    Command::new("python3")
-        .args(["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE t (x)'); c.commit()"])
-        .arg(&stranger)
-        .status()
-        .unwrap();
+    sqlite(&stranger, "CREATE TABLE t (x);");
     for (file, says) in [
         (&truncated, "check"),
         (&foreign, "not an SQLite database"),
@@ -408,25 +410,6 @@ fn on_postgres_a_backup_is_a_checked_pg_dump() {
     assert!(listed.status.success());
     assert!(String::from_utf8_lossy(&listed.stdout).contains("TABLE public invoices"));
     assert!(!dir.join(".nightly.dump.partial").exists());
-}
-
-/// Runs `script` on the SQLite file at `path` with Python's sqlite3 (outside this binary).
-fn sqlite(path: &Path, script: &str) -> String {
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nr = c.executescript(sys.argv[2]) if not sys.argv[2].startswith('SELECT') else c.execute(sys.argv[2]).fetchone()\nc.commit()\nprint(r[0] if isinstance(r, tuple) else '')",
-        ])
-        .arg(path)
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[test]
