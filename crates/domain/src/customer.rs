@@ -1,6 +1,7 @@
 //! Customers (SPEC §8): the parsed, always-valid forms of what clients send, and the record the
 //! API returns. Parsing happens once, here, and reports every failing field together.
 
+use crate::einvoice::{ElectronicAddress, ElectronicAddressInput, VatId};
 use crate::locale::Locale;
 use crate::profile::TAX_ID_MAX;
 use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
@@ -134,6 +135,10 @@ pub struct CustomerInput {
     pub locale: Option<String>,
     /// Shown on this customer's documents.
     pub tax_id: Option<String>,
+    /// The customer's VAT identifier with its country prefix (BT-48), such as `FR12345678901`.
+    pub vat_id: Option<String>,
+    /// Where the customer receives e-invoices (BT-49).
+    pub electronic_address: Option<ElectronicAddressInput>,
     /// At most 50 pairs; keys ≤ 40 characters, values ≤ 500.
     pub metadata: Option<BTreeMap<String, String>>,
 }
@@ -148,7 +153,15 @@ pub struct NewCustomer {
     pub address: Option<Address>,
     pub locale: Option<Locale>,
     pub tax_id: Option<String>,
+    pub vat_id: Option<VatId>,
+    pub electronic_address: Option<ElectronicAddress>,
     pub metadata: Metadata,
+}
+
+/// A VAT identifier, blank being none.
+fn parse_vat_id(v: &mut Violations, raw: Option<String>) -> Option<VatId> {
+    let raw = raw.filter(|id| !id.trim().is_empty())?;
+    VatId::parse(&raw).map_err(|m| v.push("vat_id", m)).ok()
 }
 
 fn parse_locale(v: &mut Violations, raw: String) -> Option<Locale> {
@@ -206,6 +219,10 @@ impl CustomerInput {
         let address = self.address.map(|a| a.parse(&mut v, "address"));
         let locale = self.locale.and_then(|l| parse_locale(&mut v, l));
         let tax_id = optional_text(&mut v, "tax_id", self.tax_id, TAX_ID_MAX);
+        let vat_id = parse_vat_id(&mut v, self.vat_id);
+        let electronic_address = self
+            .electronic_address
+            .and_then(|a| a.parse(&mut v, "electronic_address"));
         let metadata = parse_metadata(&mut v, self.metadata);
         match (name, email, metadata) {
             (Some(name), Some(email), Some(metadata)) if v.is_empty() => Ok(NewCustomer {
@@ -216,6 +233,8 @@ impl CustomerInput {
                 address,
                 locale,
                 tax_id,
+                vat_id,
+                electronic_address,
                 metadata,
             }),
             _ => Err(v),
@@ -248,6 +267,10 @@ pub struct CustomerPatchInput {
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub tax_id: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub vat_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub electronic_address: Option<Option<ElectronicAddressInput>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub metadata: Option<Option<BTreeMap<String, String>>>,
 }
 
@@ -261,6 +284,8 @@ pub struct CustomerPatch {
     pub address: Option<Option<Address>>,
     pub locale: Option<Option<Locale>>,
     pub tax_id: Option<Option<String>>,
+    pub vat_id: Option<Option<VatId>>,
+    pub electronic_address: Option<Option<ElectronicAddress>>,
     pub metadata: Option<Metadata>,
 }
 
@@ -283,6 +308,10 @@ impl CustomerPatchInput {
         patch.tax_id = self
             .tax_id
             .map(|t| optional_text(&mut v, "tax_id", t, TAX_ID_MAX));
+        patch.vat_id = self.vat_id.map(|id| parse_vat_id(&mut v, id));
+        patch.electronic_address = self
+            .electronic_address
+            .map(|a| a.and_then(|a| a.parse(&mut v, "electronic_address")));
         patch.metadata = match self.metadata {
             None => None,
             Some(m) => parse_metadata(&mut v, m),
@@ -307,6 +336,11 @@ pub struct Customer {
     /// `null`: the account's.
     pub locale: Option<Locale>,
     pub tax_id: Option<String>,
+    /// With its country prefix (BT-48).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "FR12345678901"))]
+    pub vat_id: Option<VatId>,
+    /// Where the customer receives e-invoices (BT-49).
+    pub electronic_address: Option<ElectronicAddress>,
     pub metadata: Metadata,
     pub livemode: bool,
     #[serde(serialize_with = "crate::time::serialize")]

@@ -5,6 +5,10 @@
 use crate::currency::Currency;
 use crate::decimal::{Quantity, TaxRate};
 use crate::document::{DESCRIPTION_MAX, MAX_LINES};
+use crate::einvoice::{
+    allocate_document_tax, parse_category, parse_exemption_reason, parse_unit, LineTax,
+    TaxCategory, TaxRounding, DEFAULT_UNIT,
+};
 use crate::lines::{document_totals, line_amounts, DocumentTotals, LineAmounts, TotalsError};
 use crate::money::Money;
 use crate::product::{Product, ProductId};
@@ -32,6 +36,24 @@ pub struct LineItemInput {
     pub tax_rate: Option<Value>,
     /// An active product in the document's currency whose fields fill what the line leaves out.
     pub product_id: Option<i64>,
+    /// A UN/ECE Recommendation 20 unit code (`C62` one, `HUR` hour, `DAY`, `KGM`…); default `C62`.
+    pub unit: Option<String>,
+    /// The VAT category (EN 16931): `S` standard (the default above 0 %), or for 0 % lines `Z`
+    /// zero rated, `E` exempt, `AE` reverse charge, `K` intra-EU, `G` export, `O` outside scope.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<TaxCategory>))]
+    pub tax_category: Option<String>,
+    /// Why a 0 % line is exempt: text, or a VATEX code such as `VATEX-EU-AE`. E-invoices need
+    /// it for `E`, `AE`, `K`, `G` and `O`.
+    pub tax_exemption_reason: Option<String>,
+}
+
+/// What a line says for e-invoices (SPEC §23), parsed but not yet checked against the rate
+/// (a product line learns its rate from the product).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineExtras {
+    pub unit: Option<String>,
+    pub tax_category: Option<TaxCategory>,
+    pub tax_exemption_reason: Option<String>,
 }
 
 /// A valid line with its computed amounts.
@@ -44,6 +66,9 @@ pub struct LineItem {
     pub unit_price: Money,
     pub tax_rate: TaxRate,
     pub amounts: LineAmounts,
+    /// A UN/ECE Recommendation 20 code.
+    pub unit: String,
+    pub tax: LineTax,
 }
 
 /// Valid lines and the document totals computed from them.
@@ -62,6 +87,7 @@ pub struct ProductLine {
     pub quantity: Quantity,
     pub unit_price: Option<Money>,
     pub tax_rate: Option<TaxRate>,
+    pub extras: LineExtras,
 }
 
 /// One parsed line: complete as given (or copied from a stored document), or still needing
@@ -115,6 +141,14 @@ fn parse_line(v: &mut Violations, at: &str, input: LineItemInput) -> Option<Line
             .map_err(|e| v.push(format!("{at}.unit_price_cents"), e.to_string()))
             .ok(),
     };
+    let unit = parse_unit(v, at, input.unit);
+    let tax_category = parse_category(v, at, input.tax_category);
+    let tax_exemption_reason = parse_exemption_reason(v, at, input.tax_exemption_reason);
+    let extras = LineExtras {
+        unit: unit.ok()?,
+        tax_category: tax_category.ok()?,
+        tax_exemption_reason: tax_exemption_reason.ok()?,
+    };
     let had_tax_rate = !matches!(input.tax_rate, None | Some(Value::Null));
     let tax_rate = match input.tax_rate {
         None | Some(Value::Null) => None,
@@ -131,6 +165,7 @@ fn parse_line(v: &mut Violations, at: &str, input: LineItemInput) -> Option<Line
             quantity: quantity?,
             unit_price,
             tax_rate,
+            extras,
         }));
     }
     let tax_rate = if had_tax_rate {
@@ -138,19 +173,43 @@ fn parse_line(v: &mut Violations, at: &str, input: LineItemInput) -> Option<Line
     } else {
         TaxRate::ZERO
     };
-    complete_line(v, at, None, description?, quantity?, unit_price?, tax_rate)
-        .map(LineDraft::Complete)
+    let priced = Priced {
+        description: description?,
+        quantity: quantity?,
+        unit_price: unit_price?,
+        tax_rate,
+    };
+    complete_line(v, at, None, priced, extras).map(LineDraft::Complete)
+}
+
+/// What every line has once its product (if any) filled it in.
+struct Priced {
+    description: String,
+    quantity: Quantity,
+    unit_price: Money,
+    tax_rate: TaxRate,
 }
 
 fn complete_line(
     v: &mut Violations,
     at: &str,
     product_id: Option<ProductId>,
-    description: String,
-    quantity: Quantity,
-    unit_price: Money,
-    tax_rate: TaxRate,
+    line: Priced,
+    extras: LineExtras,
 ) -> Option<LineItem> {
+    let tax = LineTax::for_rate(
+        v,
+        at,
+        line.tax_rate,
+        extras.tax_category,
+        extras.tax_exemption_reason,
+    )?;
+    let Priced {
+        description,
+        quantity,
+        unit_price,
+        tax_rate,
+    } = line;
     match line_amounts(quantity, unit_price, tax_rate) {
         Ok(amounts) => Some(LineItem {
             product_id,
@@ -159,6 +218,8 @@ fn complete_line(
             unit_price,
             tax_rate,
             amounts,
+            unit: extras.unit.unwrap_or_else(|| DEFAULT_UNIT.to_string()),
+            tax,
         }),
         Err(_) => {
             v.push(
@@ -295,15 +356,14 @@ impl LineDrafts {
                 .clone()
                 .unwrap_or_else(|| product.line_description().to_string());
             let tax_rate = p.tax_rate.unwrap_or(product.tax_rate);
-            if let Some(item) = complete_line(
-                v,
-                &at,
-                Some(p.product_id),
+            let priced = Priced {
                 description,
-                p.quantity,
+                quantity: p.quantity,
                 unit_price,
                 tax_rate,
-            ) {
+            };
+            if let Some(item) = complete_line(v, &at, Some(p.product_id), priced, p.extras.clone())
+            {
                 items.push(item);
             }
         }
@@ -311,6 +371,44 @@ impl LineDrafts {
             return None;
         }
         totals(v, items)
+    }
+}
+
+impl Lines {
+    /// The lines with their tax rounded as `mode` says (SPEC §23). Lines come priced per line
+    /// (SPEC §7); `document` rounding computes each rate's tax once and shares it out over the
+    /// rate's lines, so the totals stay the sums of the lines.
+    pub fn rounded(self, mode: TaxRounding) -> Result<Lines, Violations> {
+        if mode == TaxRounding::Line {
+            return Ok(self);
+        }
+        let pairs: Vec<(i64, TaxRate)> = self
+            .items
+            .iter()
+            .map(|l| (l.amounts.subtotal.minor(), l.tax_rate))
+            .collect();
+        let mut v = Violations::new();
+        let mut items = self.items;
+        for (item, tax) in items.iter_mut().zip(allocate_document_tax(&pairs)) {
+            let tax = Money::new(tax).ok();
+            match tax.and_then(|t| {
+                item.amounts
+                    .subtotal
+                    .checked_add(t)
+                    .ok()
+                    .map(|total| (t, total))
+            }) {
+                Some((tax, total)) => {
+                    item.amounts.tax = tax;
+                    item.amounts.total = total;
+                }
+                None => v.push("line_items", "the document total exceeds ±1000000000000000"),
+            }
+        }
+        if !v.is_empty() {
+            return Err(v);
+        }
+        totals(&mut v, items).ok_or(v)
     }
 }
 
@@ -340,6 +438,11 @@ pub struct LineItemView {
     pub subtotal_cents: i64,
     pub tax_cents: i64,
     pub total_cents: i64,
+    /// A UN/ECE Recommendation 20 unit code.
+    pub unit: String,
+    /// `null` on a 0 % line whose category was not given.
+    pub tax_category: Option<TaxCategory>,
+    pub tax_exemption_reason: Option<String>,
 }
 
 #[cfg(test)]

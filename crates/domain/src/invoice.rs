@@ -7,6 +7,7 @@ use crate::document::{
     parse_currency, parse_customer_ref, parse_date, CustomerRef, LineDrafts, LineItemInput,
     LineItemView, PaymentTerms, NOTES_MAX,
 };
+use crate::einvoice::{parse_reference, TaxRounding};
 use crate::invoice_status::InvoiceStatus;
 use crate::profile::Reminders;
 use crate::validation::{not_null, optional_text, Metadata, Violations};
@@ -41,6 +42,10 @@ pub struct InvoiceInput {
     /// Day offsets from the due date at which reminders are emailed (SPEC §18), replacing the
     /// account's for this invoice; absent: the account's.
     pub reminders: Option<Vec<i64>>,
+    /// The buyer's own reference for the purchase (BT-10), such as a German Leitweg-ID.
+    pub buyer_reference: Option<String>,
+    /// The buyer's purchase order number (BT-13).
+    pub purchase_order: Option<String>,
 }
 
 /// How the due date was given.
@@ -64,6 +69,43 @@ pub struct NewInvoice {
     pub token: String,
     /// Its own reminder offsets; `None` follows the account's.
     pub reminders: Option<Reminders>,
+    pub references: References,
+}
+
+/// The buyer's references an e-invoice carries (BT-10, BT-13).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct References {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buyer_reference: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purchase_order: Option<String>,
+}
+
+impl References {
+    /// As storage keeps them: `None` when there are none.
+    pub fn to_json(&self) -> Option<String> {
+        (*self != References::default()).then(|| serde_json::to_string(self).unwrap_or_default())
+    }
+
+    /// What storage wrote; unreadable text is no references rather than a failed read.
+    pub fn from_json(text: Option<&str>) -> References {
+        text.and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default()
+    }
+
+    /// These references with a patch's changes (`Some(None)` clears one).
+    pub fn patched(&self, patch: &InvoicePatch) -> References {
+        References {
+            buyer_reference: patch
+                .buyer_reference
+                .clone()
+                .unwrap_or_else(|| self.buyer_reference.clone()),
+            purchase_order: patch
+                .purchase_order
+                .clone()
+                .unwrap_or_else(|| self.purchase_order.clone()),
+        }
+    }
 }
 
 pub(crate) fn parse_due(
@@ -167,6 +209,10 @@ impl InvoiceInput {
         let reminders = self
             .reminders
             .and_then(|days| Reminders::parse(&mut v, "reminders", days));
+        let references = References {
+            buyer_reference: parse_reference(&mut v, "buyer_reference", self.buyer_reference),
+            purchase_order: parse_reference(&mut v, "purchase_order", self.purchase_order),
+        };
         match (customer, issue_date, due, lines, metadata) {
             (Some(customer), Some(issue_date), Some(due), Some(lines), Some(metadata))
                 if v.is_empty() =>
@@ -186,6 +232,7 @@ impl InvoiceInput {
                     metadata,
                     token,
                     reminders,
+                    references,
                 })
             }
             _ => Err(v),
@@ -229,6 +276,12 @@ pub struct InvoicePatchInput {
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<i64>>))]
     pub reminders: Option<Option<Vec<i64>>>,
+    /// Drafts only; `null` clears it.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub buyer_reference: Option<Option<String>>,
+    /// Drafts only; `null` clears it.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub purchase_order: Option<Option<String>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -244,12 +297,18 @@ pub struct InvoicePatch {
     pub reminders: Option<Option<Reminders>>,
     /// With a move to `sent`: email the invoice in the same transaction (SPEC §18).
     pub email: Option<crate::email::EmailRequest>,
+    pub buyer_reference: Option<Option<String>>,
+    pub purchase_order: Option<Option<String>>,
 }
 
 impl InvoicePatch {
     /// Whether it changes what only a draft may change.
     pub fn touches_draft_only_fields(&self) -> bool {
-        self.lines.is_some() || self.currency.is_some() || self.customer_id.is_some()
+        self.lines.is_some()
+            || self.currency.is_some()
+            || self.customer_id.is_some()
+            || self.buyer_reference.is_some()
+            || self.purchase_order.is_some()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -282,6 +341,12 @@ impl InvoicePatchInput {
         let reminders = self
             .reminders
             .map(|r| r.and_then(|days| Reminders::parse(&mut v, "reminders", days)));
+        let buyer_reference = self
+            .buyer_reference
+            .map(|r| parse_reference(&mut v, "buyer_reference", r));
+        let purchase_order = self
+            .purchase_order
+            .map(|r| parse_reference(&mut v, "purchase_order", r));
         let c = CommonChanges::parse(
             &mut v,
             self.notes,
@@ -300,6 +365,8 @@ impl InvoicePatchInput {
             customer_id: c.customer_id,
             reminders,
             email: None,
+            buyer_reference,
+            purchase_order,
         })
     }
 }
@@ -344,6 +411,12 @@ pub struct Invoice {
     pub quotation_id: Option<i64>,
     /// The recurring schedule that issued it (SPEC §20).
     pub recurring_invoice_id: Option<i64>,
+    /// The buyer's reference (BT-10).
+    pub buyer_reference: Option<String>,
+    /// The buyer's purchase order (BT-13).
+    pub purchase_order: Option<String>,
+    /// How its tax was rounded, kept from the account's setting when it was created.
+    pub tax_rounding: TaxRounding,
     /// Its own reminder offsets (days from the due date); `null` follows the account's.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<i32>>))]
     pub reminders: Option<Reminders>,

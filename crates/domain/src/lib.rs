@@ -11,6 +11,7 @@ pub mod decimal;
 pub mod document;
 pub mod document_lines;
 pub mod document_rules;
+pub mod einvoice;
 pub mod email;
 pub mod event;
 pub mod idempotency;

@@ -3,6 +3,7 @@
 //! profile or customer change never rewrites what was sent; a draft shows them live.
 
 use crate::customer::{Address, Customer};
+use crate::einvoice::{BankAccount, Contact, ElectronicAddress, VatId};
 use crate::locale::Locale;
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,15 @@ pub struct Issuer {
     pub brand_color: Option<String>,
     /// The SHA-256 (hex) of the logo the document shows, if any.
     pub logo: Option<String>,
+    // What e-invoices need (SPEC §23); absent from copies kept before they existed.
+    #[serde(default)]
+    pub vat_id: Option<VatId>,
+    #[serde(default)]
+    pub electronic_address: Option<ElectronicAddress>,
+    #[serde(default)]
+    pub bank_account: Option<BankAccount>,
+    #[serde(default)]
+    pub contact: Option<Contact>,
 }
 
 impl Issuer {
@@ -41,6 +51,10 @@ impl Issuer {
             locale: p.locale,
             brand_color: p.brand_color.map(|c| c.to_string()),
             logo,
+            vat_id: p.vat_id.clone(),
+            electronic_address: p.electronic_address.clone(),
+            bank_account: p.bank_account.clone(),
+            contact: p.contact.clone(),
         }
     }
 
@@ -61,6 +75,10 @@ pub struct Recipient {
     pub tax_id: Option<String>,
     /// The customer's own locale; `None`: the merchant's.
     pub locale: Option<Locale>,
+    #[serde(default)]
+    pub vat_id: Option<VatId>,
+    #[serde(default)]
+    pub electronic_address: Option<ElectronicAddress>,
 }
 
 impl Recipient {
@@ -73,6 +91,8 @@ impl Recipient {
             address: c.address.clone(),
             tax_id: c.tax_id.clone(),
             locale: c.locale,
+            vat_id: c.vat_id.clone(),
+            electronic_address: c.electronic_address.clone(),
         }
     }
 }

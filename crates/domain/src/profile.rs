@@ -3,6 +3,10 @@
 
 use crate::currency::Currency;
 use crate::customer::{parse_phone, Address, AddressInput, Email, NAME_MAX};
+use crate::einvoice::{
+    BankAccount, BankAccountInput, Contact, ContactInput, ElectronicAddress,
+    ElectronicAddressInput, TaxRounding, VatId,
+};
 use crate::locale::Locale;
 use crate::validation::{not_null, optional_text, required_text, Violations};
 use chrono::{DateTime, Utc};
@@ -166,6 +170,19 @@ pub struct Profile {
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<i32>))]
     pub reminders: Reminders,
     pub send_receipts: bool,
+    /// The VAT identifier with its country prefix (BT-31), such as `DE123456789`; `tax_id` stays
+    /// the national tax number (BT-32).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "DE123456789"))]
+    pub vat_id: Option<VatId>,
+    /// Where the merchant receives e-invoices (BT-34).
+    pub electronic_address: Option<ElectronicAddress>,
+    /// The account customers pay into (BG-17).
+    pub bank_account: Option<BankAccount>,
+    /// Who customers ask about an invoice (BG-6).
+    pub contact: Option<Contact>,
+    /// How new documents round their tax: `line` (each line, SPEC §7) or `document` (once per
+    /// rate, as EN 16931 computes it).
+    pub tax_rounding: TaxRounding,
     /// Whether a logo was uploaded (`GET /api/v1/account/logo`).
     pub has_logo: bool,
     #[serde(serialize_with = "crate::time::serialize")]
@@ -229,6 +246,19 @@ pub struct ProfilePatchInput {
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = bool))]
     pub send_receipts: Option<Option<bool>>,
+    /// With its country prefix, such as `DE123456789`.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub vat_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub electronic_address: Option<Option<ElectronicAddressInput>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub bank_account: Option<Option<BankAccountInput>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    pub contact: Option<Option<ContactInput>>,
+    /// `line` or `document`; documents keep the mode they were created with.
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = TaxRounding))]
+    pub tax_rounding: Option<Option<String>>,
 }
 
 /// A validated change; `None` leaves a field alone, `Some(None)` clears an optional one.
@@ -248,6 +278,11 @@ pub struct ProfilePatch {
     pub default_currency: Option<Currency>,
     pub reminders: Option<Reminders>,
     pub send_receipts: Option<bool>,
+    pub vat_id: Option<Option<VatId>>,
+    pub electronic_address: Option<Option<ElectronicAddress>>,
+    pub bank_account: Option<Option<BankAccount>>,
+    pub contact: Option<Option<Contact>>,
+    pub tax_rounding: Option<TaxRounding>,
 }
 
 /// An http(s) URL; blank is not a website (`null` clears it).
@@ -314,6 +349,25 @@ impl ProfilePatchInput {
             p.reminders = Reminders::parse(&mut v, "reminders", days);
         }
         p.send_receipts = not_null(&mut v, "send_receipts", self.send_receipts);
+        p.vat_id = self.vat_id.map(|id| {
+            id.filter(|id| !id.trim().is_empty())
+                .and_then(|id| VatId::parse(&id).map_err(|m| v.push("vat_id", m)).ok())
+        });
+        p.electronic_address = self
+            .electronic_address
+            .map(|a| a.and_then(|a| a.parse(&mut v, "electronic_address")));
+        p.bank_account = self
+            .bank_account
+            .map(|b| b.and_then(|b| b.parse(&mut v, "bank_account")));
+        p.contact = self
+            .contact
+            .map(|c| c.and_then(|c| c.parse(&mut v, "contact")));
+        if let Some(mode) = not_null(&mut v, "tax_rounding", self.tax_rounding) {
+            p.tax_rounding = TaxRounding::parse(&mode).or_else(|| {
+                v.push("tax_rounding", "must be line or document");
+                None
+            });
+        }
         v.finish(|| p)
     }
 }
@@ -340,8 +394,15 @@ impl Profile {
             tax_id,
             payment_instructions,
             invoice_footer,
-            brand_color
+            brand_color,
+            vat_id,
+            electronic_address,
+            bank_account,
+            contact
         );
+        if let Some(mode) = patch.tax_rounding {
+            self.tax_rounding = mode;
+        }
         if let Some(locale) = patch.locale {
             self.locale = locale;
         }

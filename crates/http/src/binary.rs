@@ -16,12 +16,24 @@ pub struct Binary {
 }
 
 pub fn respond(file: Binary) -> HttpResponse {
+    answer(file, "inline")
+}
+
+/// A file to save rather than show (e-invoices).
+pub fn respond_attachment(file: Binary) -> HttpResponse {
+    answer(file, "attachment")
+}
+
+fn answer(file: Binary, disposition: &str) -> HttpResponse {
     let mut res = HttpResponse::Ok();
     res.insert_header((CONTENT_TYPE, file.content_type))
         .insert_header((CACHE_CONTROL, file.cache_control))
         .insert_header((X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")));
     if let Some(name) = file.filename {
-        res.insert_header((CONTENT_DISPOSITION, format!("inline; filename=\"{name}\"")));
+        res.insert_header((
+            CONTENT_DISPOSITION,
+            format!("{disposition}; filename=\"{name}\""),
+        ));
     }
     res.body(file.bytes)
 }

@@ -5,6 +5,7 @@ use crate::escape::for_log;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
+use invoicing_domain::einvoice::Missing;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::validation::{FieldError, Violations};
 use serde::Serialize;
@@ -34,6 +35,7 @@ pub const ERROR_CODES: &[&str] = &[
     "idempotency_key_reused",
     "insufficient_permissions",
     "internal_error",
+    "einvoice_incomplete",
     "invalid_api_key",
     "invalid_json",
     "invalid_parameter",
@@ -79,6 +81,8 @@ pub struct ApiErrorData {
     pub message: String,
     pub param: Option<String>,
     pub details: Vec<FieldError>,
+    /// What an e-invoice lacks (SPEC §23), answered as the details instead.
+    pub missing: Vec<Missing>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// Set only where the error leaves without passing the envelope's re-rendering.
     pub request_id: Option<String>,
@@ -112,6 +116,7 @@ impl ApiError {
             message: message.into(),
             param: None,
             details: Vec::new(),
+            missing: Vec::new(),
             headers: Vec::new(),
             request_id: None,
         }))
@@ -316,6 +321,26 @@ impl ApiError {
         .with_param("email")
     }
 
+    /// 422: the document cannot be written as an EN 16931 e-invoice; `error.details` lists every
+    /// business term missing, as `…/einvoice/check` does.
+    pub fn einvoice_incomplete(missing: Vec<Missing>) -> Self {
+        let mut e = ApiError::invalid(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "einvoice_incomplete",
+            format!(
+                "The document lacks what EN 16931 requires: {}",
+                missing
+                    .iter()
+                    .map(|m| format!("{} ({})", m.field, m.term))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        e.param = missing.first().map(|m| m.field.clone());
+        e.missing = missing;
+        e
+    }
+
     pub fn invalid_state_transition(message: impl Into<String>) -> Self {
         ApiError::invalid(StatusCode::CONFLICT, "invalid_state_transition", message)
     }
@@ -465,9 +490,34 @@ struct Inner<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     param: Option<&'a str>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    details: &'a [FieldError],
+    #[serde(skip_serializing_if = "Details::is_empty")]
+    details: Details<'a>,
     request_id: &'a str,
+}
+
+/// Fields that failed, or the business terms an e-invoice lacks (each with its field as
+/// `param` too, so every detail has the SPEC §4 shape).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Details<'a> {
+    Fields(&'a [FieldError]),
+    Terms(Vec<TermDetail<'a>>),
+}
+
+impl Details<'_> {
+    fn is_empty(&self) -> bool {
+        match self {
+            Details::Fields(f) => f.is_empty(),
+            Details::Terms(t) => t.is_empty(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct TermDetail<'a> {
+    param: &'a str,
+    #[serde(flatten)]
+    missing: &'a Missing,
 }
 
 /// Writes the SPEC §4 body, with the extra headers the error carries.
@@ -490,7 +540,19 @@ pub fn render(e: &ApiError, request_id: &str) -> HttpResponse {
             code: e.code,
             message: &e.message,
             param: e.param.as_deref(),
-            details: &e.details,
+            details: if e.missing.is_empty() {
+                Details::Fields(&e.details)
+            } else {
+                Details::Terms(
+                    e.missing
+                        .iter()
+                        .map(|m| TermDetail {
+                            param: &m.field,
+                            missing: m,
+                        })
+                        .collect(),
+                )
+            },
             request_id,
         },
     })

@@ -101,16 +101,3 @@ pub(crate) fn bootstrap_lock(conn: &mut AnyConnection) -> Result<(), TxError> {
     }
     Ok(())
 }
-
-/// The account's default currency, for documents created without one.
-pub(crate) fn account_currency(
-    conn: &mut AnyConnection,
-    id: AccountId,
-) -> Result<Currency, TxError> {
-    let code: String = accounts::table
-        .find(id.0)
-        .select(accounts::default_currency)
-        .first(conn)?;
-    Currency::parse(&code)
-        .map_err(|_| RepoError::Internal(format!("account {id} has currency {code:?}")).into())
-}

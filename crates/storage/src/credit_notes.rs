@@ -25,6 +25,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::document::{DocumentKind, LineItem, Lines};
+use invoicing_domain::einvoice::{LineTax, TaxCategory, DEFAULT_UNIT};
 use invoicing_domain::email::{EmailKind, EmailRequest};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::lines::{document_totals, LineAmounts};
@@ -110,17 +111,22 @@ fn split_lines(
     let lines = read_lines(conn, scope, DocumentKind::Invoice, &[invoice_id])?
         .remove(&invoice_id)
         .unwrap_or_default();
-    let mut by_rate: BTreeMap<i64, (TaxRate, i64)> = BTreeMap::new();
+    // One share per rate and VAT category, so each credit line keeps its lines' category.
+    let mut by_rate: BTreeMap<(i64, LineTax), (TaxRate, i64)> = BTreeMap::new();
     for l in &lines {
+        let vat = LineTax {
+            category: l.tax_category,
+            exemption_reason: l.tax_exemption_reason.clone(),
+        };
         by_rate
-            .entry(l.tax_rate.thousandths())
+            .entry((l.tax_rate.thousandths(), vat))
             .or_insert((l.tax_rate, 0))
             .1 += l.total_cents;
     }
-    let shares: Vec<RateShare> = by_rate
-        .into_values()
-        .map(|(rate, gross)| RateShare { rate, gross })
-        .collect();
+    let (vats, shares): (Vec<LineTax>, Vec<RateShare>) = by_rate
+        .into_iter()
+        .map(|((_, vat), (rate, gross))| (vat, RateShare { rate, gross }))
+        .unzip();
     let several = shares.iter().filter(|s| s.gross > 0).count() > 1;
     split_gross(amount.minor(), &shares)
         .into_iter()
@@ -128,8 +134,18 @@ fn split_lines(
             let money = |m: i64| {
                 Money::new(m).map_err(|e| TxError::from(RepoError::Internal(e.to_string())))
             };
+            let vat = vats.get(part.share).cloned().unwrap_or_default();
             let description = if several {
-                format!("Credit for {number} ({} %)", part.rate)
+                // 0 % lines of different categories are told apart by it.
+                let category = vat
+                    .category
+                    .filter(|c| *c != TaxCategory::S)
+                    .map(|c| format!(" {}", c.code()));
+                format!(
+                    "Credit for {number} ({} %{})",
+                    part.rate,
+                    category.unwrap_or_default()
+                )
             } else {
                 format!("Credit for {number}")
             };
@@ -145,6 +161,8 @@ fn split_lines(
                     tax: money(part.tax)?,
                     total: money(part.total())?,
                 },
+                unit: DEFAULT_UNIT.to_string(),
+                tax: vat,
             })
         })
         .collect()
@@ -178,7 +196,7 @@ fn create(
         .map_err(|_| RepoError::Internal(format!("invoice {} currency", inv.id)))?;
     let (items, param) = match &new.content {
         CreditContent::Lines(drafts) => (
-            resolve_lines(conn, scope, currency, drafts)?.items,
+            resolve_lines(conn, scope, currency, drafts, inv.tax_rounding()?)?.items,
             "line_items",
         ),
         CreditContent::Amount(m) => (

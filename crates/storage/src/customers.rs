@@ -11,6 +11,7 @@ use diesel::prelude::*;
 use invoicing_domain::customer::{
     Address, Created, Customer, CustomerFilter, CustomerId, CustomerPatch, Email, NewCustomer,
 };
+use invoicing_domain::einvoice::{ElectronicAddress, VatId};
 use invoicing_domain::locale::Locale;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{CustomerRepository, RepoError, RepoResult};
@@ -32,6 +33,8 @@ struct CustomerRow {
     updated_at: NaiveDateTime,
     locale: Option<String>,
     tax_id: Option<String>,
+    vat_id: Option<String>,
+    electronic_address: Option<String>,
 }
 
 impl CustomerRow {
@@ -56,12 +59,25 @@ impl CustomerRow {
             // A code no longer known falls back to the account's locale, not a failed read.
             locale: self.locale.as_deref().and_then(Locale::parse),
             tax_id: self.tax_id,
+            vat_id: self.vat_id.map(VatId::from_stored),
+            electronic_address: match self.electronic_address {
+                None => None,
+                Some(text) => Some(serde_json::from_str(&text).map_err(|e| {
+                    RepoError::Internal(format!("customer {} electronic address: {e}", self.id))
+                })?),
+            },
             metadata: Metadata::from_json(&self.metadata),
             livemode: self.livemode,
             created_at: from_db(self.created_at),
             updated_at: from_db(self.updated_at),
         })
     }
+}
+
+fn electronic_address_json(address: &Option<ElectronicAddress>) -> Option<String> {
+    address
+        .as_ref()
+        .map(|a| serde_json::to_string(a).unwrap_or_else(|_| "{}".into()))
 }
 
 fn address_json(address: &Option<Address>) -> Option<String> {
@@ -110,6 +126,8 @@ pub(crate) fn find_or_insert(
             customers::address.eq(address_json(&new.address)),
             customers::locale.eq(new.locale.map(Locale::code)),
             customers::tax_id.eq(&new.tax_id),
+            customers::vat_id.eq(new.vat_id.as_ref().map(VatId::as_str)),
+            customers::electronic_address.eq(electronic_address_json(&new.electronic_address)),
             customers::metadata.eq(new.metadata.to_json()),
             customers::created_at.eq(now),
             customers::updated_at.eq(now),
@@ -249,6 +267,10 @@ impl CustomerRepository for Store {
             let address = patch.address.unwrap_or(current.address);
             let locale = patch.locale.unwrap_or(current.locale);
             let tax_id = patch.tax_id.unwrap_or(current.tax_id);
+            let vat_id = patch.vat_id.unwrap_or(current.vat_id);
+            let electronic_address = patch
+                .electronic_address
+                .unwrap_or(current.electronic_address);
             let metadata = patch.metadata.unwrap_or(current.metadata);
             diesel::update(scoped!(customers, scope).filter(customers::id.eq(id.0)))
                 .set((
@@ -260,6 +282,8 @@ impl CustomerRepository for Store {
                     customers::address.eq(address_json(&address)),
                     customers::locale.eq(locale.map(Locale::code)),
                     customers::tax_id.eq(tax_id),
+                    customers::vat_id.eq(vat_id.as_ref().map(VatId::as_str)),
+                    customers::electronic_address.eq(electronic_address_json(&electronic_address)),
                     customers::metadata.eq(metadata.to_json()),
                     customers::updated_at.eq(now_db()),
                 ))

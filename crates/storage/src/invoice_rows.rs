@@ -11,6 +11,8 @@ use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{DocumentKind, LineItemView};
+use invoicing_domain::einvoice::TaxRounding;
+use invoicing_domain::invoice::References;
 use invoicing_domain::invoice::{amount_due, Invoice, InvoiceId};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::ports::RepoError;
@@ -48,9 +50,21 @@ pub(crate) struct InvoiceRow {
     pub reminders: Option<String>,
     pub amount_credited_cents: i64,
     pub recurring_invoice_id: Option<i64>,
+    pub buyer_refs: Option<String>,
+    pub tax_rounding: String,
 }
 
 impl InvoiceRow {
+    pub fn tax_rounding(&self) -> Result<TaxRounding, TxError> {
+        TaxRounding::parse(&self.tax_rounding).ok_or_else(|| {
+            RepoError::Internal(format!(
+                "invoice {} has tax rounding {:?}",
+                self.id, self.tax_rounding
+            ))
+            .into()
+        })
+    }
+
     pub fn scope(&self) -> Scope {
         Scope::new(
             AccountId(self.account_id),
@@ -105,6 +119,8 @@ pub(crate) fn to_invoice(
             row.id, row.currency
         ))
     })?;
+    let refs = References::from_json(row.buyer_refs.as_deref());
+    let tax_rounding = row.tax_rounding()?;
     Ok(Invoice {
         id: InvoiceId(row.id),
         object: Invoice::OBJECT,
@@ -138,6 +154,9 @@ pub(crate) fn to_invoice(
         quotation_id: row.quotation_id,
         recurring_invoice_id: row.recurring_invoice_id,
         reminders: row.reminders.as_deref().map(Reminders::from_json),
+        tax_rounding,
+        buyer_reference: refs.buyer_reference,
+        purchase_order: refs.purchase_order,
         created_at: from_db(row.created_at),
         updated_at: from_db(row.updated_at),
     })

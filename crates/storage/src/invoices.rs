@@ -23,6 +23,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
+use invoicing_domain::invoice::References;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, InvoiceSummary, NewInvoice, Outstanding,
     PublicInvoice,
@@ -64,6 +65,7 @@ pub(crate) fn insert_invoice(
         customer_id,
         currency,
         lines,
+        tax_rounding,
     } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
     let number = take_number(conn, scope, DocumentKind::Invoice, now.year())?;
@@ -89,6 +91,8 @@ pub(crate) fn insert_invoice(
             invoices::recurring_invoice_id.eq(recurring_invoice_id),
             invoices::recurring_period.eq(recurring_period),
             invoices::reminders.eq(new.reminders.as_ref().map(Reminders::to_json)),
+            invoices::buyer_refs.eq(new.references.to_json()),
+            invoices::tax_rounding.eq(tax_rounding.as_str()),
             invoices::created_at.eq(now),
             invoices::updated_at.eq(now),
         ))
@@ -152,6 +156,13 @@ fn update(
             .execute(conn)?;
         changed = true;
     }
+    if patch.buyer_reference.is_some() || patch.purchase_order.is_some() {
+        let refs = References::from_json(row.buyer_refs.as_deref()).patched(patch);
+        diesel::update(target)
+            .set(invoices::buyer_refs.eq(refs.to_json()))
+            .execute(conn)?;
+        changed = true;
+    }
     if let Some(currency) = patch.currency {
         if patch.lines.is_none() {
             check_lines_currency(conn, scope, DocumentKind::Invoice, row.id, currency)?;
@@ -173,7 +184,7 @@ fn update(
             None => Currency::parse(&row.currency)
                 .map_err(|_| RepoError::Internal(format!("invoice {} currency", row.id)))?,
         };
-        let lines = resolve_lines(conn, scope, currency, drafts)?;
+        let lines = resolve_lines(conn, scope, currency, drafts, row.tax_rounding()?)?;
         replace_lines(conn, scope, DocumentKind::Invoice, row.id, &lines)?;
         diesel::update(target)
             .set((

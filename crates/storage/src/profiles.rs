@@ -11,6 +11,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Binary, Bool, Text, Timestamp};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::{Address, Email};
+use invoicing_domain::einvoice::{TaxRounding, VatId};
 use invoicing_domain::locale::Locale;
 use invoicing_domain::ports::{ProfileRepository, RepoError, RepoResult};
 use invoicing_domain::profile::{BrandColor, ImageKind, Logo, Profile, ProfilePatch, Reminders};
@@ -37,6 +38,27 @@ struct ProfileRow {
     send_receipts: bool,
     created_at: chrono::NaiveDateTime,
     updated_at: chrono::NaiveDateTime,
+    vat_id: Option<String>,
+    electronic_address: Option<String>,
+    bank_account: Option<String>,
+    contact: Option<String>,
+    tax_rounding: String,
+}
+
+/// A structured field kept as JSON text.
+fn from_json<T: serde::de::DeserializeOwned>(text: &Option<String>) -> Result<Option<T>, ()> {
+    text.as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|_| ())
+}
+
+fn to_json<T: serde::Serialize>(value: &Option<T>) -> Result<Option<String>, TxError> {
+    value
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| RepoError::Internal(format!("profile field: {e}")).into())
 }
 
 impl ProfileRow {
@@ -68,6 +90,13 @@ impl ProfileRow {
             default_currency: Currency::parse(&self.default_currency)
                 .map_err(|_| bad("currency"))?,
             reminders: Reminders::from_json(&self.reminders),
+            vat_id: self.vat_id.map(VatId::from_stored),
+            electronic_address: from_json(&self.electronic_address)
+                .map_err(|_| bad("electronic address"))?,
+            bank_account: from_json(&self.bank_account).map_err(|_| bad("bank account"))?,
+            contact: from_json(&self.contact).map_err(|_| bad("contact"))?,
+            tax_rounding: TaxRounding::parse(&self.tax_rounding)
+                .ok_or_else(|| bad("tax rounding"))?,
             name: self.name,
             legal_name: self.legal_name,
             phone: self.phone,
@@ -116,6 +145,11 @@ pub(crate) fn load_profile(conn: &mut AnyConnection, scope: Scope) -> Result<Pro
                 default_currency: account.default_currency,
                 reminders: Reminders::default(),
                 send_receipts: false,
+                vat_id: None,
+                electronic_address: None,
+                bank_account: None,
+                contact: None,
+                tax_rounding: TaxRounding::default(),
                 has_logo: logo,
                 created_at: account.created_at,
                 updated_at: account.created_at,
@@ -162,6 +196,11 @@ fn save(conn: &mut AnyConnection, scope: Scope, p: &Profile) -> Result<(), TxErr
             account_profiles::default_currency.eq(p.default_currency.code()),
             account_profiles::reminders.eq(p.reminders.to_json()),
             account_profiles::send_receipts.eq(p.send_receipts),
+            account_profiles::vat_id.eq(p.vat_id.as_ref().map(VatId::as_str)),
+            account_profiles::electronic_address.eq(to_json(&p.electronic_address)?),
+            account_profiles::bank_account.eq(to_json(&p.bank_account)?),
+            account_profiles::contact.eq(to_json(&p.contact)?),
+            account_profiles::tax_rounding.eq(p.tax_rounding.as_str()),
             account_profiles::updated_at.eq(now),
         ))
         .execute(conn)?;

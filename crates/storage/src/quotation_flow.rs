@@ -157,6 +157,7 @@ pub(crate) fn convert(
         metadata: Metadata::default(),
         token: token.to_string(),
         reminders: None,
+        references: Default::default(),
     };
     let invoice = insert_invoice(conn, scope, &new_invoice, Origin::Quotation(row.id), url)?;
     diesel::update(scoped!(quotations, scope).filter(quotations::id.eq(row.id)))

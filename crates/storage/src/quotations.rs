@@ -4,8 +4,9 @@
 use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
-    public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number, Resolved,
+    account_defaults, check_lines_currency, check_patch, document_customer, first_view,
+    insert_lines, kept_count, public_row, replace_lines, resolve_draft, resolve_lines, sweep,
+    take_number, Resolved,
 };
 use crate::events::record;
 use crate::outbox::{queue, Document};
@@ -39,6 +40,7 @@ fn insert(
         customer_id,
         currency,
         lines,
+        ..
     } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
     let number = take_number(conn, scope, DocumentKind::Quotation, now.year())?;
@@ -121,7 +123,8 @@ fn update(
             None => invoicing_domain::currency::Currency::parse(&row.currency)
                 .map_err(|_| RepoError::Internal(format!("quotation {} currency", row.id)))?,
         };
-        let lines = resolve_lines(conn, scope, currency, drafts)?;
+        let mode = account_defaults(conn, scope)?.tax_rounding;
+        let lines = resolve_lines(conn, scope, currency, drafts, mode)?;
         replace_lines(conn, scope, DocumentKind::Quotation, row.id, &lines)?;
         diesel::update(target)
             .set((

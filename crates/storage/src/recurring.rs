@@ -7,8 +7,8 @@
 use crate::connection::AnyConnection;
 use crate::documents::move_and_record;
 use crate::documents::{
-    insert_lines, read_lines, read_lines_for_copy, replace_lines, resolve_draft, resolve_lines,
-    Resolved,
+    account_defaults, insert_lines, read_lines, read_lines_for_copy, replace_lines, resolve_draft,
+    resolve_lines, Resolved,
 };
 use crate::events::record;
 use crate::invoice_rows::load_invoice;
@@ -204,6 +204,7 @@ fn issue_one(
         metadata: Metadata::from_json(&row.metadata),
         token: new_token(),
         reminders: None,
+        references: Default::default(),
     };
     let period = i32::try_from(n).map_err(|_| bad(id, "period"))?;
     let invoice = insert_invoice(
@@ -266,6 +267,7 @@ fn create(
         customer_id,
         currency,
         lines,
+        ..
     } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let (end_date, occurrences) = match new.end {
         End::Never => (None, None),
@@ -333,7 +335,8 @@ fn update(
     let target = scoped!(ri, scope).filter(ri::id.eq(id));
     if let Some(drafts) = &patch.lines {
         let currency = Currency::parse(&row.currency).map_err(|_| bad(id, "currency"))?;
-        let lines = resolve_lines(conn, scope, currency, drafts)?;
+        let mode = account_defaults(conn, scope)?.tax_rounding;
+        let lines = resolve_lines(conn, scope, currency, drafts, mode)?;
         replace_lines(conn, scope, DocumentKind::RecurringInvoice, id, &lines)?;
         diesel::update(target)
             .set((

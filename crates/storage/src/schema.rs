@@ -45,6 +45,8 @@ diesel::table! {
         updated_at -> Timestamp,
         locale -> Nullable<Text>,
         tax_id -> Nullable<Text>,
+        vat_id -> Nullable<Text>,
+        electronic_address -> Nullable<Text>,
     }
 }
 
@@ -100,6 +102,8 @@ diesel::table! {
         amount_credited_cents -> BigInt,
         recurring_invoice_id -> Nullable<BigInt>,
         recurring_period -> Nullable<Integer>,
+        buyer_refs -> Nullable<Text>,
+        tax_rounding -> Text,
     }
 }
 
@@ -119,6 +123,9 @@ diesel::table! {
         tax_cents -> BigInt,
         total_cents -> BigInt,
         product_id -> Nullable<BigInt>,
+        unit -> Text,
+        tax_category -> Nullable<Text>,
+        tax_exemption_reason -> Nullable<Text>,
     }
 }
 
@@ -431,6 +438,11 @@ diesel::table! {
         send_receipts -> Bool,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        vat_id -> Nullable<Text>,
+        electronic_address -> Nullable<Text>,
+        bank_account -> Nullable<Text>,
+        contact -> Nullable<Text>,
+        tax_rounding -> Text,
     }
 }
 
@@ -555,3 +567,5 @@ diesel::allow_tables_to_appear_in_same_query!(accounts, memberships);
 diesel::allow_tables_to_appear_in_same_query!(accounts, user_sessions);
 diesel::allow_tables_to_appear_in_same_query!(accounts, user_tokens);
 diesel::allow_tables_to_appear_in_same_query!(users, recovery_codes);
+diesel::allow_tables_to_appear_in_same_query!(account_profiles, accounts);
+diesel::allow_tables_to_appear_in_same_query!(account_profiles, customers);

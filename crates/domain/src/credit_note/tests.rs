@@ -132,6 +132,7 @@ fn a_gross_amount_is_split_over_the_rates() {
     assert_eq!(
         one,
         [SplitLine {
+            share: 0,
             rate: rate("19"),
             subtotal: 100,
             tax: 19

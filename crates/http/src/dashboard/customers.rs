@@ -440,6 +440,7 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
             locale: non_blank(&f.locale),
             tax_id: non_blank(&f.tax_id),
             metadata: None,
+            ..Default::default()
         };
         match me.ops(&state).create_customer(input).await {
             Ok(created) => Ok(see_other(&format!(
@@ -519,6 +520,7 @@ pub async fn save(
             locale: Some(non_blank(&f.locale)),
             tax_id: Some(non_blank(&f.tax_id)),
             metadata: None,
+            ..Default::default()
         };
         match me.ops(&state).update_customer(id, input).await {
             Ok(c) => Ok(see_other(&format!(

@@ -309,6 +309,7 @@ impl Typed {
                     unit_price_cents,
                     tax_rate: non_blank(&l.tax_rate).map(Value::String),
                     product_id: non_blank(&l.product).and_then(|p| p.parse().ok()),
+                    ..Default::default()
                 }
             })
             .collect()
@@ -509,6 +510,7 @@ pub(crate) async fn save_new(
                 notes: non_blank(&typed.notes),
                 metadata: None,
                 reminders: None,
+                ..Default::default()
             };
             ops.create_invoice(input).await.map(|i| i.id.0)
         }

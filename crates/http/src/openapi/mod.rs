@@ -142,6 +142,7 @@ fn files_as_binary(doc: &mut Value) {
                 if name.starts_with("image/")
                     || name == "application/pdf"
                     || name == "application/zip"
+                    || name == "application/xml"
                 {
                     entry["schema"] = json!({"type": "string", "format": "binary"});
                 }

@@ -7,7 +7,9 @@
 mod account;
 mod credit_notes;
 mod customers;
+pub mod einvoices;
 mod emails;
+pub use einvoices::EInvoiceFile;
 mod events;
 mod invoices;
 mod keys;

@@ -26,6 +26,7 @@ macro_rules! page_schema {
 pub mod account;
 pub mod credit_notes;
 pub mod customers;
+pub mod einvoices;
 pub mod emails;
 pub mod events;
 pub mod health;
@@ -148,6 +149,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         invoices::get,
         invoices::update,
         invoices::pdf,
+        einvoices::invoice,
+        einvoices::invoice_check,
         invoices::send,
         invoices::send_patch,
         emails::resend_invoice,
@@ -155,6 +158,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         credit_notes::list,
         credit_notes::get,
         credit_notes::pdf,
+        einvoices::credit_note,
+        einvoices::credit_note_check,
         credit_notes::email,
         recurring::create,
         recurring::list,

@@ -13,6 +13,7 @@ mod csv_property;
 mod customers;
 mod dashboard;
 mod dashboard_settings;
+mod einvoice;
 mod emails;
 mod events;
 mod export;

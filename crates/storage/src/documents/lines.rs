@@ -12,6 +12,7 @@ use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::document::{
     CustomerRef, DocumentKind, LineDrafts, LineItem, LineItemView, Lines,
 };
+use invoicing_domain::einvoice::{LineTax, TaxCategory, TaxRounding};
 use invoicing_domain::lines::{document_totals, line_amounts};
 use invoicing_domain::money::Money;
 use invoicing_domain::ports::RepoError;
@@ -33,6 +34,9 @@ struct LineRow {
     tax_cents: i64,
     total_cents: i64,
     product_id: Option<i64>,
+    unit: String,
+    tax_category: Option<String>,
+    tax_exemption_reason: Option<String>,
 }
 
 impl LineRow {
@@ -45,11 +49,17 @@ impl LineRow {
                 .map_err(|_| bad("quantity"))?,
             tax_rate: TaxRate::from_thousandths(self.tax_rate_milli)
                 .map_err(|_| bad("tax rate"))?,
+            tax_category: match &self.tax_category {
+                None => None,
+                Some(c) => Some(TaxCategory::parse(c).ok_or_else(|| bad("tax category"))?),
+            },
             description: self.description,
             unit_price_cents: self.unit_price_cents,
             subtotal_cents: self.subtotal_cents,
             tax_cents: self.tax_cents,
             total_cents: self.total_cents,
+            unit: self.unit,
+            tax_exemption_reason: self.tax_exemption_reason,
         })
     }
 }
@@ -67,11 +77,11 @@ pub(crate) fn insert_lines(
     if lines.items.is_empty() {
         return Ok(Vec::new());
     }
-    const COLUMNS: usize = 13;
+    const COLUMNS: usize = 16;
     let mut sql = String::from(
         "INSERT INTO line_items (account_id, livemode, document_kind, document_id, position, \
          description, quantity_milli, unit_price_cents, tax_rate_milli, subtotal_cents, \
-         tax_cents, total_cents, product_id) VALUES ",
+         tax_cents, total_cents, product_id, unit, tax_category, tax_exemption_reason) VALUES ",
     );
     for row in 0..lines.items.len() {
         if row > 0 {
@@ -86,7 +96,8 @@ pub(crate) fn insert_lines(
     }
     sql.push_str(
         " RETURNING id, document_id, description, quantity_milli, unit_price_cents, \
-         tax_rate_milli, subtotal_cents, tax_cents, total_cents, product_id",
+         tax_rate_milli, subtotal_cents, tax_cents, total_cents, product_id, unit, \
+         tax_category, tax_exemption_reason",
     );
     let mut query = diesel::sql_query(sql).into_boxed::<MultiBackend>();
     for (position, line) in lines.items.iter().enumerate() {
@@ -103,7 +114,10 @@ pub(crate) fn insert_lines(
             .bind::<BigInt, _>(line.amounts.subtotal.minor())
             .bind::<BigInt, _>(line.amounts.tax.minor())
             .bind::<BigInt, _>(line.amounts.total.minor())
-            .bind::<Nullable<BigInt>, _>(line.product_id.map(|p| p.0));
+            .bind::<Nullable<BigInt>, _>(line.product_id.map(|p| p.0))
+            .bind::<Text, _>(line.unit.clone())
+            .bind::<Nullable<Text>, _>(line.tax.category.map(TaxCategory::code))
+            .bind::<Nullable<Text>, _>(line.tax.exemption_reason.clone());
     }
     let mut rows = query.load::<LineRow>(conn)?;
     // RETURNING gives no order guarantee; ids follow the insert order.
@@ -130,16 +144,19 @@ pub(crate) fn replace_lines(
 }
 
 /// A document's final lines in `currency`: lines that name a product take what they leave out
-/// from the scope's catalog (422 for a product that is missing, archived or in another currency).
+/// from the scope's catalog (422 for a product that is missing, archived or in another currency),
+/// and their tax is rounded as the document's `mode` says.
 pub(crate) fn resolve_lines(
     conn: &mut AnyConnection,
     scope: Scope,
     currency: Currency,
     drafts: &LineDrafts,
+    mode: TaxRounding,
 ) -> Result<Lines, TxError> {
     let products = catalog(conn, scope, &drafts.product_ids())?;
     drafts
         .resolve(currency, &products)
+        .and_then(|lines| lines.rounded(mode))
         .map_err(|v| RepoError::Invalid(v).into())
 }
 
@@ -254,6 +271,11 @@ pub(crate) fn read_lines_for_copy(
                 unit_price,
                 tax_rate: l.tax_rate,
                 amounts,
+                unit: l.unit,
+                tax: LineTax {
+                    category: l.tax_category,
+                    exemption_reason: l.tax_exemption_reason,
+                },
             })
         })
         .collect::<Result<Vec<_>, TxError>>()?;

@@ -189,6 +189,7 @@ impl Fields {
             default_currency: self.value("default_currency").map(Some),
             reminders: Some(Some(self.reminders()?)),
             send_receipts: Some(Some(self.send_receipts)),
+            ..Default::default()
         })
     }
 }

@@ -1,0 +1,21 @@
+//! The code lists EN 16931 checks values against (BR-CL-22, BR-CL-23, BR-CL-25), copied from the
+//! CEN validation artefacts (Schematron 1.3.16) so that a value accepted here passes there.
+
+fn listed(list: &str, code: &str) -> bool {
+    !code.is_empty() && list.lines().any(|l| l == code)
+}
+
+/// UN/ECE Recommendations 20 and 21 unit codes (`C62`, `HUR`, `DAY`, `KGM`…).
+pub fn is_unit_code(code: &str) -> bool {
+    listed(include_str!("codes/units.txt"), code)
+}
+
+/// The CEF VATEX exemption reason codes (`VATEX-EU-AE`…), compared in upper case.
+pub fn is_vatex_code(code: &str) -> bool {
+    listed(include_str!("codes/vatex.txt"), &code.to_ascii_uppercase())
+}
+
+/// The CEF EAS electronic address schemes (`0088`, `0204`, `9930`, `EM`…).
+pub fn is_eas_scheme(code: &str) -> bool {
+    listed(include_str!("codes/eas.txt"), code)
+}

@@ -1,0 +1,266 @@
+//! Whether a document can be written as an EN 16931 e-invoice (SPEC §23), and if not, every
+//! business term that is missing with the field that fills it. The exporters write only what
+//! this calls ready, so no file that breaks a rule ever leaves the service.
+
+use super::TaxCategory;
+use crate::currency::Currency;
+use crate::decimal::TaxRate;
+use crate::document::LineItemView;
+use crate::lines::round_div_half_away;
+use crate::parties::{Issuer, Recipient};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One thing a document lacks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Missing {
+    /// The EN 16931 business term or rule (`BT-31`, `BR-CO-17`).
+    pub term: &'static str,
+    /// What to fill in: `account.vat_id`, `customer.address.country`, `line_items[2].tax_category`.
+    pub field: String,
+    pub message: String,
+}
+
+/// The answer of `…/einvoice/check`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Readiness {
+    pub ready: bool,
+    pub missing: Vec<Missing>,
+}
+
+/// What the check reads of a document.
+#[derive(Clone, Copy, Debug)]
+pub struct Subject<'a> {
+    pub currency: Currency,
+    pub issuer: &'a Issuer,
+    pub recipient: &'a Recipient,
+    pub lines: &'a [LineItemView],
+}
+
+/// One VAT breakdown group (BG-23): the lines of one category and rate, with the sums of their
+/// stored amounts (never recomputed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VatGroup {
+    pub category: TaxCategory,
+    pub rate: TaxRate,
+    pub exemption_reason: Option<String>,
+    pub taxable: i64,
+    pub tax: i64,
+}
+
+/// The document's VAT breakdown, by category then rate. Lines without a category are left
+/// out (such a document is not ready).
+pub fn vat_breakdown(lines: &[LineItemView]) -> Vec<VatGroup> {
+    let mut groups: BTreeMap<(TaxCategory, i64), VatGroup> = BTreeMap::new();
+    for l in lines {
+        let Some(category) = l.tax_category else {
+            continue;
+        };
+        let g = groups
+            .entry((category, l.tax_rate.thousandths()))
+            .or_insert_with(|| VatGroup {
+                category,
+                rate: l.tax_rate,
+                exemption_reason: l.tax_exemption_reason.clone(),
+                taxable: 0,
+                tax: 0,
+            });
+        g.taxable += l.subtotal_cents;
+        g.tax += l.tax_cents;
+    }
+    groups.into_values().collect()
+}
+
+fn is_country_code(c: &str) -> bool {
+    c.len() == 2 && isocountry::CountryCode::for_alpha2(c).is_ok()
+}
+
+struct Found(Vec<Missing>);
+
+impl Found {
+    fn add(&mut self, term: &'static str, field: impl Into<String>, message: impl Into<String>) {
+        let field = field.into();
+        if !self.0.iter().any(|m| m.term == term && m.field == field) {
+            self.0.push(Missing {
+                term,
+                field,
+                message: message.into(),
+            });
+        }
+    }
+}
+
+/// Checks `doc` against the rules of EN 16931 that its data can break.
+pub fn check(doc: Subject<'_>) -> Readiness {
+    let mut found = Found(Vec::new());
+    if doc.currency.exponent() > 2 {
+        found.add(
+            "BR-DEC-23",
+            "currency",
+            format!(
+                "{} amounts have three decimals; EN 16931 allows two",
+                doc.currency.code()
+            ),
+        );
+    }
+    parties(&mut found, &doc);
+    lines(&mut found, doc.lines);
+    let categories: Vec<TaxCategory> = vat_breakdown(doc.lines)
+        .iter()
+        .map(|g| g.category)
+        .collect();
+    vat_ids(&mut found, &doc, &categories);
+    rounding(&mut found, doc.currency, doc.lines);
+    Readiness {
+        ready: found.0.is_empty(),
+        missing: found.0,
+    }
+}
+
+fn parties(found: &mut Found, doc: &Subject<'_>) {
+    let seller_country = doc
+        .issuer
+        .address
+        .as_ref()
+        .and_then(|a| a.country.as_deref());
+    if !seller_country.is_some_and(is_country_code) {
+        found.add(
+            "BT-40",
+            "account.address.country",
+            "the seller's address needs its country (ISO 3166-1 alpha-2, such as DE)",
+        );
+    }
+    match doc
+        .recipient
+        .address
+        .as_ref()
+        .and_then(|a| a.country.as_deref())
+    {
+        Some(c) if is_country_code(c) => {}
+        Some(_) => found.add(
+            "BT-55",
+            "customer.address.country",
+            "the buyer's country must be an ISO 3166-1 alpha-2 code, such as FR",
+        ),
+        None => found.add(
+            "BT-55",
+            "customer.address.country",
+            "the buyer's address needs its country (ISO 3166-1 alpha-2, such as FR)",
+        ),
+    }
+}
+
+fn lines(found: &mut Found, lines: &[LineItemView]) {
+    // BR-E-01, BR-AE-01…: one breakdown group per category but S, so one reason each.
+    let mut reasons: BTreeMap<TaxCategory, &Option<String>> = BTreeMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        let at = format!("line_items[{i}]");
+        let Some(category) = l.tax_category else {
+            found.add(
+                "BT-151",
+                format!("{at}.tax_category"),
+                "a 0 % line needs its VAT category: Z, E, AE, K, G or O",
+            );
+            continue;
+        };
+        if !category.needs_exemption_reason() {
+            continue;
+        }
+        if l.tax_exemption_reason.is_none() {
+            found.add(
+                "BT-120",
+                format!("{at}.tax_exemption_reason"),
+                format!(
+                    "category {} needs an exemption reason: text or a VATEX code",
+                    category.code()
+                ),
+            );
+            continue;
+        }
+        match reasons.get(&category) {
+            Some(first) if *first != &l.tax_exemption_reason => found.add(
+                "BR-CO-17",
+                format!("{at}.tax_exemption_reason"),
+                format!(
+                    "all lines of category {} share one VAT breakdown, so one exemption reason",
+                    category.code()
+                ),
+            ),
+            Some(_) => {}
+            None => {
+                reasons.insert(category, &l.tax_exemption_reason);
+            }
+        }
+    }
+    let categories: Vec<TaxCategory> = lines.iter().filter_map(|l| l.tax_category).collect();
+    if categories.contains(&TaxCategory::O) && categories.iter().any(|c| *c != TaxCategory::O) {
+        found.add(
+            "BR-O-11",
+            "line_items",
+            "a document with lines outside the scope of VAT (O) cannot have lines of other categories",
+        );
+    }
+}
+
+fn vat_ids(found: &mut Found, doc: &Subject<'_>, categories: &[TaxCategory]) {
+    use TaxCategory::*;
+    let outside_vat = !categories.is_empty() && categories.iter().all(|c| *c == O);
+    if outside_vat {
+        // No VAT identifier may be written (BR-O-02), yet the buyer must be able to tell who
+        // the seller is (BR-CO-26): the seller's identifier (BT-29) in an ISO 6523 scheme.
+        let identified = doc.issuer.electronic_address.as_ref().is_some_and(|a| {
+            a.scheme.len() == 4
+                && a.scheme.bytes().all(|b| b.is_ascii_digit())
+                && !a.scheme.starts_with("99")
+        });
+        if !identified {
+            found.add(
+                "BT-29",
+                "account.electronic_address",
+                "outside the scope of VAT, the seller is identified by an electronic address in an ISO 6523 scheme, such as 0088 (GLN) or 0204",
+            );
+        }
+        return;
+    }
+    // BR-CO-26 (the buyer must be able to tell who the seller is) and BR-S-02, BR-Z-02, BR-E-02,
+    // BR-AE-02, BR-IC-02, BR-G-02: the seller's VAT identifier.
+    if doc.issuer.vat_id.is_none() {
+        found.add(
+            "BT-31",
+            "account.vat_id",
+            "the seller's VAT identifier with its country prefix, such as DE123456789",
+        );
+    }
+    if categories.iter().any(|c| matches!(c, AE | K)) && doc.recipient.vat_id.is_none() {
+        found.add(
+            "BT-48",
+            "customer.vat_id",
+            "reverse charge and intra-community supplies need the buyer's VAT identifier",
+        );
+    }
+}
+
+/// Line rounding sums each line's rounded tax; EN 16931 computes each rate's tax once and allows
+/// the two to differ by less than one unit of the currency (BR-CO-17).
+fn rounding(found: &mut Found, currency: Currency, lines: &[LineItemView]) {
+    // The rule's arithmetic: hundredths of the currency's unit, whatever its exponent.
+    let to_hundredths = 10i128.pow(2u32.saturating_sub(u32::from(currency.exponent())));
+    for g in vat_breakdown(lines) {
+        let expected = round_div_half_away(
+            i128::from(g.taxable) * to_hundredths * i128::from(g.rate.thousandths()),
+            100_000,
+        );
+        if (i128::from(g.tax) * to_hundredths - expected).abs() >= 100 {
+            found.add(
+                "BR-CO-17",
+                "tax_rounding",
+                format!(
+                    "the {} % lines' taxes, rounded one by one, stray a whole unit from their sum's tax; create the document with the account's tax_rounding set to document",
+                    g.rate
+                ),
+            );
+        }
+    }
+}

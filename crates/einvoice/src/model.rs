@@ -1,0 +1,203 @@
+//! One EN 16931 model of a document, built from the stored integers, which both syntaxes write.
+//! Amounts are never recomputed: the breakdown sums the lines' stored figures, and each amount
+//! is written with its currency's exponent.
+
+use chrono::NaiveDate;
+use invoicing_domain::credit_note::PublicCreditNote;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::document::LineItemView;
+use invoicing_domain::einvoice::{self, vat_breakdown, Readiness, Subject, TaxCategory, VatGroup};
+use invoicing_domain::invoice::PublicInvoice;
+use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::parties::{Issuer, Recipient};
+
+/// Invoice (380) or credit note (381, referring to its invoice: BG-3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Invoice,
+    CreditNote { invoice_number: String },
+}
+
+/// The document as EN 16931 sees it.
+#[derive(Clone, Debug)]
+pub struct Model<'a> {
+    pub kind: Kind,
+    pub number: &'a str,
+    pub issue_date: NaiveDate,
+    pub due_date: Option<NaiveDate>,
+    pub currency: Currency,
+    pub buyer_reference: Option<&'a str>,
+    pub purchase_order: Option<&'a str>,
+    pub note: Option<&'a str>,
+    pub seller: &'a Issuer,
+    pub buyer: &'a Recipient,
+    pub lines: &'a [LineItemView],
+    pub breakdown: Vec<VatGroup>,
+    /// BT-106: the sum of the lines' net amounts.
+    pub line_total: i64,
+    /// BT-110.
+    pub tax_total: i64,
+    /// BT-112.
+    pub grand_total: i64,
+    /// BT-113: verified payments.
+    pub prepaid: i64,
+}
+
+impl Model<'_> {
+    /// BT-115 (BR-CO-16: total − prepaid).
+    pub fn payable(&self) -> i64 {
+        self.grand_total - self.prepaid
+    }
+
+    /// Outside the scope of VAT: no VAT identifiers may be written (BR-O-02).
+    pub fn outside_vat(&self) -> bool {
+        self.breakdown.iter().all(|g| g.category == TaxCategory::O)
+    }
+
+    /// An intra-community supply needs its delivery: the date (BT-72) and country (BT-80).
+    pub fn intra_community(&self) -> bool {
+        self.breakdown.iter().any(|g| g.category == TaxCategory::K)
+    }
+
+    pub fn amount(&self, minor: i64) -> String {
+        amount(minor, self.currency.exponent())
+    }
+}
+
+/// Why no e-invoice can be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelError {
+    /// Drafts are not documents yet (SPEC §23: 409).
+    Draft,
+    /// Something EN 16931 needs is missing (422 `einvoice_incomplete`).
+    Incomplete(Readiness),
+}
+
+fn subject<'a>(
+    currency: Currency,
+    seller: &'a Issuer,
+    buyer: &'a Recipient,
+    lines: &'a [LineItemView],
+) -> Subject<'a> {
+    Subject {
+        currency,
+        issuer: seller,
+        recipient: buyer,
+        lines,
+    }
+}
+
+/// What the check says of an invoice (drafts included, so they can be fixed before sending).
+pub fn check_invoice(p: &PublicInvoice) -> Readiness {
+    let i = &p.invoice;
+    einvoice::check(subject(
+        i.currency,
+        &p.parties.issuer,
+        &p.parties.recipient,
+        &i.line_items,
+    ))
+}
+
+pub fn check_credit_note(p: &PublicCreditNote) -> Readiness {
+    let c = &p.credit_note;
+    einvoice::check(subject(
+        c.currency,
+        &p.parties.issuer,
+        &p.parties.recipient,
+        &c.line_items,
+    ))
+}
+
+fn ready(r: Readiness) -> Result<(), ModelError> {
+    if r.ready {
+        Ok(())
+    } else {
+        Err(ModelError::Incomplete(r))
+    }
+}
+
+/// The model of a sent invoice: its kept parties, stored lines and verified payments.
+pub fn invoice_model(p: &PublicInvoice) -> Result<Model<'_>, ModelError> {
+    let i = &p.invoice;
+    if i.status == InvoiceStatus::Draft {
+        return Err(ModelError::Draft);
+    }
+    ready(check_invoice(p))?;
+    Ok(Model {
+        kind: Kind::Invoice,
+        number: &i.invoice_number,
+        issue_date: i.issue_date,
+        due_date: Some(i.due_date),
+        currency: i.currency,
+        buyer_reference: i.buyer_reference.as_deref(),
+        purchase_order: i.purchase_order.as_deref(),
+        note: i.notes.as_deref(),
+        seller: &p.parties.issuer,
+        buyer: &p.parties.recipient,
+        lines: &i.line_items,
+        breakdown: vat_breakdown(&i.line_items),
+        line_total: i.subtotal_cents,
+        tax_total: i.tax_cents,
+        grand_total: i.total_cents,
+        prepaid: i.amount_paid_cents,
+    })
+}
+
+/// The model of a credit note, referring to its invoice.
+pub fn credit_note_model(p: &PublicCreditNote) -> Result<Model<'_>, ModelError> {
+    let c = &p.credit_note;
+    ready(check_credit_note(p))?;
+    Ok(Model {
+        kind: Kind::CreditNote {
+            invoice_number: p.invoice_number.clone(),
+        },
+        number: &c.credit_note_number,
+        issue_date: c.created_at.date_naive(),
+        due_date: None,
+        currency: c.currency,
+        buyer_reference: None,
+        purchase_order: None,
+        note: c.memo.as_deref(),
+        seller: &p.parties.issuer,
+        buyer: &p.parties.recipient,
+        lines: &c.line_items,
+        breakdown: vat_breakdown(&c.line_items),
+        line_total: c.subtotal_cents,
+        tax_total: c.tax_cents,
+        grand_total: c.total_cents,
+        prepaid: 0,
+    })
+}
+
+/// `minor` written with `exponent` decimals: 1250 → `12.50`, JPY 1000 → `1000`, -5 → `-0.05`.
+pub fn amount(minor: i64, exponent: u8) -> String {
+    if exponent == 0 {
+        return minor.to_string();
+    }
+    let scale = 10u64.pow(u32::from(exponent));
+    let abs = minor.unsigned_abs();
+    let sign = if minor < 0 { "-" } else { "" };
+    format!(
+        "{sign}{}.{:0width$}",
+        abs / scale,
+        abs % scale,
+        width = usize::from(exponent)
+    )
+}
+
+/// A line's quantity and price as EN 16931 wants them: the price (BT-146) is never negative
+/// (BR-27), so a discount line bills a negative quantity at a positive price.
+pub fn quantity_and_price(l: &LineItemView, exponent: u8) -> (String, String) {
+    let price = amount(l.unit_price_cents.abs(), exponent);
+    let quantity = l.quantity.to_string();
+    if l.unit_price_cents < 0 {
+        (format!("-{quantity}"), price)
+    } else {
+        (quantity, price)
+    }
+}
+
+/// Whether the exemption reason is a VATEX code (BT-121) rather than text (BT-120).
+pub fn is_code(reason: &str) -> bool {
+    einvoice::is_vatex_code(reason)
+}

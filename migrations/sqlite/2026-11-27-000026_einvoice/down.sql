@@ -1,0 +1,12 @@
+ALTER TABLE line_items DROP COLUMN tax_exemption_reason;
+ALTER TABLE line_items DROP COLUMN tax_category;
+ALTER TABLE line_items DROP COLUMN unit;
+ALTER TABLE invoices DROP COLUMN tax_rounding;
+ALTER TABLE invoices DROP COLUMN buyer_refs;
+ALTER TABLE customers DROP COLUMN electronic_address;
+ALTER TABLE customers DROP COLUMN vat_id;
+ALTER TABLE account_profiles DROP COLUMN tax_rounding;
+ALTER TABLE account_profiles DROP COLUMN contact;
+ALTER TABLE account_profiles DROP COLUMN bank_account;
+ALTER TABLE account_profiles DROP COLUMN electronic_address;
+ALTER TABLE account_profiles DROP COLUMN vat_id;
