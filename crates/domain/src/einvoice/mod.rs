@@ -309,12 +309,16 @@ impl LineTax {
     }
 }
 
+/// A field's mistake was pushed to the violations; the caller drops the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reported;
+
 /// A line's `tax_category` as sent (blank is none).
 pub fn parse_category(
     v: &mut Violations,
     at: &str,
     raw: Option<String>,
-) -> Result<Option<TaxCategory>, ()> {
+) -> Result<Option<TaxCategory>, Reported> {
     let Some(raw) = raw.filter(|c| !c.trim().is_empty()) else {
         return Ok(None);
     };
@@ -322,7 +326,8 @@ pub fn parse_category(
         v.push(
             format!("{at}.tax_category"),
             "must be one of S, Z, E, AE, K, G, O",
-        )
+        );
+        Reported
     })
 }
 
@@ -331,12 +336,12 @@ pub fn parse_exemption_reason(
     v: &mut Violations,
     at: &str,
     raw: Option<String>,
-) -> Result<Option<String>, ()> {
+) -> Result<Option<String>, Reported> {
     let param = format!("{at}.tax_exemption_reason");
     let failed = v.errors().len();
     let Some(reason) = optional_text(v, &param, raw, EXEMPTION_REASON_MAX) else {
         return if v.errors().len() > failed {
-            Err(())
+            Err(Reported)
         } else {
             Ok(None)
         };
@@ -352,12 +357,16 @@ pub fn parse_exemption_reason(
             param,
             "is not a code of the VATEX list (write text, or a code such as VATEX-EU-AE)",
         );
-        Err(())
+        Err(Reported)
     }
 }
 
 /// A unit of measure code (UN/ECE Recommendations 20 and 21); `None` when none is given.
-pub fn parse_unit(v: &mut Violations, at: &str, raw: Option<String>) -> Result<Option<String>, ()> {
+pub fn parse_unit(
+    v: &mut Violations,
+    at: &str,
+    raw: Option<String>,
+) -> Result<Option<String>, Reported> {
     match raw.map(|u| u.trim().to_string()).filter(|u| !u.is_empty()) {
         None => Ok(None),
         Some(u) if is_unit_code(&u) => Ok(Some(u)),
@@ -366,7 +375,7 @@ pub fn parse_unit(v: &mut Violations, at: &str, raw: Option<String>) -> Result<O
                 format!("{at}.unit"),
                 "must be a UN/ECE Recommendation 20 unit code, such as C62 (one), HUR (hour), DAY or KGM",
             );
-            Err(())
+            Err(Reported)
         }
     }
 }

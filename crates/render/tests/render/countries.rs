@@ -46,6 +46,9 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
             subtotal_cents: 10_000,
             tax_cents: 0,
             total_cents: 10_000,
+            unit: "C62".into(),
+            tax_category: None,
+            tax_exemption_reason: None,
         }],
         subtotal_cents: 10_000,
         tax_cents: 0,
@@ -64,6 +67,9 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         quotation_id: None,
         recurring_invoice_id: None,
         reminders: None,
+        buyer_reference: None,
+        purchase_order: None,
+        tax_rounding: Default::default(),
         created_at: at,
         updated_at: at,
     };
@@ -80,6 +86,10 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         locale: Locale::En,
         brand_color: None,
         logo: None,
+        vat_id: None,
+        electronic_address: None,
+        bank_account: None,
+        contact: None,
     };
     let recipient = Recipient {
         name: "Ada Customer".into(),
@@ -89,6 +99,8 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         address: address("1 Frederick Street", "Port of Spain", buyer_country),
         tax_id: None,
         locale: Some(locale),
+        vat_id: None,
+        electronic_address: None,
     };
     PublicInvoice {
         invoice,
