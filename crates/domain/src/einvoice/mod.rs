@@ -146,16 +146,20 @@ pub struct BankAccountInput {
 
 impl BankAccountInput {
     pub fn parse(self, v: &mut Violations, at: &str) -> Option<BankAccount> {
-        let iban =
-            required_text(v, &format!("{at}.iban"), self.iban, 64).and_then(|raw| match raw
-                .parse::<iban::Iban>(
-            ) {
+        let iban = required_text(v, &format!("{at}.iban"), self.iban, 64).and_then(|raw| {
+            let electronic: String = raw
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .flat_map(char::to_uppercase)
+                .collect();
+            match electronic.parse::<iban::Iban>() {
                 Ok(iban) => Some(iban::IbanLike::electronic_str(&iban).to_string()),
                 Err(_) => {
                     v.push(format!("{at}.iban"), "must be a valid IBAN");
                     None
                 }
-            });
+            }
+        });
         let bic = optional_text(v, &format!("{at}.bic"), self.bic, 11).and_then(|raw| {
             let bic = raw.trim().to_ascii_uppercase();
             let shape = matches!(bic.len(), 8 | 11)

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 /// One thing a document lacks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = EInvoiceMissing))]
 pub struct Missing {
     /// The EN 16931 business term or rule (`BT-31`, `BR-CO-17`).
     pub term: &'static str,
@@ -25,6 +26,7 @@ pub struct Missing {
 /// The answer of `…/einvoice/check`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = EInvoiceReadiness))]
 pub struct Readiness {
     pub ready: bool,
     pub missing: Vec<Missing>,
