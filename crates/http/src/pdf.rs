@@ -82,6 +82,7 @@ mod tests {
             footer: None,
             mark: render::Mark::None,
             locale: render::Locale::En,
+            factur_x: None,
         }
     }
 

@@ -281,6 +281,7 @@ mod tests {
             footer: None,
             mark: Mark::None,
             locale: Locale::En,
+            factur_x: None,
         }
     }
 

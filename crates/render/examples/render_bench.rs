@@ -90,6 +90,7 @@ fn invoice_with(n: usize, description: impl Fn(i64) -> String) -> Document {
         footer: Some("Nordlicht Studio GmbH · HRB 123456".into()),
         mark: Mark::None,
         locale: Locale::De,
+        factur_x: None,
     }
 }
 

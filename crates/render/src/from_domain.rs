@@ -100,7 +100,17 @@ fn brand(i: &Issuer) -> Option<[u8; 3]> {
         .map(|c| c.0)
 }
 
+/// The CII of a document that EN 16931 can express, for its Factur-X PDF.
+fn cii(
+    model: Result<invoicing_einvoice::Model<'_>, invoicing_einvoice::ModelError>,
+) -> Option<Vec<u8>> {
+    model
+        .ok()
+        .map(|m| invoicing_einvoice::write(&m, invoicing_einvoice::Syntax::Cii))
+}
+
 pub fn invoice_document(p: PublicInvoice) -> Document {
+    let factur_x = cii(invoicing_einvoice::invoice_model(&p));
     let inv = p.invoice;
     let locale = p.parties.locale();
     let paid = (inv.amount_paid_cents > 0).then(|| money(inv.amount_paid_cents));
@@ -160,6 +170,7 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
             _ => Mark::None,
         },
         locale,
+        factur_x,
     }
 }
 
@@ -200,12 +211,14 @@ pub fn quotation_document(p: PublicQuotation) -> Document {
             QuotationStatus::Sent | QuotationStatus::Viewed => Mark::None,
         },
         locale,
+        factur_x: None,
     }
 }
 
 /// A credit note prints its invoice's parties, its reason's memo and a line naming the invoice;
 /// its "due" is the refund owed, when there is one.
 pub fn credit_note_document(p: PublicCreditNote) -> Document {
+    let factur_x = cii(invoicing_einvoice::credit_note_model(&p));
     let c = p.credit_note;
     let locale = p.parties.locale();
     let reference = locale.fill("doc.credit_note_for", &[("number", &p.invoice_number)]);
@@ -241,6 +254,7 @@ pub fn credit_note_document(p: PublicCreditNote) -> Document {
         footer: p.parties.issuer.invoice_footer.clone(),
         mark: Mark::None,
         locale,
+        factur_x,
     }
 }
 
@@ -276,5 +290,6 @@ pub fn statement_document(p: StatementShown, today: chrono::NaiveDate) -> Docume
         footer: p.parties.issuer.invoice_footer.clone(),
         mark: Mark::None,
         locale,
+        factur_x: None,
     }
 }

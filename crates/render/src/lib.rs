@@ -142,6 +142,9 @@ pub struct Document {
     pub footer: Option<String>,
     pub mark: Mark,
     pub locale: Locale,
+    /// The document as CII XML (EN 16931), embedded as `factur-x.xml` to make the PDF Factur-X
+    /// (SPEC §23); only for invoices and credit notes complete for EN 16931.
+    pub factur_x: Option<Vec<u8>>,
 }
 
 impl Document {

@@ -7,8 +7,9 @@ use krilla::action::LinkAction;
 use krilla::annotation::{LinkAnnotation, Target};
 use krilla::color::rgb;
 use krilla::configure::{Archival, ConfigurationBuilder};
+use krilla::embed::{AssociationKind, EmbeddedFile, MimeType};
 use krilla::geom::{PathBuilder, Point, Rect, Size, Transform};
-use krilla::metadata::{DateTime, Metadata};
+use krilla::metadata::{DateTime, Metadata, XmpProperty, XmpSchema};
 use krilla::num::NormalizedF32;
 use krilla::page::PageSettings;
 use krilla::paint::{Fill, FillRule, Stroke};
@@ -38,28 +39,41 @@ pub fn write(doc: &Document, pages: &[Page]) -> Result<Vec<u8>, RenderError> {
     };
     let mut pdf = PdfDocument::new_with(settings);
     let title = format!("{} {}", layout::title(doc), doc.number);
-    pdf.set_metadata(
-        Metadata::new()
-            .title(title)
-            .authors(vec![doc
-                .seller
-                .legal_name
-                .clone()
-                .unwrap_or_else(|| doc.seller.name.clone())])
-            .language(doc.locale.code().to_string())
-            .creator("invoicing-render".to_string())
-            // PDF/A requires a date; the issue date keeps equal input giving equal bytes.
-            .creation_date(
-                DateTime::new(doc.issue_date.year().clamp(0, 9999) as u16)
-                    .month(doc.issue_date.month() as u8)
-                    .day(doc.issue_date.day() as u8)
-                    .hour(0)
-                    .minute(0)
-                    .second(0)
-                    .utc_offset_hour(0)
-                    .utc_offset_minute(0),
-            ),
-    );
+    // PDF/A requires a date; the issue date keeps equal input giving equal bytes.
+    let date = DateTime::new(doc.issue_date.year().clamp(0, 9999) as u16)
+        .month(doc.issue_date.month() as u8)
+        .day(doc.issue_date.day() as u8)
+        .hour(0)
+        .minute(0)
+        .second(0)
+        .utc_offset_hour(0)
+        .utc_offset_minute(0);
+    let mut metadata = Metadata::new()
+        .title(title)
+        .authors(vec![doc
+            .seller
+            .legal_name
+            .clone()
+            .unwrap_or_else(|| doc.seller.name.clone())])
+        .language(doc.locale.code().to_string())
+        .creator("invoicing-render".to_string())
+        .creation_date(date);
+    if let Some(xml) = &doc.factur_x {
+        metadata = metadata.xmp_schema(factur_x_schema());
+        pdf.embed_file(EmbeddedFile {
+            path: FACTUR_X_FILE.into(),
+            mime_type: MimeType::new("text/xml"),
+            description: Some("Factur-X invoice (EN 16931)".into()),
+            association_kind: AssociationKind::Alternative,
+            data: xml.clone().into(),
+            // Required under PDF/A-3; the issue date again, for equal bytes.
+            modification_date: Some(date),
+            compress: Some(true),
+            location: None,
+        })
+        .ok_or_else(|| RenderError::Pdf("factur-x.xml embedded twice".into()))?;
+    }
+    pdf.set_metadata(metadata);
     let size = PageSettings::from_wh(PAGE_W, PAGE_H)
         .ok_or_else(|| RenderError::Pdf("page size".into()))?;
     for ops in pages {
@@ -80,6 +94,44 @@ pub fn write(doc: &Document, pages: &[Page]) -> Result<Vec<u8>, RenderError> {
         page.finish();
     }
     pdf.finish().map_err(|e| RenderError::Pdf(format!("{e:?}")))
+}
+
+const FACTUR_X_FILE: &str = "factur-x.xml";
+
+/// The Factur-X 1.0 XMP properties (namespace `fx`), described in the PDF/A extension schemas.
+fn factur_x_schema() -> XmpSchema {
+    let property = |name: &str, value: &str, description: &str| XmpProperty {
+        name: name.into(),
+        value: value.into(),
+        description: description.into(),
+    };
+    XmpSchema {
+        name: "Factur-X PDFA Extension".into(),
+        prefix: "fx".into(),
+        namespace_uri: "urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#".into(),
+        properties: vec![
+            property(
+                "DocumentFileName",
+                FACTUR_X_FILE,
+                "The name of the embedded XML document",
+            ),
+            property(
+                "DocumentType",
+                "INVOICE",
+                "The type of the hybrid document in capital letters, e.g. INVOICE or ORDER",
+            ),
+            property(
+                "Version",
+                "1.0",
+                "The actual version of the standard applying to the embedded XML document",
+            ),
+            property(
+                "ConformanceLevel",
+                "EN 16931",
+                "The conformance level of the embedded XML document",
+            ),
+        ],
+    }
 }
 
 fn rect_path(x: f32, y: f32, w: f32, h: f32) -> Option<krilla::geom::Path> {

@@ -20,6 +20,12 @@ fn workspace() -> PathBuf {
 /// Runs the official validation on `files`; `None` when the tools are not installed (outside
 /// CI only: `scripts/test` installs them, and under CI their absence fails).
 fn validate(syntax: &str, files: &[PathBuf]) -> Option<String> {
+    let flag = if syntax == "pdf" { "--pdf" } else { "--syntax" };
+    let args: &[&str] = if syntax == "pdf" {
+        &[flag]
+    } else {
+        &[flag, syntax]
+    };
     let python = workspace().join("target/pyenv/bin/python");
     let installed = Command::new(&python)
         .args(["-c", "import facturx, saxonche"])
@@ -35,7 +41,7 @@ fn validate(syntax: &str, files: &[PathBuf]) -> Option<String> {
     }
     let out = Command::new(&python)
         .arg(workspace().join("scripts/einvoice/validate.py"))
-        .args(["--syntax", syntax])
+        .args(args)
         .args(files)
         .output()
         .expect("the validator runs");
@@ -379,6 +385,48 @@ async fn invoices_and_credit_notes_pass_the_official_en16931_validation(h: Harne
         .await;
         assert_eq!(raw.status, 200, "{}", String::from_utf8_lossy(&raw.bytes));
         write("credit-note", syntax, &raw.bytes);
+    }
+    // The PDFs of complete documents are Factur-X: the CII inside, the same on every render.
+    let mut pdfs = Vec::new();
+    for path in [
+        format!("/api/v1/invoices/{domestic}/pdf"),
+        format!("/api/v1/credit_notes/{credit}/pdf"),
+    ] {
+        let pdf = send_raw(&app, h.req(Method::GET, &path)).await;
+        assert_eq!(pdf.status, 200);
+        let again = send_raw(&app, h.req(Method::GET, &path)).await;
+        assert_eq!(pdf.bytes, again.bytes, "{path} renders byte-identical");
+        for needle in [
+            "/AFRelationship/Alternative",
+            "/AF[",
+            "(factur-x.xml)",
+            "/Subtype/text#2Fxml",
+            "<fx:DocumentType>INVOICE</fx:DocumentType>",
+            "<fx:DocumentFileName>factur-x.xml</fx:DocumentFileName>",
+            "<fx:Version>1.0</fx:Version>",
+            "<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>",
+            "<pdfaSchema:namespaceURI>urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#</pdfaSchema:namespaceURI>",
+            "<pdfaid:part>3</pdfaid:part>",
+        ] {
+            assert!(
+                pdf.bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+                "{path} lacks {needle}"
+            );
+        }
+        let file = dir.join(format!("{}.pdf", pdfs.len()));
+        std::fs::write(&file, &pdf.bytes).unwrap();
+        pdfs.push(file);
+    }
+    // A draft's PDF is no e-invoice.
+    let draft_pdf = send_raw(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/invoices/{draft_id}/pdf")),
+    )
+    .await;
+    assert!(!draft_pdf.bytes.windows(12).any(|w| w == b"factur-x.xml"));
+    if let Some(report) = validate("pdf", &pdfs) {
+        assert_eq!(report.matches("OK ").count(), pdfs.len(), "{report}");
+        assert!(report.contains("level en16931"), "{report}");
     }
     if let Some(report) = validate("ubl", &ubl) {
         assert_eq!(report.matches("OK ").count(), ubl.len(), "{report}");

@@ -164,6 +164,7 @@ pub fn invoice(n: usize, locale: Locale) -> Document {
         ),
         mark: Mark::None,
         locale,
+        factur_x: None,
     }
 }
 

@@ -64,6 +64,7 @@ fn statement(n: usize, locale: Locale) -> Document {
         footer: None,
         mark: Mark::None,
         locale,
+        factur_x: None,
     }
 }
 
