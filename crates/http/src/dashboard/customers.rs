@@ -15,6 +15,7 @@ use askama::Template;
 use invoicing_domain::customer::{
     AddressInput, Customer, CustomerId, CustomerInput, CustomerPatchInput,
 };
+use invoicing_domain::einvoice::ElectronicAddressInput;
 use invoicing_domain::locale::Locale;
 use std::collections::HashMap;
 
@@ -246,6 +247,9 @@ struct Fields {
     company: String,
     phone: String,
     tax_id: String,
+    vat_id: String,
+    eas_scheme: String,
+    eas_id: String,
     locale: String,
     line1: String,
     line2: String,
@@ -263,6 +267,9 @@ impl Fields {
             company: form.raw("company"),
             phone: form.raw("phone"),
             tax_id: form.raw("tax_id"),
+            vat_id: form.raw("vat_id"),
+            eas_scheme: form.raw("eas_scheme"),
+            eas_id: form.raw("eas_id"),
             locale: form.raw("locale"),
             line1: form.raw("line1"),
             line2: form.raw("line2"),
@@ -281,6 +288,21 @@ impl Fields {
             company: c.company.clone().unwrap_or_default(),
             phone: c.phone.clone().unwrap_or_default(),
             tax_id: c.tax_id.clone().unwrap_or_default(),
+            vat_id: c
+                .vat_id
+                .as_ref()
+                .map(|v| v.as_str().to_string())
+                .unwrap_or_default(),
+            eas_scheme: c
+                .electronic_address
+                .as_ref()
+                .map(|a| a.scheme.clone())
+                .unwrap_or_default(),
+            eas_id: c
+                .electronic_address
+                .as_ref()
+                .map(|a| a.id.clone())
+                .unwrap_or_default(),
             locale: c.locale.map(|l| l.code().to_string()).unwrap_or_default(),
             line1: a.line1.unwrap_or_default(),
             line2: a.line2.unwrap_or_default(),
@@ -289,6 +311,15 @@ impl Fields {
             postal_code: a.postal_code.unwrap_or_default(),
             country: a.country.unwrap_or_default(),
         }
+    }
+
+    /// Where the customer receives e-invoices; both parts blank is none.
+    fn electronic_address(&self) -> Option<ElectronicAddressInput> {
+        let a = ElectronicAddressInput {
+            scheme: non_blank(&self.eas_scheme),
+            id: non_blank(&self.eas_id),
+        };
+        (a.scheme.is_some() || a.id.is_some()).then_some(a)
     }
 
     fn address(&self) -> Option<AddressInput> {
@@ -340,6 +371,14 @@ impl FormPage {
             ("company", "dash.field.company", &f.company, "text"),
             ("phone", "dash.field.phone", &f.phone, "tel"),
             ("tax_id", "dash.field.tax_id", &f.tax_id, "text"),
+            ("vat_id", "dash.settings.vat_id", &f.vat_id, "text"),
+            (
+                "eas_scheme",
+                "dash.settings.eas_scheme",
+                &f.eas_scheme,
+                "text",
+            ),
+            ("eas_id", "dash.settings.eas_id", &f.eas_id, "text"),
         ]
     }
 
@@ -362,7 +401,11 @@ impl FormPage {
 }
 
 fn field_of(param: &str) -> String {
-    param.strip_prefix("address.").unwrap_or(param).to_string()
+    match param {
+        "electronic_address.scheme" => "eas_scheme".to_string(),
+        "electronic_address.id" => "eas_id".to_string(),
+        other => other.strip_prefix("address.").unwrap_or(other).to_string(),
+    }
 }
 
 fn show(
@@ -419,7 +462,7 @@ pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpRespo
 /// Creates the customer (or finds the one with that email, as the API does).
 #[utoipa::path(post, path = "/dashboard/customers/new", tag = "dashboard", operation_id = "dashboard_customer_create",
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`csrf`, `name`, `email`, `company`, `phone`, `tax_id`, `locale`, `line1`, `line2`, `city`, `state`, `postal_code`, `country`"),
+        description = "`csrf`, `name`, `email`, `company`, `phone`, `tax_id`, `vat_id`, `eas_scheme`, `eas_id`, `locale`, `line1`, `line2`, `city`, `state`, `postal_code`, `country`"),
     responses(
         (status = 303, description = "Saved: to the customer", headers(("Location" = String, description = "The customer"))),
         (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not create customers", content_type = "text/html", body = String),
@@ -439,8 +482,9 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
             address: f.address(),
             locale: non_blank(&f.locale),
             tax_id: non_blank(&f.tax_id),
+            vat_id: non_blank(&f.vat_id),
+            electronic_address: f.electronic_address(),
             metadata: None,
-            ..Default::default()
         };
         match me.ops(&state).create_customer(input).await {
             Ok(created) => Ok(see_other(&format!(
@@ -519,8 +563,9 @@ pub async fn save(
             address: Some(f.address()),
             locale: Some(non_blank(&f.locale)),
             tax_id: Some(non_blank(&f.tax_id)),
+            vat_id: Some(non_blank(&f.vat_id)),
+            electronic_address: Some(f.electronic_address()),
             metadata: None,
-            ..Default::default()
         };
         match me.ops(&state).update_customer(id, input).await {
             Ok(c) => Ok(see_other(&format!(

@@ -14,7 +14,7 @@ use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::InvoiceId;
 
 /// Answered as a download: `Content-Disposition: attachment`.
-fn download(file: EInvoiceFile) -> HttpResponse {
+pub(crate) fn download(file: EInvoiceFile) -> HttpResponse {
     binary::respond_attachment(Binary {
         content_type: "application/xml",
         cache_control: "private, no-store",

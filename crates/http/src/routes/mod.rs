@@ -237,6 +237,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         dashboard::invoices::form::edit_page,
         dashboard::invoices::form::save_edit,
         dashboard::invoices::actions::pdf,
+        dashboard::invoices::actions::einvoice,
         dashboard::invoices::actions::action,
         dashboard::customers::list,
         dashboard::customers::new_page,

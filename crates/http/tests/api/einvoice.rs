@@ -462,4 +462,109 @@ fn rand_suffix() -> u64 {
         .as_nanos() as u64
 }
 
-http_tests!(invoices_and_credit_notes_pass_the_official_en16931_validation);
+/// The dashboard: the e-invoice fields in the settings, what an invoice still lacks with a link
+/// to where it is filled in, and the downloads once it is complete.
+async fn the_dashboard_lists_what_is_missing_and_offers_the_downloads(h: Harness) {
+    use crate::dashboard::{member, sign_in};
+    use invoicing_domain::user::Role;
+    let app = init_service(build_app(h.state.clone())).await;
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let owner = sign_in(&app, "owner@example.com").await;
+    let body = json!({"customer": customer("DE", Some("DE987654321")),
+        "line_items": [line("Beratung", "1", 10_000, "19")]});
+    let draft = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
+    let id = draft.body["id"].as_i64().unwrap();
+    let page = send_raw(&app, owner.get(&format!("/dashboard/invoices/{id}")))
+        .await
+        .text();
+    assert!(page.contains("account.vat_id"), "{page}");
+    assert!(page.contains("href=\"/dashboard/settings#vat_id\""));
+    assert!(page.contains("href=\"/dashboard/settings#country\""));
+    assert!(
+        !page.contains("einvoice?syntax=ubl"),
+        "no download while incomplete"
+    );
+
+    let fields = [
+        ("name", "Muster"),
+        ("default_currency", "EUR"),
+        ("locale", "de"),
+        ("line1", "Hauptstraße 1"),
+        ("city", "Berlin"),
+        ("postal_code", "10115"),
+        ("country", "DE"),
+        ("vat_id", "DE123456789"),
+        ("eas_scheme", "0088"),
+        ("eas_id", "4000001000005"),
+        ("iban", "DE89 3704 0044 0532 0130 00"),
+        ("bic", "COBADEFFXXX"),
+        ("account_holder", "Muster GmbH"),
+        ("contact_email", "buchhaltung@muster.example"),
+        ("tax_rounding", "document"),
+        ("reminders", ""),
+    ];
+    // A bad IBAN is shown beside its field, and nothing is saved.
+    let mut bad = fields.to_vec();
+    bad.retain(|(k, _)| *k != "iban");
+    bad.push(("iban", "DE00 0000"));
+    let r = send_raw(&app, owner.post("/dashboard/settings", &bad)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("id=\"iban-error\""));
+    let r = send_raw(&app, owner.post("/dashboard/settings", &fields)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let account = call!(&app, h.req(Method::GET, "/api/v1/account"));
+    assert_eq!(account.body["vat_id"], "DE123456789");
+    assert_eq!(
+        account.body["bank_account"]["iban"],
+        "DE89370400440532013000"
+    );
+    assert_eq!(account.body["electronic_address"]["scheme"], "0088");
+    assert_eq!(
+        account.body["contact"]["email"],
+        "buchhaltung@muster.example"
+    );
+    assert_eq!(account.body["tax_rounding"], "document");
+    let settings = send_raw(&app, owner.get("/dashboard/settings"))
+        .await
+        .text();
+    assert!(settings.contains("value=\"DE89370400440532013000\""));
+
+    let r = call!(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send"))
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let page = send_raw(&app, owner.get(&format!("/dashboard/invoices/{id}")))
+        .await
+        .text();
+    assert!(
+        page.contains(&format!(
+            "href=\"/dashboard/invoices/{id}/einvoice?syntax=ubl\""
+        )),
+        "{page}"
+    );
+    assert!(page.contains(&format!(
+        "href=\"/dashboard/invoices/{id}/einvoice?syntax=cii\""
+    )));
+    let xml = send_raw(
+        &app,
+        owner.get(&format!("/dashboard/invoices/{id}/einvoice?syntax=cii")),
+    )
+    .await;
+    assert_eq!(xml.status, 200);
+    assert!(xml
+        .text()
+        .contains("<ram:IBANID>DE89370400440532013000</ram:IBANID>"));
+    assert!(xml
+        .headers
+        .get("content-disposition")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with("attachment;"));
+}
+
+http_tests!(
+    invoices_and_credit_notes_pass_the_official_en16931_validation,
+    the_dashboard_lists_what_is_missing_and_offers_the_downloads,
+);

@@ -125,6 +125,32 @@ pub async fn action(
     respond(&req, answer)
 }
 
+/// The invoice as an e-invoice (`?syntax=ubl|cii`), as the API writes it: a download.
+#[utoipa::path(get, path = "/dashboard/invoices/{id}/einvoice", tag = "dashboard", operation_id = "dashboard_invoice_einvoice",
+    params(
+        ("id" = String, Path, description = "The invoice's id"),
+        ("syntax" = Option<String>, Query, description = "`ubl` (default) or `cii`"),
+    ),
+    responses(
+        (status = 200, description = "The XML", content_type = "application/xml", body = Vec<u8>),
+        (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
+        (status = 422, description = "Not complete for EN 16931", content_type = "text/html", body = String),
+    ))]
+pub async fn einvoice(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<InvoiceId>,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let syntax = crate::ops::einvoices::syntax(req.query_string())?;
+        let file = me.ops(&state).invoice_einvoice(id, syntax).await?;
+        Ok(crate::routes::einvoices::download(file))
+    }
+    .await;
+    respond(&req, answer)
+}
+
 /// The invoice's PDF, as the API renders it.
 #[utoipa::path(get, path = "/dashboard/invoices/{id}/pdf", tag = "dashboard", operation_id = "dashboard_invoice_pdf",
     params(("id" = String, Path, description = "The invoice's id")),

@@ -17,6 +17,7 @@ use askama::Template;
 use invoicing_domain::credit_note::CreditReason;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::document_lines::LineItemView;
+use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
@@ -239,6 +240,7 @@ impl Allowed {
 #[template(path = "dashboard/invoice.html")]
 struct DetailPage {
     c: Chrome,
+    einvoice: EInvoiceView,
     id: i64,
     number: String,
     status: &'static str,
@@ -272,6 +274,48 @@ pub(crate) fn method_label(t: Locale, m: PaymentMethod) -> &'static str {
     t.text(super::payments::method_key(m))
 }
 
+/// Whether the invoice is an e-invoice yet, and what to fill in where.
+pub(crate) struct EInvoiceView {
+    pub ready: bool,
+    /// Sent documents keep their parties: a fix applies to the next ones.
+    pub kept: bool,
+    /// Term, message, and the screen where it is filled in.
+    pub missing: Vec<(&'static str, String, Option<String>)>,
+}
+
+impl EInvoiceView {
+    fn of(r: Readiness, customer_id: i64, invoice_id: i64, draft: bool) -> EInvoiceView {
+        let link = |field: &str| -> Option<String> {
+            let settings = |anchor: &str| Some(format!("/dashboard/settings#{anchor}"));
+            match field {
+                "account.vat_id" => settings("vat_id"),
+                "account.address.country" => settings("country"),
+                "account.electronic_address" => settings("eas_scheme"),
+                "tax_rounding" => settings("tax_rounding"),
+                "customer.vat_id" | "customer.address.country" => {
+                    Some(format!("/dashboard/customers/{customer_id}/edit"))
+                }
+                f if f.starts_with("line_items") && draft => {
+                    Some(format!("/dashboard/invoices/{invoice_id}/edit"))
+                }
+                _ => None,
+            }
+        };
+        EInvoiceView {
+            ready: r.ready,
+            kept: !draft,
+            missing: r
+                .missing
+                .into_iter()
+                .map(|m| {
+                    let to = link(&m.field);
+                    (m.term, format!("{}: {}", m.field, m.message), to)
+                })
+                .collect(),
+        }
+    }
+}
+
 /// One invoice.
 #[utoipa::path(get, path = "/dashboard/invoices/{id}", tag = "dashboard", operation_id = "dashboard_invoice",
     params(("id" = String, Path, description = "The invoice's id")),
@@ -288,6 +332,7 @@ pub async fn detail(
         let me = visitor(&state, &req).await?;
         let ops = me.ops(&state);
         let inv = ops.invoice(id).await?;
+        let readiness = ops.invoice_einvoice_check(id).await?;
         let about = format!("invoice_id={}&per_page=100", inv.id.0);
         let few = ops.without_totals();
         let payments = few.list_payments(&about).await?;
@@ -368,6 +413,12 @@ pub async fn detail(
                     .map(|r| (r.as_str(), super::credit_notes::reason_label(t, r)))
                     .collect(),
                 mail: state.config.mail_enabled,
+                einvoice: EInvoiceView::of(
+                    readiness,
+                    inv.customer_id.0,
+                    inv.id.0,
+                    inv.status == InvoiceStatus::Draft,
+                ),
                 number: inv.invoice_number,
                 c,
             },

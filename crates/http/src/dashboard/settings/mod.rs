@@ -19,6 +19,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use invoicing_domain::customer::AddressInput;
+use invoicing_domain::einvoice::{BankAccountInput, ContactInput, ElectronicAddressInput};
 use invoicing_domain::locale::Locale;
 use invoicing_domain::profile::{Profile, ProfilePatchInput};
 use std::collections::HashMap;
@@ -52,6 +53,19 @@ const TEXT_FIELDS: &[(&str, &str, &str)] = &[
     ("brand_color", "dash.settings.brand_color", "text"),
 ];
 
+/// What e-invoices need (SPEC §23): name, label key, input type.
+const EINVOICE_FIELDS: &[(&str, &str, &str)] = &[
+    ("vat_id", "dash.settings.vat_id", "text"),
+    ("eas_scheme", "dash.settings.eas_scheme", "text"),
+    ("eas_id", "dash.settings.eas_id", "text"),
+    ("iban", "dash.settings.iban", "text"),
+    ("bic", "dash.settings.bic", "text"),
+    ("account_holder", "dash.settings.account_holder", "text"),
+    ("contact_name", "dash.settings.contact_name", "text"),
+    ("contact_phone", "dash.settings.contact_phone", "tel"),
+    ("contact_email", "dash.settings.contact_email", "email"),
+];
+
 const ADDRESS_FIELDS: &[(&str, &str)] = &[
     ("line1", "dash.field.line1"),
     ("line2", "dash.field.line2"),
@@ -64,6 +78,7 @@ const ADDRESS_FIELDS: &[(&str, &str)] = &[
 impl Fields {
     fn of(p: &Profile) -> Fields {
         let a = p.address.clone().unwrap_or_default();
+        let (ea, bank, contact) = (&p.electronic_address, &p.bank_account, &p.contact);
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
         let text = HashMap::from([
             ("name", p.name.clone()),
@@ -93,6 +108,43 @@ impl Fields {
             ("invoice_footer", opt(&p.invoice_footer)),
             ("locale", p.locale.code().to_string()),
             (
+                "vat_id",
+                p.vat_id
+                    .as_ref()
+                    .map(|v| v.as_str().to_string())
+                    .unwrap_or_default(),
+            ),
+            (
+                "eas_scheme",
+                ea.as_ref().map(|a| a.scheme.clone()).unwrap_or_default(),
+            ),
+            (
+                "eas_id",
+                ea.as_ref().map(|a| a.id.clone()).unwrap_or_default(),
+            ),
+            (
+                "iban",
+                bank.as_ref().map(|b| b.iban.clone()).unwrap_or_default(),
+            ),
+            ("bic", opt(&bank.as_ref().and_then(|b| b.bic.clone()))),
+            (
+                "account_holder",
+                opt(&bank.as_ref().and_then(|b| b.name.clone())),
+            ),
+            (
+                "contact_name",
+                opt(&contact.as_ref().and_then(|c| c.name.clone())),
+            ),
+            (
+                "contact_phone",
+                opt(&contact.as_ref().and_then(|c| c.phone.clone())),
+            ),
+            (
+                "contact_email",
+                opt(&contact.as_ref().and_then(|c| c.email.clone())),
+            ),
+            ("tax_rounding", p.tax_rounding.as_str().to_string()),
+            (
                 "reminders",
                 p.reminders
                     .days()
@@ -114,7 +166,9 @@ impl Fields {
             .iter()
             .map(|(n, _, _)| *n)
             .chain(ADDRESS_FIELDS.iter().map(|(n, _)| *n))
+            .chain(EINVOICE_FIELDS.iter().map(|(n, _, _)| *n))
             .chain([
+                "tax_rounding",
                 "payment_instructions",
                 "invoice_footer",
                 "locale",
@@ -136,6 +190,11 @@ impl Fields {
     /// A field as the API takes it: blank clears it.
     fn value(&self, name: &str) -> Option<String> {
         non_blank(self.get(name))
+    }
+
+    /// Whether any of `names` was filled in (a group left blank is cleared).
+    fn any(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.value(n).is_some())
     }
 
     /// The reminder days as typed ("-3, 0, 7"); a blank field is no reminder at all.
@@ -189,7 +248,29 @@ impl Fields {
             default_currency: self.value("default_currency").map(Some),
             reminders: Some(Some(self.reminders()?)),
             send_receipts: Some(Some(self.send_receipts)),
-            ..Default::default()
+            vat_id: Some(self.value("vat_id")),
+            electronic_address: Some(self.any(&["eas_scheme", "eas_id"]).then(|| {
+                ElectronicAddressInput {
+                    scheme: self.value("eas_scheme"),
+                    id: self.value("eas_id"),
+                }
+            })),
+            bank_account: Some(self.any(&["iban", "bic", "account_holder"]).then(|| {
+                BankAccountInput {
+                    iban: self.value("iban"),
+                    bic: self.value("bic"),
+                    name: self.value("account_holder"),
+                }
+            })),
+            contact: Some(
+                self.any(&["contact_name", "contact_phone", "contact_email"])
+                    .then(|| ContactInput {
+                        name: self.value("contact_name"),
+                        phone: self.value("contact_phone"),
+                        email: self.value("contact_email"),
+                    }),
+            ),
+            tax_rounding: self.value("tax_rounding").map(Some),
         })
     }
 }
@@ -230,6 +311,13 @@ impl SettingsPage {
             .collect()
     }
 
+    fn einvoice_fields(&self) -> Vec<(&'static str, &'static str, &str, &'static str)> {
+        EINVOICE_FIELDS
+            .iter()
+            .map(|(name, label, kind)| (*name, *label, self.f.get(name), *kind))
+            .collect()
+    }
+
     fn address_fields(&self) -> Vec<(&'static str, &'static str, &str)> {
         ADDRESS_FIELDS
             .iter()
@@ -239,7 +327,18 @@ impl SettingsPage {
 }
 
 fn field_of(param: &str) -> String {
-    param.strip_prefix("address.").unwrap_or(param).to_string()
+    let field = match param {
+        "electronic_address.scheme" => "eas_scheme",
+        "electronic_address.id" => "eas_id",
+        "bank_account.iban" => "iban",
+        "bank_account.bic" => "bic",
+        "bank_account.name" => "account_holder",
+        "contact.name" => "contact_name",
+        "contact.phone" => "contact_phone",
+        "contact.email" => "contact_email",
+        other => other.strip_prefix("address.").unwrap_or(other),
+    };
+    field.to_string()
 }
 
 /// What the page shows beside the form: the logo, and how the last test email went.
