@@ -162,13 +162,18 @@ fn main() {
             println!("{n:>4} lines, {name}: median {ms:8.3} ms over {runs} runs ({bytes} bytes)");
         }
         let factur_x = invoice_document(p.clone());
-        assert!(factur_x.factur_x.is_some(), "a complete invoice is Factur-X");
+        assert!(
+            factur_x.factur_x.is_some(),
+            "a complete invoice is Factur-X"
+        );
         let mut plain = invoice_document(p.clone());
         plain.factur_x = None;
         let (ms, bytes) = median_ms(runs, || render_pdf(&plain).expect("renders").len());
         println!("{n:>4} lines, PDF: median {ms:8.3} ms ({bytes} bytes)");
         let (ms, bytes) = median_ms(runs, || {
-            render_pdf(&invoice_document(p.clone())).expect("renders").len()
+            render_pdf(&invoice_document(p.clone()))
+                .expect("renders")
+                .len()
         });
         println!("{n:>4} lines, Factur-X PDF (CII written and embedded): median {ms:8.3} ms ({bytes} bytes)");
     }

@@ -8,9 +8,7 @@ use chrono::{NaiveDate, TimeZone, Utc};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::{Address, CustomerId};
 use invoicing_domain::document::{LineDrafts, LineItemInput, LineItemView};
-use invoicing_domain::einvoice::{
-    BankAccount, ElectronicAddress, TaxCategory, TaxRounding, VatId,
-};
+use invoicing_domain::einvoice::{BankAccount, ElectronicAddress, TaxCategory, TaxRounding, VatId};
 use invoicing_domain::invoice::{Invoice, InvoiceId, PublicInvoice};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
@@ -266,12 +264,19 @@ fn minor(text: &str, exponent: u32) -> i64 {
         None => (1, text),
     };
     let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    assert_eq!(fraction.len() as u32, exponent, "{text} has the currency's decimals");
+    assert_eq!(
+        fraction.len() as u32,
+        exponent,
+        "{text} has the currency's decimals"
+    );
     sign * format!("{whole}{fraction}").parse::<i64>().unwrap()
 }
 
 fn sum(t: &[(String, String)], path: &str, e: u32) -> i64 {
-    t.iter().filter(|(p, _)| p == path).map(|(_, v)| minor(v, e)).sum()
+    t.iter()
+        .filter(|(p, _)| p == path)
+        .map(|(_, v)| minor(v, e))
+        .sum()
 }
 
 fn one(t: &[(String, String)], path: &str, e: u32) -> i64 {
@@ -289,14 +294,30 @@ fn check_ubl(p: &PublicInvoice, xml: &[u8]) {
     let e = u32::from(i.currency.exponent());
     let t = texts(xml);
     let lines = sum(&t, "Invoice/cac:InvoiceLine/cbc:LineExtensionAmount", e);
-    let line_total = one(&t, "Invoice/cac:LegalMonetaryTotal/cbc:LineExtensionAmount", e);
-    let exclusive = one(&t, "Invoice/cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount", e);
-    let inclusive = one(&t, "Invoice/cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount", e);
+    let line_total = one(
+        &t,
+        "Invoice/cac:LegalMonetaryTotal/cbc:LineExtensionAmount",
+        e,
+    );
+    let exclusive = one(
+        &t,
+        "Invoice/cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount",
+        e,
+    );
+    let inclusive = one(
+        &t,
+        "Invoice/cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount",
+        e,
+    );
     let payable = one(&t, "Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount", e);
     let prepaid = sum(&t, "Invoice/cac:LegalMonetaryTotal/cbc:PrepaidAmount", e);
     let tax = one(&t, "Invoice/cac:TaxTotal/cbc:TaxAmount", e);
     let group_tax = sum(&t, "Invoice/cac:TaxTotal/cac:TaxSubtotal/cbc:TaxAmount", e);
-    let group_base = sum(&t, "Invoice/cac:TaxTotal/cac:TaxSubtotal/cbc:TaxableAmount", e);
+    let group_base = sum(
+        &t,
+        "Invoice/cac:TaxTotal/cac:TaxSubtotal/cbc:TaxableAmount",
+        e,
+    );
     assert_eq!(lines, line_total, "BR-CO-10");
     assert_eq!(exclusive, line_total, "BR-CO-13 (no allowances or charges)");
     assert_eq!(group_tax, tax, "BR-CO-14");
@@ -319,7 +340,11 @@ fn check_ubl(p: &PublicInvoice, xml: &[u8]) {
         .filter(|(p, _)| p == "Invoice/cac:InvoiceLine/cac:Item/cbc:Name")
         .map(|(_, v)| v.as_str())
         .collect();
-    let expected: Vec<&str> = i.line_items.iter().map(|l| l.description.as_str()).collect();
+    let expected: Vec<&str> = i
+        .line_items
+        .iter()
+        .map(|l| l.description.as_str())
+        .collect();
     assert_eq!(descriptions, expected, "texts read back as written");
 }
 
@@ -341,7 +366,11 @@ fn check_cii(p: &PublicInvoice, xml: &[u8]) {
     let grand = one(&t, &format!("{m}/ram:GrandTotalAmount"), e);
     let prepaid = sum(&t, &format!("{m}/ram:TotalPrepaidAmount"), e);
     let due = one(&t, &format!("{m}/ram:DuePayableAmount"), e);
-    let group_tax = sum(&t, &format!("{s}/ram:ApplicableTradeTax/ram:CalculatedAmount"), e);
+    let group_tax = sum(
+        &t,
+        &format!("{s}/ram:ApplicableTradeTax/ram:CalculatedAmount"),
+        e,
+    );
     assert_eq!(lines, line_total, "BR-CO-10");
     assert_eq!(basis, line_total, "BR-CO-13");
     assert_eq!(group_tax, tax, "BR-CO-14");
@@ -349,7 +378,12 @@ fn check_cii(p: &PublicInvoice, xml: &[u8]) {
     assert_eq!(due, grand - prepaid, "BR-CO-16");
     assert_eq!(
         (line_total, tax, grand, due),
-        (i.subtotal_cents, i.tax_cents, i.total_cents, i.amount_due_cents)
+        (
+            i.subtotal_cents,
+            i.tax_cents,
+            i.total_cents,
+            i.amount_due_cents
+        )
     );
     let seller = format!("{root}/ram:ApplicableHeaderTradeAgreement/ram:SellerTradeParty/ram:Name");
     assert!(t.iter().any(|(p, v)| *p == seller && v == HOSTILE[2]));
@@ -380,7 +414,11 @@ fn validate(syntax: &str, files: &[PathBuf]) {
         .output()
         .expect("the validator runs");
     let report = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{syntax}: {report}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{syntax}: {report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(report.matches("OK ").count(), files.len(), "{report}");
 }
 
@@ -416,7 +454,10 @@ fn random_ready_documents_add_up_and_pass_the_official_validation() {
             check_cii(&p, &cii);
             let mut w = written.borrow_mut();
             let n = w.0.len();
-            let (u, c) = (dir.join(format!("{n}.ubl.xml")), dir.join(format!("{n}.cii.xml")));
+            let (u, c) = (
+                dir.join(format!("{n}.ubl.xml")),
+                dir.join(format!("{n}.cii.xml")),
+            );
             std::fs::write(&u, &ubl).unwrap();
             std::fs::write(&c, &cii).unwrap();
             w.0.push(u);

@@ -105,6 +105,10 @@ pub(crate) struct LineField {
     pub quantity: String,
     pub unit_price: String,
     pub tax_rate: String,
+    /// What e-invoices need (SPEC §23), kept through an edit.
+    pub unit: String,
+    pub tax_category: String,
+    pub tax_exemption_reason: String,
 }
 
 #[derive(Template)]
@@ -121,6 +125,21 @@ struct FormPage {
     intervals: Vec<(&'static str, &'static str)>,
     errors: HashMap<String, String>,
     mail: bool,
+}
+
+impl FormPage {
+    /// The VAT categories a line may name (SPEC §23), with their labels' keys.
+    fn tax_categories(&self) -> [(&'static str, &'static str); 7] {
+        [
+            ("S", "dash.tax_category.S"),
+            ("Z", "dash.tax_category.Z"),
+            ("E", "dash.tax_category.E"),
+            ("AE", "dash.tax_category.AE"),
+            ("K", "dash.tax_category.K"),
+            ("G", "dash.tax_category.G"),
+            ("O", "dash.tax_category.O"),
+        ]
+    }
 }
 
 impl FormPage {
@@ -219,6 +238,12 @@ impl Typed {
                     .map(|m| MajorAmount::format(m, cur))
                     .unwrap_or_default(),
                 tax_rate: l.tax_rate.to_string(),
+                unit: l.unit.clone(),
+                tax_category: l
+                    .tax_category
+                    .map(|c| c.code().to_string())
+                    .unwrap_or_default(),
+                tax_exemption_reason: l.tax_exemption_reason.clone().unwrap_or_default(),
             })
             .collect()
     }
@@ -265,6 +290,9 @@ impl Typed {
                 quantity: form.raw(&format!("lines-{i}-quantity")),
                 unit_price: form.raw(&format!("lines-{i}-unit_price")),
                 tax_rate: form.raw(&format!("lines-{i}-tax_rate")),
+                unit: form.raw(&format!("lines-{i}-unit")),
+                tax_category: form.raw(&format!("lines-{i}-tax_category")),
+                tax_exemption_reason: form.raw(&format!("lines-{i}-tax_exemption_reason")),
             })
             .collect();
         Typed {
@@ -309,7 +337,9 @@ impl Typed {
                     unit_price_cents,
                     tax_rate: non_blank(&l.tax_rate).map(Value::String),
                     product_id: non_blank(&l.product).and_then(|p| p.parse().ok()),
-                    ..Default::default()
+                    unit: non_blank(&l.unit),
+                    tax_category: non_blank(&l.tax_category),
+                    tax_exemption_reason: non_blank(&l.tax_exemption_reason),
                 }
             })
             .collect()
@@ -349,6 +379,9 @@ fn blank_line(index: usize) -> LineField {
         quantity: "1".into(),
         unit_price: String::new(),
         tax_rate: String::new(),
+        unit: String::new(),
+        tax_category: String::new(),
+        tax_exemption_reason: String::new(),
     }
 }
 
