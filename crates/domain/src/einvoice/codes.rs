@@ -19,3 +19,8 @@ pub fn is_vatex_code(code: &str) -> bool {
 pub fn is_eas_scheme(code: &str) -> bool {
     listed(include_str!("codes/eas.txt"), code)
 }
+
+/// Every EAS scheme, for the API's schema.
+pub fn eas_schemes() -> impl Iterator<Item = &'static str> {
+    include_str!("codes/eas.txt").lines()
+}

@@ -9,7 +9,7 @@ mod rounding;
 #[cfg(test)]
 mod tests;
 
-pub use codes::{is_eas_scheme, is_unit_code, is_vatex_code};
+pub use codes::{eas_schemes, is_eas_scheme, is_unit_code, is_vatex_code};
 pub use readiness::{check, vat_breakdown, Missing, Readiness, Subject, VatGroup};
 pub use rounding::{allocate_document_tax, TaxRounding};
 
