@@ -174,6 +174,13 @@ pub trait InvoiceRepository {
     /// The public page's read: by number and capability token, never a draft. The first read
     /// of a sent invoice makes it viewed.
     fn view_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice>;
+    /// The invoice and the parties it names (its kept copy once sent), without the logo, the
+    /// payments or the credit notes: what its e-invoice check reads.
+    fn invoice_with_parties(
+        &self,
+        scope: Scope,
+        id: InvoiceId,
+    ) -> RepoResult<(Invoice, crate::parties::Parties)>;
     /// The invoice as its page and PDF show it (with its parties), for the API.
     fn invoice_as_shown(&self, scope: Scope, id: InvoiceId) -> RepoResult<PublicInvoice>;
     /// [`Self::view_public_invoice`] without marking it viewed: a PDF download is no view

@@ -12,7 +12,7 @@ use crate::events::record;
 use crate::invoice_list::{filtered, page_of, SummaryRow};
 use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, InvoiceRow};
 use crate::outbox::{queue, queue_receipt};
-use crate::parties::document_parties;
+use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, returning, scoped};
 use crate::schema::invoices;
@@ -30,6 +30,7 @@ use invoicing_domain::invoice::{
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
+use invoicing_domain::parties::Parties;
 use invoicing_domain::ports::{InvoiceRepository, RepoError, RepoResult};
 use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::Scope;
@@ -388,6 +389,15 @@ impl InvoiceRepository for Store {
                 load_invoice(c, row.scope(), InvoiceId(row.id), &url)
             })?;
             as_shown(conn, row.scope(), InvoiceId(row.id), &url)
+        })
+    }
+
+    fn invoice_with_parties(&self, scope: Scope, id: InvoiceId) -> RepoResult<(Invoice, Parties)> {
+        let url = self.public_url();
+        self.read(|conn| {
+            let invoice = load_invoice(conn, scope, id, &url)?;
+            let parties = invoice_parties(conn, scope, &invoice)?;
+            Ok((invoice, parties))
         })
     }
 

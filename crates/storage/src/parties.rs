@@ -4,7 +4,7 @@
 
 use crate::connection::AnyConnection;
 use crate::customers::load_scoped;
-use crate::profiles::{load_logo, load_profile};
+use crate::profiles::{load_logo, load_profile, load_profile_fields};
 use crate::rows::scoped;
 use crate::schema::{document_logos, invoices, quotations};
 use crate::store::TxError;
@@ -124,6 +124,26 @@ pub(crate) fn document_parties(
             }),
     };
     Ok((parties, logo))
+}
+
+/// An invoice's parties for its e-invoice check (the dashboard's invoice screen): the kept copy
+/// once sent (one statement), else the live profile and customer; no logo.
+pub(crate) fn invoice_parties(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    invoice: &invoicing_domain::invoice::Invoice,
+) -> Result<Parties, TxError> {
+    if invoice.status != invoicing_domain::invoice_status::InvoiceStatus::Draft {
+        if let Some(parties) = kept(conn, scope, DocumentKind::Invoice, invoice.id.0)? {
+            return Ok(parties);
+        }
+    }
+    let profile = load_profile_fields(conn, scope)?;
+    let customer = load_scoped(conn, scope, invoice.customer_id)?;
+    Ok(Parties {
+        issuer: Issuer::from_profile(&profile, None),
+        recipient: Recipient::from_customer(&customer),
+    })
 }
 
 /// The parties a document shows, without the logo's bytes (an email's recipient and subject).

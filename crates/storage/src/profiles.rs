@@ -118,11 +118,24 @@ fn has_logo(conn: &mut AnyConnection, scope: Scope) -> Result<bool, TxError> {
 
 /// The profile as stored, or the defaults an account starts with.
 pub(crate) fn load_profile(conn: &mut AnyConnection, scope: Scope) -> Result<Profile, TxError> {
+    let logo = has_logo(conn, scope)?;
+    profile_with(conn, scope, logo)
+}
+
+/// The profile without asking whether there is a logo (`has_logo` reads false): for what only
+/// reads its fields, such as an e-invoice check.
+pub(crate) fn load_profile_fields(
+    conn: &mut AnyConnection,
+    scope: Scope,
+) -> Result<Profile, TxError> {
+    profile_with(conn, scope, false)
+}
+
+fn profile_with(conn: &mut AnyConnection, scope: Scope, logo: bool) -> Result<Profile, TxError> {
     let row = scoped!(account_profiles, scope)
         .select(ProfileRow::as_select())
         .first::<ProfileRow>(conn)
         .optional()?;
-    let logo = has_logo(conn, scope)?;
     match row {
         Some(row) => row.into_domain(logo),
         None => {

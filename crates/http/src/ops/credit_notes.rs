@@ -5,7 +5,9 @@ use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::query::ListQuery;
 use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::credit_note::{CreditNote, CreditNoteFilter, CreditNoteId, CreditNoteInput};
+use invoicing_domain::credit_note::{
+    CreditNote, CreditNoteFilter, CreditNoteId, CreditNoteInput, PublicCreditNote,
+};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::paging::Page;
@@ -58,20 +60,28 @@ impl Ops {
             .await
     }
 
+    /// The credit note as printed: with its invoice's number and parties.
+    pub async fn credit_note_shown(
+        &self,
+        id: Id<CreditNoteId>,
+    ) -> Result<PublicCreditNote, ApiError> {
+        let scope = self
+            .caller
+            .require(ApiResource::CreditNotes, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "credit note", move |r, s| {
+            r.credit_note_as_shown(s, id)
+        })
+        .await
+    }
+
     /// The credit note as printed, ready to render.
     pub async fn credit_note_pdf(
         &self,
         id: Id<CreditNoteId>,
     ) -> Result<invoicing_render::Document, ApiError> {
-        let scope = self
-            .caller
-            .require(ApiResource::CreditNotes, Access::Read)?;
-        let id = id.get()?;
-        let shown = self
-            .run(scope, "credit note", move |r, s| {
-                r.credit_note_as_shown(s, id)
-            })
-            .await?;
-        Ok(invoicing_render::credit_note_document(shown))
+        Ok(invoicing_render::credit_note_document(
+            self.credit_note_shown(id).await?,
+        ))
     }
 }

@@ -7,8 +7,9 @@ use crate::path_id::Id;
 use crate::query::ListQuery;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::credit_note::CreditNoteId;
-use invoicing_domain::einvoice::Readiness;
-use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::einvoice::{check, Readiness, Subject};
+use invoicing_domain::invoice::{Invoice, InvoiceId};
+use invoicing_domain::parties::Parties;
 use invoicing_einvoice::{self as einvoice, ModelError, Syntax};
 
 /// An e-invoice file: its name and bytes.
@@ -39,11 +40,7 @@ impl Ops {
         id: Id<InvoiceId>,
         syntax: Syntax,
     ) -> Result<EInvoiceFile, ApiError> {
-        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
-        let id = id.get()?;
-        let shown = self
-            .run(scope, "invoice", move |r, s| r.invoice_as_shown(s, id))
-            .await?;
+        let shown = self.invoice_shown(id).await?;
         let model = einvoice::invoice_model(&shown).map_err(refused)?;
         Ok(EInvoiceFile {
             filename: format!("{}.xml", shown.invoice.invoice_number),
@@ -51,13 +48,28 @@ impl Ops {
         })
     }
 
-    pub async fn invoice_einvoice_check(&self, id: Id<InvoiceId>) -> Result<Readiness, ApiError> {
+    /// The invoice, its parties and what its e-invoice still lacks (the dashboard's screen):
+    /// one read, without the logo, payments and credit notes the check does not need.
+    pub async fn invoice_readiness(
+        &self,
+        id: Id<InvoiceId>,
+    ) -> Result<(Invoice, Parties, Readiness), ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
         let id = id.get()?;
-        let shown = self
-            .run(scope, "invoice", move |r, s| r.invoice_as_shown(s, id))
+        let (invoice, parties) = self
+            .run(scope, "invoice", move |r, s| r.invoice_with_parties(s, id))
             .await?;
-        Ok(einvoice::check_invoice(&shown))
+        let readiness = check(Subject {
+            currency: invoice.currency,
+            issuer: &parties.issuer,
+            recipient: &parties.recipient,
+            lines: &invoice.line_items,
+        });
+        Ok((invoice, parties, readiness))
+    }
+
+    pub async fn invoice_einvoice_check(&self, id: Id<InvoiceId>) -> Result<Readiness, ApiError> {
+        Ok(self.invoice_readiness(id).await?.2)
     }
 
     pub async fn credit_note_einvoice(
@@ -65,15 +77,7 @@ impl Ops {
         id: Id<CreditNoteId>,
         syntax: Syntax,
     ) -> Result<EInvoiceFile, ApiError> {
-        let scope = self
-            .caller
-            .require(ApiResource::CreditNotes, Access::Read)?;
-        let id = id.get()?;
-        let shown = self
-            .run(scope, "credit note", move |r, s| {
-                r.credit_note_as_shown(s, id)
-            })
-            .await?;
+        let shown = self.credit_note_shown(id).await?;
         let model = einvoice::credit_note_model(&shown).map_err(refused)?;
         Ok(EInvoiceFile {
             filename: format!("{}.xml", shown.credit_note.credit_note_number),
@@ -85,15 +89,8 @@ impl Ops {
         &self,
         id: Id<CreditNoteId>,
     ) -> Result<Readiness, ApiError> {
-        let scope = self
-            .caller
-            .require(ApiResource::CreditNotes, Access::Read)?;
-        let id = id.get()?;
-        let shown = self
-            .run(scope, "credit note", move |r, s| {
-                r.credit_note_as_shown(s, id)
-            })
-            .await?;
-        Ok(einvoice::check_credit_note(&shown))
+        Ok(einvoice::check_credit_note(
+            &self.credit_note_shown(id).await?,
+        ))
     }
 }

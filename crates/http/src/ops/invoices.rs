@@ -11,7 +11,7 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoiceOrder, InvoicePatch, InvoiceSummary,
-    Outstanding,
+    Outstanding, PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -111,17 +111,20 @@ impl Ops {
             .await
     }
 
+    /// The invoice as its page shows it: kept parties, payments and credit notes.
+    pub async fn invoice_shown(&self, id: Id<InvoiceId>) -> Result<PublicInvoice, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "invoice", move |r, s| r.invoice_as_shown(s, id))
+            .await
+    }
+
     /// The invoice as its page shows it, ready to render.
     pub async fn invoice_pdf(
         &self,
         id: Id<InvoiceId>,
     ) -> Result<invoicing_render::Document, ApiError> {
-        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
-        let id = id.get()?;
-        let shown = self
-            .run(scope, "invoice", move |r, s| r.invoice_as_shown(s, id))
-            .await?;
-        Ok(crate::pdf::invoice_document(shown))
+        Ok(crate::pdf::invoice_document(self.invoice_shown(id).await?))
     }
 
     /// Changes an invoice as the transition table and the draft-only rules allow.

@@ -596,6 +596,15 @@ where
         .status,
         200
     );
+    // A draft's screen reads the live profile and customer for its e-invoice check.
+    let draft = call!(
+        app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({"customer_id": customer.body["id"],
+        "line_items": [{"description": "Setup", "quantity": 1, "unit_price_cents": 10000}]})
+    );
+    assert_eq!(draft.status, 201, "{}", draft.body);
+    let draft_id = draft.body["id"].as_i64().unwrap();
     let pay = call!(
         app,
         h.req(Method::POST, "/api/v1/payments"),
@@ -644,6 +653,7 @@ where
         "/dashboard/invoices".into(),
         "/dashboard/invoices?status=sent&q=wang&created_after=2020-01-01".into(),
         format!("/dashboard/invoices/{id}"),
+        format!("/dashboard/invoices/{draft_id}"),
         "/dashboard/invoices/new".into(),
         "/dashboard/quotations".into(),
         format!("/dashboard/quotations/{qid}"),

@@ -331,19 +331,24 @@ pub async fn detail(
     let answer = async {
         let me = visitor(&state, &req).await?;
         let ops = me.ops(&state);
-        let inv = ops.invoice(id).await?;
-        let readiness = ops.invoice_einvoice_check(id).await?;
+        // The invoice with the parties it names: the customer as the document shows them, and
+        // what its e-invoice still lacks, in one read.
+        let (inv, parties, readiness) = ops.invoice_readiness(id).await?;
         let about = format!("invoice_id={}&per_page=100", inv.id.0);
         let few = ops.without_totals();
         let payments = few.list_payments(&about).await?;
-        let credits = few.list_credit_notes(&about).await?;
+        // Only a sent invoice can be credited: a draft has no credit notes to read.
+        let credits = if inv.status == InvoiceStatus::Draft {
+            Vec::new()
+        } else {
+            few.list_credit_notes(&about).await?.data
+        };
         let emails = few.list_emails(&about).await?;
         let timeline = ops.timeline("invoice", inv.id.0).await?;
-        let names = ops.customer_names(vec![inv.customer_id]).await?;
         let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
         let t = c.t;
         let cur = inv.currency;
-        let (customer, customer_email) = names.get(&inv.customer_id).cloned().unwrap_or_default();
+        let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
         let credit_left = inv.total_cents - inv.amount_credited_cents;
         let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
         page(
@@ -382,7 +387,6 @@ pub async fn detail(
                     })
                     .collect(),
                 credit_notes: credits
-                    .data
                     .into_iter()
                     .map(|n| CreditRow {
                         id: n.id.0,
