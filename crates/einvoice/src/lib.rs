@@ -9,8 +9,8 @@ mod ubl;
 mod xml;
 
 pub use model::{
-    amount, check_credit_note, check_invoice, credit_note_model, invoice_model, Kind, Model,
-    ModelError,
+    amount, check_credit_note, check_invoice, check_invoice_with, credit_note_model, invoice_model,
+    Kind, Model, ModelError,
 };
 
 /// The two syntaxes of EN 16931.

@@ -7,9 +7,9 @@ use invoicing_domain::credit_note::PublicCreditNote;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::document::LineItemView;
 use invoicing_domain::einvoice::{self, vat_breakdown, Readiness, Subject, TaxCategory, VatGroup};
-use invoicing_domain::invoice::PublicInvoice;
+use invoicing_domain::invoice::{Invoice, PublicInvoice};
 use invoicing_domain::invoice_status::InvoiceStatus;
-use invoicing_domain::parties::{Issuer, Recipient};
+use invoicing_domain::parties::{Issuer, Parties, Recipient};
 
 /// Invoice (380) or credit note (381, referring to its invoice: BG-3).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,23 +89,43 @@ fn subject<'a>(
 
 /// What the check says of an invoice (drafts included, so they can be fixed before sending).
 pub fn check_invoice(p: &PublicInvoice) -> Readiness {
-    let i = &p.invoice;
-    einvoice::check(subject(
+    check_invoice_with(&p.invoice, &p.parties)
+}
+
+/// The check of an invoice with the parties it names (its kept copy once sent).
+pub fn check_invoice_with(i: &Invoice, parties: &Parties) -> Readiness {
+    let r = einvoice::check(subject(
         i.currency,
-        &p.parties.issuer,
-        &p.parties.recipient,
+        &parties.issuer,
+        &parties.recipient,
         &i.line_items,
-    ))
+    ));
+    if i.status == InvoiceStatus::Draft {
+        r
+    } else {
+        kept(r)
+    }
 }
 
 pub fn check_credit_note(p: &PublicCreditNote) -> Readiness {
     let c = &p.credit_note;
-    einvoice::check(subject(
+    kept(einvoice::check(subject(
         c.currency,
         &p.parties.issuer,
         &p.parties.recipient,
         &c.line_items,
-    ))
+    )))
+}
+
+/// A document that left draft keeps the parties and lines it was issued with (SPEC §9): what is
+/// filled in now helps the next documents, not this one, and each message says so.
+fn kept(mut r: Readiness) -> Readiness {
+    for m in &mut r.missing {
+        m.message.push_str(
+            " (this document keeps the details it was issued with: fill it in for new documents, and correct this one with a credit note and a new invoice)",
+        );
+    }
+    r
 }
 
 fn ready(r: Readiness) -> Result<(), ModelError> {

@@ -7,7 +7,7 @@ use crate::path_id::Id;
 use crate::query::ListQuery;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::credit_note::CreditNoteId;
-use invoicing_domain::einvoice::{check, Readiness, Subject};
+use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::{Invoice, InvoiceId};
 use invoicing_domain::parties::Parties;
 use invoicing_einvoice::{self as einvoice, ModelError, Syntax};
@@ -59,12 +59,7 @@ impl Ops {
         let (invoice, parties) = self
             .run(scope, "invoice", move |r, s| r.invoice_with_parties(s, id))
             .await?;
-        let readiness = check(Subject {
-            currency: invoice.currency,
-            issuer: &parties.issuer,
-            recipient: &parties.recipient,
-            lines: &invoice.line_items,
-        });
+        let readiness = einvoice::check_invoice_with(&invoice, &parties);
         Ok((invoice, parties, readiness))
     }
 

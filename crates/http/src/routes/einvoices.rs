@@ -13,6 +13,19 @@ use invoicing_domain::credit_note::CreditNoteId;
 use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::InvoiceId;
 
+// The `syntax` query parameter as the OpenAPI document describes it; `ops::einvoices::syntax`
+// reads it.
+/// The e-invoice syntax.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub(crate) enum EInvoiceSyntax {
+    /// UBL 2.1, Peppol BIS Billing 3.0 (the default).
+    Ubl,
+    /// UN/CEFACT CII D16B, the EN 16931 profile of Factur-X.
+    Cii,
+}
+
 /// Answered as a download: `Content-Disposition: attachment`.
 pub(crate) fn download(file: EInvoiceFile) -> HttpResponse {
     binary::respond_attachment(Binary {
@@ -28,7 +41,7 @@ pub(crate) fn download(file: EInvoiceFile) -> HttpResponse {
 #[utoipa::path(get, path = "/api/v1/invoices/{id}/einvoice", tag = "invoices",
     params(
         ("id" = i64, Path, description = "Invoice id"),
-        ("syntax" = Option<String>, Query, description = "`ubl` (default) or `cii`"),
+        ("syntax" = inline(Option<EInvoiceSyntax>), Query, description = "`ubl` (default) or `cii`"),
     ),
     responses(
         (status = 200, description = "The XML, `Content-Disposition: attachment; filename=\"INV-….xml\"`",
@@ -76,7 +89,7 @@ pub async fn invoice_check(
 #[utoipa::path(get, path = "/api/v1/credit_notes/{id}/einvoice", tag = "credit_notes",
     params(
         ("id" = i64, Path, description = "Credit note id"),
-        ("syntax" = Option<String>, Query, description = "`ubl` (default) or `cii`"),
+        ("syntax" = inline(Option<EInvoiceSyntax>), Query, description = "`ubl` (default) or `cii`"),
     ),
     responses(
         (status = 200, description = "The XML, `Content-Disposition: attachment; filename=\"CN-….xml\"`",

@@ -129,7 +129,7 @@ pub async fn action(
 #[utoipa::path(get, path = "/dashboard/invoices/{id}/einvoice", tag = "dashboard", operation_id = "dashboard_invoice_einvoice",
     params(
         ("id" = String, Path, description = "The invoice's id"),
-        ("syntax" = Option<String>, Query, description = "`ubl` (default) or `cii`"),
+        ("syntax" = inline(Option<crate::routes::einvoices::EInvoiceSyntax>), Query, description = "`ubl` (default) or `cii`"),
     ),
     responses(
         (status = 200, description = "The XML", content_type = "application/xml", body = Vec<u8>),

@@ -277,8 +277,6 @@ pub(crate) fn method_label(t: Locale, m: PaymentMethod) -> &'static str {
 /// Whether the invoice is an e-invoice yet, and what to fill in where.
 pub(crate) struct EInvoiceView {
     pub ready: bool,
-    /// Sent documents keep their parties: a fix applies to the next ones.
-    pub kept: bool,
     /// Term, message, and the screen where it is filled in.
     pub missing: Vec<(&'static str, String, Option<String>)>,
 }
@@ -303,7 +301,6 @@ impl EInvoiceView {
         };
         EInvoiceView {
             ready: r.ready,
-            kept: !draft,
             missing: r
                 .missing
                 .into_iter()
