@@ -1,13 +1,15 @@
 //! Reading invoices: rows, their lines, and the payment link built from the public URL.
 
 use crate::connection::AnyConnection;
-use crate::documents::read_lines;
+use crate::connection::MultiBackend;
 use crate::documents::DocumentRow;
+use crate::documents::{read_lines, JoinedLine, JOINED_LINE_COLUMNS};
 use crate::rows::from_db;
 use crate::schema::invoices;
 use crate::store::TxError;
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{DocumentKind, LineItemView};
@@ -20,7 +22,7 @@ use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
 
-#[derive(Queryable, Selectable, Clone)]
+#[derive(Queryable, Selectable, QueryableByName, Clone)]
 #[diesel(table_name = invoices)]
 pub(crate) struct InvoiceRow {
     pub id: i64,
@@ -170,14 +172,51 @@ pub(crate) fn load_row(
     <InvoiceRow as DocumentRow>::reload(conn, scope, id.0)
 }
 
+/// An invoice row with one of its lines, as the one-statement read answers it.
+#[derive(QueryableByName)]
+struct InvoiceAndLine {
+    #[diesel(embed)]
+    invoice: InvoiceRow,
+    #[diesel(embed)]
+    line: JoinedLine,
+}
+
+/// The invoice and its lines in one statement (one round trip, one snapshot): the row beside
+/// each line, in the lines' order. The columns are [`InvoiceRow`]'s.
+const INVOICE_WITH_LINES: &str = "SELECT i.id, i.account_id, i.livemode, i.number, i.status, \
+     i.customer_id, i.currency, i.issue_date, i.due_date, i.payment_terms, i.subtotal_cents, \
+     i.tax_cents, i.total_cents, i.amount_paid_cents, i.notes, i.metadata, i.token, \
+     i.quotation_id, i.sent_at, i.viewed_at, i.paid_at, i.cancelled_at, i.created_at, \
+     i.updated_at, i.reminders, i.amount_credited_cents, i.recurring_invoice_id, i.buyer_refs, \
+     i.tax_rounding, ";
+
 pub(crate) fn load_invoice(
     conn: &mut AnyConnection,
     scope: Scope,
     id: InvoiceId,
     public_url: &str,
 ) -> Result<Invoice, TxError> {
-    let row = load_row(conn, scope, id)?;
-    let mut all = to_invoices(conn, scope, vec![row], public_url)?;
-    all.pop()
-        .ok_or_else(|| RepoError::Internal("invoice vanished".into()).into())
+    let sql = format!(
+        "{INVOICE_WITH_LINES}{JOINED_LINE_COLUMNS} FROM invoices i LEFT JOIN line_items l \
+         ON l.account_id = i.account_id AND l.livemode = i.livemode \
+         AND l.document_kind = 'invoice' AND l.document_id = i.id \
+         WHERE i.account_id = $1 AND i.livemode = $2 AND i.id = $3 ORDER BY l.position"
+    );
+    let rows = diesel::sql_query(sql)
+        .into_boxed::<MultiBackend>()
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<BigInt, _>(id.0)
+        .load::<InvoiceAndLine>(conn)?;
+    let Some(first) = rows.first() else {
+        // Not this scope's: the scoped read says whether it is missing or another's.
+        load_row(conn, scope, id)?;
+        return Err(RepoError::NotFound.into());
+    };
+    let row = first.invoice.clone();
+    let mut lines = Vec::with_capacity(rows.len());
+    for r in rows {
+        lines.extend(r.line.into_view(row.id)?);
+    }
+    to_invoice(row, lines, public_url)
 }

@@ -64,6 +64,69 @@ impl LineRow {
     }
 }
 
+/// A line as a `LEFT JOIN` answers it beside its document ([`JOINED_LINE_COLUMNS`]): every
+/// column null when the document has no line (never, once made: a document has 1 to 500).
+#[derive(QueryableByName)]
+pub(crate) struct JoinedLine {
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Text>)]
+    line_description: Option<String>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_quantity_milli: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_unit_price_cents: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_tax_rate_milli: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_subtotal_cents: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_tax_cents: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_total_cents: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    line_product_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Text>)]
+    line_unit: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    line_tax_category: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    line_tax_exemption_reason: Option<String>,
+}
+
+/// The select list of a [`JoinedLine`] from `line_items l`.
+pub(crate) const JOINED_LINE_COLUMNS: &str = "l.id AS line_id, l.description AS line_description, \
+     l.quantity_milli AS line_quantity_milli, l.unit_price_cents AS line_unit_price_cents, \
+     l.tax_rate_milli AS line_tax_rate_milli, l.subtotal_cents AS line_subtotal_cents, \
+     l.tax_cents AS line_tax_cents, l.total_cents AS line_total_cents, \
+     l.product_id AS line_product_id, l.unit AS line_unit, l.tax_category AS line_tax_category, \
+     l.tax_exemption_reason AS line_tax_exemption_reason";
+
+impl JoinedLine {
+    /// The line as the API returns it; `None` where the join found none.
+    pub(crate) fn into_view(self, document_id: i64) -> Result<Option<LineItemView>, TxError> {
+        let Some(id) = self.line_id else {
+            return Ok(None);
+        };
+        let row = LineRow {
+            id,
+            document_id,
+            description: self.line_description.unwrap_or_default(),
+            quantity_milli: self.line_quantity_milli.unwrap_or_default(),
+            unit_price_cents: self.line_unit_price_cents.unwrap_or_default(),
+            tax_rate_milli: self.line_tax_rate_milli.unwrap_or_default(),
+            subtotal_cents: self.line_subtotal_cents.unwrap_or_default(),
+            tax_cents: self.line_tax_cents.unwrap_or_default(),
+            total_cents: self.line_total_cents.unwrap_or_default(),
+            product_id: self.line_product_id,
+            unit: self.line_unit.unwrap_or_default(),
+            tax_category: self.line_tax_category,
+            tax_exemption_reason: self.line_tax_exemption_reason,
+        };
+        row.into_view().map(Some)
+    }
+}
+
 /// Writes a new document's lines in one statement (one multi-row `INSERT … RETURNING`, the same
 /// SQL on both backends: diesel's batch insert does not go through the shared connection) and
 /// returns them as the API shows them, so the caller need not read them back.
