@@ -1,15 +1,13 @@
 //! Reading invoices: rows, their lines, and the payment link built from the public URL.
 
 use crate::connection::AnyConnection;
-use crate::connection::MultiBackend;
 use crate::documents::DocumentRow;
-use crate::documents::{read_lines, JoinedLine, JOINED_LINE_COLUMNS};
+use crate::documents::{read_lines, LineRow};
 use crate::rows::from_db;
-use crate::schema::invoices;
+use crate::schema::{invoices, line_items};
 use crate::store::TxError;
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{DocumentKind, LineItemView};
@@ -22,7 +20,7 @@ use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
 
-#[derive(Queryable, Selectable, QueryableByName, Clone)]
+#[derive(Queryable, Selectable, Clone)]
 #[diesel(table_name = invoices)]
 pub(crate) struct InvoiceRow {
     pub id: i64,
@@ -172,51 +170,88 @@ pub(crate) fn load_row(
     <InvoiceRow as DocumentRow>::reload(conn, scope, id.0)
 }
 
-/// An invoice row with one of its lines, as the one-statement read answers it.
-#[derive(QueryableByName)]
-struct InvoiceAndLine {
-    #[diesel(embed)]
-    invoice: InvoiceRow,
-    #[diesel(embed)]
-    line: JoinedLine,
-}
+/// A line's columns as the left join answers them.
+type JoinedLine = (
+    Option<i64>,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
 
 /// The invoice and its lines in one statement (one round trip, one snapshot): the row beside
-/// each line, in the lines' order. The columns are [`InvoiceRow`]'s.
-const INVOICE_WITH_LINES: &str = "SELECT i.id, i.account_id, i.livemode, i.number, i.status, \
-     i.customer_id, i.currency, i.issue_date, i.due_date, i.payment_terms, i.subtotal_cents, \
-     i.tax_cents, i.total_cents, i.amount_paid_cents, i.notes, i.metadata, i.token, \
-     i.quotation_id, i.sent_at, i.viewed_at, i.paid_at, i.cancelled_at, i.created_at, \
-     i.updated_at, i.reminders, i.amount_credited_cents, i.recurring_invoice_id, i.buyer_refs, \
-     i.tax_rounding, ";
-
+/// each line, in the lines' order. Written with diesel's query builder so that, like every
+/// other hot read, it is prepared once per connection (`sql_query` is planned on every call).
 pub(crate) fn load_invoice(
     conn: &mut AnyConnection,
     scope: Scope,
     id: InvoiceId,
     public_url: &str,
 ) -> Result<Invoice, TxError> {
-    let sql = format!(
-        "{INVOICE_WITH_LINES}{JOINED_LINE_COLUMNS} FROM invoices i LEFT JOIN line_items l \
-         ON l.account_id = i.account_id AND l.livemode = i.livemode \
-         AND l.document_kind = 'invoice' AND l.document_id = i.id \
-         WHERE i.account_id = $1 AND i.livemode = $2 AND i.id = $3 ORDER BY l.position"
+    let lines_of_invoice = line_items::table.on(line_items::account_id
+        .eq(invoices::account_id)
+        .and(line_items::livemode.eq(invoices::livemode))
+        .and(line_items::document_kind.eq(DocumentKind::Invoice.as_str()))
+        .and(line_items::document_id.eq(invoices::id)));
+    // Each line's columns, null where the join found no line.
+    let line = (
+        line_items::id.nullable(),
+        line_items::description.nullable(),
+        line_items::quantity_milli.nullable(),
+        line_items::unit_price_cents.nullable(),
+        line_items::tax_rate_milli.nullable(),
+        line_items::subtotal_cents.nullable(),
+        line_items::tax_cents.nullable(),
+        line_items::total_cents.nullable(),
+        line_items::product_id.nullable(),
+        line_items::unit.nullable(),
+        line_items::tax_category.nullable(),
+        line_items::tax_exemption_reason.nullable(),
     );
-    let rows = diesel::sql_query(sql)
-        .into_boxed::<MultiBackend>()
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<BigInt, _>(id.0)
-        .load::<InvoiceAndLine>(conn)?;
-    let Some(first) = rows.first() else {
+    let rows: Vec<(InvoiceRow, JoinedLine)> = invoices::table
+        .left_join(lines_of_invoice)
+        .filter(invoices::account_id.eq(scope.account_id.0))
+        .filter(invoices::livemode.eq(scope.livemode()))
+        .filter(invoices::id.eq(id.0))
+        .order(line_items::position)
+        .select((InvoiceRow::as_select(), line))
+        .load(conn)?;
+    let Some((first, _)) = rows.first() else {
         // Not this scope's: the scoped read says whether it is missing or another's.
         load_row(conn, scope, id)?;
         return Err(RepoError::NotFound.into());
     };
-    let row = first.invoice.clone();
+    let row = first.clone();
     let mut lines = Vec::with_capacity(rows.len());
-    for r in rows {
-        lines.extend(r.line.into_view(row.id)?);
+    for (_, l) in rows {
+        let (Some(line_id), Some(description), Some(quantity_milli), Some(unit_price_cents)) =
+            (l.0, l.1, l.2, l.3)
+        else {
+            continue;
+        };
+        let line = LineRow {
+            id: line_id,
+            document_id: row.id,
+            description,
+            quantity_milli,
+            unit_price_cents,
+            tax_rate_milli: l.4.unwrap_or_default(),
+            subtotal_cents: l.5.unwrap_or_default(),
+            tax_cents: l.6.unwrap_or_default(),
+            total_cents: l.7.unwrap_or_default(),
+            product_id: l.8,
+            unit: l.9.unwrap_or_default(),
+            tax_category: l.10,
+            tax_exemption_reason: l.11,
+        };
+        lines.push(line.into_view()?);
     }
     to_invoice(row, lines, public_url)
 }

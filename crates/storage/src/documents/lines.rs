@@ -23,24 +23,24 @@ use std::collections::HashMap;
 
 #[derive(Queryable, Selectable, QueryableByName)]
 #[diesel(table_name = line_items)]
-struct LineRow {
-    id: i64,
-    document_id: i64,
-    description: String,
-    quantity_milli: i64,
-    unit_price_cents: i64,
-    tax_rate_milli: i64,
-    subtotal_cents: i64,
-    tax_cents: i64,
-    total_cents: i64,
-    product_id: Option<i64>,
-    unit: String,
-    tax_category: Option<String>,
-    tax_exemption_reason: Option<String>,
+pub(crate) struct LineRow {
+    pub id: i64,
+    pub document_id: i64,
+    pub description: String,
+    pub quantity_milli: i64,
+    pub unit_price_cents: i64,
+    pub tax_rate_milli: i64,
+    pub subtotal_cents: i64,
+    pub tax_cents: i64,
+    pub total_cents: i64,
+    pub product_id: Option<i64>,
+    pub unit: String,
+    pub tax_category: Option<String>,
+    pub tax_exemption_reason: Option<String>,
 }
 
 impl LineRow {
-    fn into_view(self) -> Result<LineItemView, TxError> {
+    pub(crate) fn into_view(self) -> Result<LineItemView, TxError> {
         let bad = |what: &str| RepoError::Internal(format!("line {}: bad {what}", self.id));
         Ok(LineItemView {
             id: self.id,
@@ -61,69 +61,6 @@ impl LineRow {
             unit: self.unit,
             tax_exemption_reason: self.tax_exemption_reason,
         })
-    }
-}
-
-/// A line as a `LEFT JOIN` answers it beside its document ([`JOINED_LINE_COLUMNS`]): every
-/// column null when the document has no line (never, once made: a document has 1 to 500).
-#[derive(QueryableByName)]
-pub(crate) struct JoinedLine {
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_id: Option<i64>,
-    #[diesel(sql_type = Nullable<Text>)]
-    line_description: Option<String>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_quantity_milli: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_unit_price_cents: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_tax_rate_milli: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_subtotal_cents: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_tax_cents: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_total_cents: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    line_product_id: Option<i64>,
-    #[diesel(sql_type = Nullable<Text>)]
-    line_unit: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    line_tax_category: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    line_tax_exemption_reason: Option<String>,
-}
-
-/// The select list of a [`JoinedLine`] from `line_items l`.
-pub(crate) const JOINED_LINE_COLUMNS: &str = "l.id AS line_id, l.description AS line_description, \
-     l.quantity_milli AS line_quantity_milli, l.unit_price_cents AS line_unit_price_cents, \
-     l.tax_rate_milli AS line_tax_rate_milli, l.subtotal_cents AS line_subtotal_cents, \
-     l.tax_cents AS line_tax_cents, l.total_cents AS line_total_cents, \
-     l.product_id AS line_product_id, l.unit AS line_unit, l.tax_category AS line_tax_category, \
-     l.tax_exemption_reason AS line_tax_exemption_reason";
-
-impl JoinedLine {
-    /// The line as the API returns it; `None` where the join found none.
-    pub(crate) fn into_view(self, document_id: i64) -> Result<Option<LineItemView>, TxError> {
-        let Some(id) = self.line_id else {
-            return Ok(None);
-        };
-        let row = LineRow {
-            id,
-            document_id,
-            description: self.line_description.unwrap_or_default(),
-            quantity_milli: self.line_quantity_milli.unwrap_or_default(),
-            unit_price_cents: self.line_unit_price_cents.unwrap_or_default(),
-            tax_rate_milli: self.line_tax_rate_milli.unwrap_or_default(),
-            subtotal_cents: self.line_subtotal_cents.unwrap_or_default(),
-            tax_cents: self.line_tax_cents.unwrap_or_default(),
-            total_cents: self.line_total_cents.unwrap_or_default(),
-            product_id: self.line_product_id,
-            unit: self.line_unit.unwrap_or_default(),
-            tax_category: self.line_tax_category,
-            tax_exemption_reason: self.line_tax_exemption_reason,
-        };
-        row.into_view().map(Some)
     }
 }
 

@@ -23,6 +23,6 @@ pub(crate) use lifecycle::{
 };
 pub(crate) use lines::{
     check_lines_currency, document_customer, insert_lines, read_lines, read_lines_for_copy,
-    replace_lines, resolve_lines, JoinedLine, JOINED_LINE_COLUMNS,
+    replace_lines, resolve_lines, LineRow,
 };
 pub(crate) use numbering::{kept_count, take_number};
