@@ -158,12 +158,6 @@ pub struct NewCustomer {
     pub metadata: Metadata,
 }
 
-/// A VAT identifier, blank being none.
-fn parse_vat_id(v: &mut Violations, raw: Option<String>) -> Option<VatId> {
-    let raw = raw.filter(|id| !id.trim().is_empty())?;
-    VatId::parse(&raw).map_err(|m| v.push("vat_id", m)).ok()
-}
-
 fn parse_locale(v: &mut Violations, raw: String) -> Option<Locale> {
     Locale::parse(&raw).or_else(|| {
         v.push("locale", "must be one of en, es, fr, de, nl, pt");
@@ -219,7 +213,7 @@ impl CustomerInput {
         let address = self.address.map(|a| a.parse(&mut v, "address"));
         let locale = self.locale.and_then(|l| parse_locale(&mut v, l));
         let tax_id = optional_text(&mut v, "tax_id", self.tax_id, TAX_ID_MAX);
-        let vat_id = parse_vat_id(&mut v, self.vat_id);
+        let vat_id = VatId::parse_field(&mut v, self.vat_id);
         let electronic_address = self
             .electronic_address
             .and_then(|a| a.parse(&mut v, "electronic_address"));
@@ -308,7 +302,7 @@ impl CustomerPatchInput {
         patch.tax_id = self
             .tax_id
             .map(|t| optional_text(&mut v, "tax_id", t, TAX_ID_MAX));
-        patch.vat_id = self.vat_id.map(|id| parse_vat_id(&mut v, id));
+        patch.vat_id = self.vat_id.map(|id| VatId::parse_field(&mut v, id));
         patch.electronic_address = self
             .electronic_address
             .map(|a| a.and_then(|a| a.parse(&mut v, "electronic_address")));

@@ -349,10 +349,7 @@ impl ProfilePatchInput {
             p.reminders = Reminders::parse(&mut v, "reminders", days);
         }
         p.send_receipts = not_null(&mut v, "send_receipts", self.send_receipts);
-        p.vat_id = self.vat_id.map(|id| {
-            id.filter(|id| !id.trim().is_empty())
-                .and_then(|id| VatId::parse(&id).map_err(|m| v.push("vat_id", m)).ok())
-        });
+        p.vat_id = self.vat_id.map(|id| VatId::parse_field(&mut v, id));
         p.electronic_address = self
             .electronic_address
             .map(|a| a.and_then(|a| a.parse(&mut v, "electronic_address")));

@@ -11,7 +11,7 @@ use diesel::prelude::*;
 use invoicing_domain::customer::{
     Address, Created, Customer, CustomerFilter, CustomerId, CustomerPatch, Email, NewCustomer,
 };
-use invoicing_domain::einvoice::{ElectronicAddress, VatId};
+use invoicing_domain::einvoice::VatId;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{CustomerRepository, RepoError, RepoResult};
@@ -74,14 +74,9 @@ impl CustomerRow {
     }
 }
 
-fn electronic_address_json(address: &Option<ElectronicAddress>) -> Option<String> {
-    address
-        .as_ref()
-        .map(|a| serde_json::to_string(a).unwrap_or_else(|_| "{}".into()))
-}
-
-fn address_json(address: &Option<Address>) -> Option<String> {
-    address
+/// A structured field (address, electronic address) as its JSON column keeps it.
+fn json_column<T: serde::Serialize>(value: &Option<T>) -> Option<String> {
+    value
         .as_ref()
         .map(|a| serde_json::to_string(a).unwrap_or_else(|_| "{}".into()))
 }
@@ -123,11 +118,11 @@ pub(crate) fn find_or_insert(
             customers::email_normalized.eq(new.email.normalized()),
             customers::phone.eq(&new.phone),
             customers::company.eq(&new.company),
-            customers::address.eq(address_json(&new.address)),
+            customers::address.eq(json_column(&new.address)),
             customers::locale.eq(new.locale.map(Locale::code)),
             customers::tax_id.eq(&new.tax_id),
             customers::vat_id.eq(new.vat_id.as_ref().map(VatId::as_str)),
-            customers::electronic_address.eq(electronic_address_json(&new.electronic_address)),
+            customers::electronic_address.eq(json_column(&new.electronic_address)),
             customers::metadata.eq(new.metadata.to_json()),
             customers::created_at.eq(now),
             customers::updated_at.eq(now),
@@ -279,11 +274,11 @@ impl CustomerRepository for Store {
                     customers::email_normalized.eq(email.normalized()),
                     customers::phone.eq(phone),
                     customers::company.eq(company),
-                    customers::address.eq(address_json(&address)),
+                    customers::address.eq(json_column(&address)),
                     customers::locale.eq(locale.map(Locale::code)),
                     customers::tax_id.eq(tax_id),
                     customers::vat_id.eq(vat_id.as_ref().map(VatId::as_str)),
-                    customers::electronic_address.eq(electronic_address_json(&electronic_address)),
+                    customers::electronic_address.eq(json_column(&electronic_address)),
                     customers::metadata.eq(metadata.to_json()),
                     customers::updated_at.eq(now_db()),
                 ))

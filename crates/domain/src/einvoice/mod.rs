@@ -58,6 +58,12 @@ impl VatId {
         &self.0
     }
 
+    /// The `vat_id` field of a body: blank is none, anything else must parse.
+    pub fn parse_field(v: &mut Violations, raw: Option<String>) -> Option<VatId> {
+        let raw = raw.filter(|id| !id.trim().is_empty())?;
+        VatId::parse(&raw).map_err(|m| v.push("vat_id", m)).ok()
+    }
+
     /// What storage wrote, which was parsed when it came in.
     pub fn from_stored(id: String) -> VatId {
         VatId(id)
