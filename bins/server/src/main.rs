@@ -15,6 +15,12 @@ use clap::Parser;
 use config::{Cli, Command};
 use std::io::Write;
 
+/// Requests allocate and free many small buffers on two kinds of threads (the async workers and
+/// the blocking pool): glibc's malloc spent about a tenth of the server's CPU per request
+/// (docs/BENCHMARKS.md, the profile of `get`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let cli = Cli::parse();

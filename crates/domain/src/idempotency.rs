@@ -46,7 +46,7 @@ impl RequestFingerprint {
         RequestFingerprint {
             method: method.to_string(),
             path: path.to_string(),
-            body_sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+            body_sha256: hex::encode(digest),
         }
     }
 }

@@ -100,6 +100,12 @@ pub trait ApiKeyRepository {
     fn insert_key(&self, account: AccountId, key: NewApiKey) -> RepoResult<ApiKey>;
     fn get_key(&self, id: ApiKeyId) -> RepoResult<ApiKey>;
     fn find_key_by_hash(&self, key_hash: &str) -> RepoResult<Option<ApiKey>>;
+    /// The key with this hash when this process already holds it, without reaching storage,
+    /// so an async caller may ask before handing [`Self::find_key_by_hash`] to a thread;
+    /// `None` means "ask `find_key_by_hash`", never "no such key".
+    fn known_key_by_hash(&self, _key_hash: &str) -> Option<ApiKey> {
+        None
+    }
     fn list_keys(&self, account: AccountId) -> RepoResult<Vec<ApiKey>>;
     fn revoke_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> RepoResult<ApiKey>;
     /// Issues `replacement` (same account and environment) and makes the old key expire at

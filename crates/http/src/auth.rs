@@ -64,9 +64,13 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<ApiKey, A
     }
     let hash = hash_key(token);
     let repos = state.repos();
-    let key = crate::blocking(move || repos.find_key_by_hash(&hash))
-        .await?
-        .ok_or_else(ApiError::invalid_api_key)?;
+    // A key this process holds already needs no thread of the blocking pool.
+    let key = match repos.known_key_by_hash(&hash) {
+        Some(key) => key,
+        None => crate::blocking(move || repos.find_key_by_hash(&hash))
+            .await?
+            .ok_or_else(ApiError::invalid_api_key)?,
+    };
     match key.check_usable(Utc::now()) {
         Ok(()) => Ok(key),
         Err(KeyRejection::Revoked) => Err(ApiError::invalid_api_key()),

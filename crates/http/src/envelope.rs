@@ -64,8 +64,10 @@ pub async fn envelope(
     let method = req.method().clone();
     let path = routing_path(&req).to_string();
     let log = |status: u16| {
-        let line = access_line(&id, method.as_str(), &path, status, started.elapsed());
-        log::info!("{line}");
+        if log::log_enabled!(log::Level::Info) {
+            let line = access_line(&id, method.as_str(), &path, status, started.elapsed());
+            log::info!("{line}");
+        }
     };
 
     let mut res = if !https && !is_api_path(&path) {

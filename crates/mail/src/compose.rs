@@ -36,8 +36,7 @@ impl Sender {
     pub fn new_message_id(&self) -> String {
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
-        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        format!("<{id}@{}>", self.address.domain())
+        format!("<{}@{}>", hex::encode(bytes), self.address.domain())
     }
 }
 

@@ -3,7 +3,8 @@
 
 use crate::capped::{capped_page, count_up_to_cap};
 use crate::connection::AnyConnection;
-use crate::rows::{from_db, missing_or_forbidden, now_db, returning, scoped};
+use crate::prepared::prepared;
+use crate::rows::{from_db, missing_or_forbidden, now_db, scoped};
 use crate::schema::events;
 use crate::store::{Store, TxError};
 use crate::webhooks::{fan_out, selection_pattern, ALL_EVENTS};
@@ -16,8 +17,9 @@ use invoicing_domain::ports::{EventRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::{Actor, ActorType, Scope};
 use invoicing_domain::webhook_delivery::DeliveryState;
 use serde::Serialize;
+use std::sync::LazyLock;
 
-#[derive(Queryable, Selectable, QueryableByName)]
+#[derive(Queryable, Selectable)]
 #[diesel(table_name = events)]
 struct EventRow {
     id: i64,
@@ -55,51 +57,36 @@ impl EventRow {
 
 /// Writes an event carrying `object` as the API returns it, caused by `scope`'s actor, with its
 /// webhook deliveries; call inside the change's transaction. On PostgreSQL both are one
-/// statement (the event's insert and the fan-out in one `WITH`); SQLite, which has no inserting
-/// `WITH`, takes two.
+/// prepared statement (the event's insert and the fan-out in one `WITH`); SQLite, which has no
+/// inserting `WITH`, takes two.
 pub(crate) fn record(
     conn: &mut AnyConnection,
     scope: Scope,
     event_type: &str,
     object: &impl Serialize,
-) -> Result<Event, TxError> {
+) -> Result<(), TxError> {
     let data = serde_json::to_string(object)
         .map_err(|e| RepoError::Internal(format!("serialising {event_type}: {e}")))?;
     let object_id = object_id(&data);
     let now = now_db();
     if let AnyConnection::Postgresql(_) = conn {
-        let row: RecordedRow = diesel::sql_query(format!(
-            "WITH e AS (INSERT INTO events (account_id, livemode, event_type, data, created_at, \
-               actor_type, actor_id, object_id) \
-               VALUES ($1, $2, $3, $4, $5, $7, $8, $9) \
-               RETURNING id, livemode, event_type, data, created_at, actor_type, actor_id), \
-             d AS (INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, \
-               state, attempts, next_attempt_at, created_at, updated_at) \
-               SELECT w.account_id, w.livemode, w.id, e.id, '{pending}', 0, $5, $5, $5 \
-               FROM webhook_endpoints w, e \
-               WHERE w.account_id = $1 AND w.livemode = $2 AND w.enabled \
-                 AND (w.events = '{all}' OR w.events LIKE $6 ESCAPE '\\') RETURNING 1) \
-             SELECT e.id, e.livemode, e.event_type, e.data, e.created_at, e.actor_type, \
-               e.actor_id, (SELECT count(*) FROM d) AS queued FROM e",
-            pending = DeliveryState::Pending.as_str(),
-            all = ALL_EVENTS,
-        ))
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Text, _>(event_type)
-        .bind::<Text, _>(&data)
-        .bind::<Timestamp, _>(now)
-        .bind::<Text, _>(selection_pattern(event_type))
-        .bind::<Text, _>(scope.actor.kind().as_str())
-        .bind::<Nullable<BigInt>, _>(scope.actor.id())
-        .bind::<Nullable<BigInt>, _>(object_id)
+        let recorded: Recorded = prepared!(diesel::sql_query(RECORD_WITH_DELIVERIES.as_str())
+            .bind::<BigInt, _>(scope.account_id.0)
+            .bind::<Bool, _>(scope.livemode())
+            .bind::<Text, _>(event_type)
+            .bind::<Text, _>(&data)
+            .bind::<Timestamp, _>(now)
+            .bind::<Text, _>(selection_pattern(event_type))
+            .bind::<Text, _>(scope.actor.kind().as_str())
+            .bind::<Nullable<BigInt>, _>(scope.actor.id())
+            .bind::<Nullable<BigInt>, _>(object_id))
         .get_result(conn)?;
-        if row.queued > 0 {
+        if recorded.queued > 0 {
             crate::wakeup::bell().ring();
         }
-        return row.event.into_domain();
+        return Ok(());
     }
-    let event = diesel::insert_into(events::table)
+    let event_id = diesel::insert_into(events::table)
         .values((
             events::account_id.eq(scope.account_id.0),
             events::livemode.eq(scope.livemode()),
@@ -110,11 +97,35 @@ pub(crate) fn record(
             events::actor_id.eq(scope.actor.id()),
             events::object_id.eq(object_id),
         ))
-        .returning(returning::<EventRow>())
-        .get_result::<EventRow>(conn)?
-        .into_domain()?;
-    fan_out(conn, scope, event.id.0, event_type)?;
-    Ok(event)
+        .returning(events::id)
+        .get_result::<i64>(conn)?;
+    fan_out(conn, scope, event_id, event_type)?;
+    Ok(())
+}
+
+/// [`record`]'s one statement on PostgreSQL: the event and a delivery for every enabled endpoint
+/// of its scope that takes its type (as [`fan_out`] selects them), answering how many were queued.
+static RECORD_WITH_DELIVERIES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH e AS (INSERT INTO events (account_id, livemode, event_type, data, created_at, \
+           actor_type, actor_id, object_id) \
+           VALUES ($1, $2, $3, $4, $5, $7, $8, $9) RETURNING id), \
+         d AS (INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, \
+           state, attempts, next_attempt_at, created_at, updated_at) \
+           SELECT w.account_id, w.livemode, w.id, e.id, '{pending}', 0, $5, $5, $5 \
+           FROM webhook_endpoints w, e \
+           WHERE w.account_id = $1 AND w.livemode = $2 AND w.enabled \
+             AND (w.events = '{all}' OR w.events LIKE $6 ESCAPE '\\') RETURNING 1) \
+         SELECT count(*) AS queued FROM d",
+        pending = DeliveryState::Pending.as_str(),
+        all = ALL_EVENTS,
+    )
+});
+
+#[derive(QueryableByName)]
+struct Recorded {
+    #[diesel(sql_type = BigInt)]
+    queued: i64,
 }
 
 /// The id of the object an event carries (every event's object has one; a stray shape has none).
@@ -124,14 +135,6 @@ fn object_id(data: &str) -> Option<i64> {
         id: Option<i64>,
     }
     serde_json::from_str::<WithId>(data).ok().and_then(|o| o.id)
-}
-
-#[derive(QueryableByName)]
-struct RecordedRow {
-    #[diesel(embed)]
-    event: EventRow,
-    #[diesel(sql_type = BigInt)]
-    queued: i64,
 }
 
 /// One event of a scope, as the API and webhooks show it.

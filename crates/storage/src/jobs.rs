@@ -77,7 +77,7 @@ struct Id {
 fn new_claim() -> String {
     let mut bytes = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// The lease's end as stored, measured from the same `now` the claim's due check uses.

@@ -100,6 +100,10 @@ impl ApiKeyRepository for Store {
         self.read(|conn| load(conn, id))
     }
 
+    fn known_key_by_hash(&self, key_hash: &str) -> Option<ApiKey> {
+        self.key_cache.get(key_hash)
+    }
+
     fn find_key_by_hash(&self, key_hash: &str) -> RepoResult<Option<ApiKey>> {
         if let Some(key) = self.key_cache.get(key_hash) {
             return Ok(Some(key));

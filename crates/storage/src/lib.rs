@@ -22,6 +22,7 @@ mod outbox;
 mod parties;
 mod payment_rows;
 mod payments;
+mod prepared;
 mod product_rows;
 mod products;
 mod profiles;

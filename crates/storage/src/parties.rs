@@ -19,10 +19,7 @@ use invoicing_domain::tenant::Scope;
 use sha2::{Digest, Sha256};
 
 fn hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// The parties as they are now, with the current logo.

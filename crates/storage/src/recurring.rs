@@ -157,7 +157,7 @@ fn load(conn: &mut AnyConnection, scope: Scope, id: i64) -> Result<RecurringInvo
 fn new_token() -> String {
     let mut bytes = [0u8; 24];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// Where the schedule stands after period `n` was issued: its next date, or completed.

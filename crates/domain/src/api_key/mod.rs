@@ -76,7 +76,7 @@ pub fn prefix_for(environment: Environment) -> &'static str {
 /// Lower-case hex SHA-256 of the key: the only form of it the database ever sees.
 pub fn hash_key(plain: &str) -> String {
     let digest = Sha256::digest(plain.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(digest)
 }
 
 /// Whether a bearer token has the shape of a key, before spending a database lookup on it.

@@ -1,12 +1,13 @@
 //! Line items of any document kind, stored and read back the same way for every kind.
 
-use crate::connection::{AnyConnection, MultiBackend};
+use crate::connection::AnyConnection;
 use crate::customers::{find_or_insert_with_event, load_scoped};
+use crate::prepared::prepared;
 use crate::product_rows::catalog;
 use crate::schema::line_items;
 use crate::store::TxError;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
+use diesel::sql_types::{BigInt, Bool, Text};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::document::{
@@ -64,9 +65,27 @@ impl LineRow {
     }
 }
 
-/// Writes a new document's lines in one statement (one multi-row `INSERT … RETURNING`, the same
-/// SQL on both backends: diesel's batch insert does not go through the shared connection) and
-/// returns them as the API shows them, so the caller need not read them back.
+/// The columns [`insert_lines`] writes and those it reads back.
+macro_rules! line_columns {
+    () => {
+        "account_id, livemode, document_kind, document_id, position, description, \
+         quantity_milli, unit_price_cents, tax_rate_milli, subtotal_cents, tax_cents, \
+         total_cents, product_id, unit, tax_category, tax_exemption_reason"
+    };
+}
+
+macro_rules! returned_line_columns {
+    () => {
+        "id, document_id, description, quantity_milli, unit_price_cents, tax_rate_milli, \
+         subtotal_cents, tax_cents, total_cents, product_id, unit, tax_category, \
+         tax_exemption_reason"
+    };
+}
+
+/// Writes a new document's lines in one prepared statement, whatever their number: the lines go
+/// as one JSON array that the database unpacks (`jsonb_to_recordset`, SQLite's `json_each`), so
+/// the SQL never varies and is parsed and planned once per connection. Returns them as the API
+/// shows them, so the caller need not read them back.
 pub(crate) fn insert_lines(
     conn: &mut AnyConnection,
     scope: Scope,
@@ -77,52 +96,94 @@ pub(crate) fn insert_lines(
     if lines.items.is_empty() {
         return Ok(Vec::new());
     }
-    const COLUMNS: usize = 16;
-    let mut sql = String::from(
-        "INSERT INTO line_items (account_id, livemode, document_kind, document_id, position, \
-         description, quantity_milli, unit_price_cents, tax_rate_milli, subtotal_cents, \
-         tax_cents, total_cents, product_id, unit, tax_category, tax_exemption_reason) VALUES ",
-    );
-    for row in 0..lines.items.len() {
-        if row > 0 {
-            sql.push_str(", ");
-        }
-        let params: Vec<String> = (1..=COLUMNS)
-            .map(|c| format!("${}", row * COLUMNS + c))
-            .collect();
-        sql.push('(');
-        sql.push_str(&params.join(", "));
-        sql.push(')');
-    }
-    sql.push_str(
-        " RETURNING id, document_id, description, quantity_milli, unit_price_cents, \
-         tax_rate_milli, subtotal_cents, tax_cents, total_cents, product_id, unit, \
-         tax_category, tax_exemption_reason",
-    );
-    let mut query = diesel::sql_query(sql).into_boxed::<MultiBackend>();
-    for (position, line) in lines.items.iter().enumerate() {
-        query = query
-            .bind::<BigInt, _>(scope.account_id.0)
-            .bind::<Bool, _>(scope.livemode())
-            .bind::<Text, _>(kind.as_str())
-            .bind::<BigInt, _>(document_id)
-            .bind::<Integer, _>(position as i32)
-            .bind::<Text, _>(line.description.clone())
-            .bind::<BigInt, _>(line.quantity.thousandths())
-            .bind::<BigInt, _>(line.unit_price.minor())
-            .bind::<BigInt, _>(line.tax_rate.thousandths())
-            .bind::<BigInt, _>(line.amounts.subtotal.minor())
-            .bind::<BigInt, _>(line.amounts.tax.minor())
-            .bind::<BigInt, _>(line.amounts.total.minor())
-            .bind::<Nullable<BigInt>, _>(line.product_id.map(|p| p.0))
-            .bind::<Text, _>(line.unit.clone())
-            .bind::<Nullable<Text>, _>(line.tax.category.map(TaxCategory::code))
-            .bind::<Nullable<Text>, _>(line.tax.exemption_reason.clone());
-    }
-    let mut rows = query.load::<LineRow>(conn)?;
+    let packed = pack_lines(lines)?;
+    let mut rows: Vec<LineRow> = match conn {
+        AnyConnection::Postgresql(_) => prepared!(diesel::sql_query(concat!(
+            "INSERT INTO line_items (",
+            line_columns!(),
+            ") \
+             SELECT $1, $2, $3, $4, l.position, l.description, l.quantity_milli, \
+               l.unit_price_cents, l.tax_rate_milli, l.subtotal_cents, l.tax_cents, \
+               l.total_cents, l.product_id, l.unit, l.tax_category, l.tax_exemption_reason \
+             FROM jsonb_to_recordset($5::jsonb) AS l(position INTEGER, description TEXT, \
+               quantity_milli BIGINT, unit_price_cents BIGINT, tax_rate_milli BIGINT, \
+               subtotal_cents BIGINT, tax_cents BIGINT, total_cents BIGINT, product_id BIGINT, \
+               unit TEXT, tax_category TEXT, tax_exemption_reason TEXT) \
+             ORDER BY l.position RETURNING ",
+            returned_line_columns!()
+        ))
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Text, _>(kind.as_str())
+        .bind::<BigInt, _>(document_id)
+        .bind::<Text, _>(&packed))
+        .load(conn)?,
+        AnyConnection::Sqlite(_) => prepared!(diesel::sql_query(concat!(
+            "INSERT INTO line_items (",
+            line_columns!(),
+            ") \
+             SELECT $1, $2, $3, $4, l.key, json_extract(l.value, '$.description'), \
+               json_extract(l.value, '$.quantity_milli'), \
+               json_extract(l.value, '$.unit_price_cents'), \
+               json_extract(l.value, '$.tax_rate_milli'), \
+               json_extract(l.value, '$.subtotal_cents'), json_extract(l.value, '$.tax_cents'), \
+               json_extract(l.value, '$.total_cents'), json_extract(l.value, '$.product_id'), \
+               json_extract(l.value, '$.unit'), json_extract(l.value, '$.tax_category'), \
+               json_extract(l.value, '$.tax_exemption_reason') \
+             FROM json_each($5) AS l ORDER BY l.key RETURNING ",
+            returned_line_columns!()
+        ))
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Text, _>(kind.as_str())
+        .bind::<BigInt, _>(document_id)
+        .bind::<Text, _>(&packed))
+        .load(conn)?,
+    };
     // RETURNING gives no order guarantee; ids follow the insert order.
     rows.sort_by_key(|r| r.id);
     rows.into_iter().map(LineRow::into_view).collect()
+}
+
+/// One line as [`insert_lines`] hands it to the database.
+#[derive(serde::Serialize)]
+struct PackedLine<'a> {
+    position: usize,
+    description: &'a str,
+    quantity_milli: i64,
+    unit_price_cents: i64,
+    tax_rate_milli: i64,
+    subtotal_cents: i64,
+    tax_cents: i64,
+    total_cents: i64,
+    product_id: Option<i64>,
+    unit: &'a str,
+    tax_category: Option<&'static str>,
+    tax_exemption_reason: Option<&'a str>,
+}
+
+fn pack_lines(lines: &Lines) -> Result<String, TxError> {
+    let packed: Vec<PackedLine<'_>> = lines
+        .items
+        .iter()
+        .enumerate()
+        .map(|(position, line)| PackedLine {
+            position,
+            description: &line.description,
+            quantity_milli: line.quantity.thousandths(),
+            unit_price_cents: line.unit_price.minor(),
+            tax_rate_milli: line.tax_rate.thousandths(),
+            subtotal_cents: line.amounts.subtotal.minor(),
+            tax_cents: line.amounts.tax.minor(),
+            total_cents: line.amounts.total.minor(),
+            product_id: line.product_id.map(|p| p.0),
+            unit: &line.unit,
+            tax_category: line.tax.category.map(TaxCategory::code),
+            tax_exemption_reason: line.tax.exemption_reason.as_deref(),
+        })
+        .collect();
+    serde_json::to_string(&packed)
+        .map_err(|e| RepoError::Internal(format!("packing lines: {e}")).into())
 }
 
 /// Replaces a draft's lines with `lines` (a patch).

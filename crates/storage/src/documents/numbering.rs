@@ -2,6 +2,7 @@
 //! rolled-back create gives its number back and concurrent creates queue on the row lock.
 
 use crate::connection::AnyConnection;
+use crate::prepared::prepared;
 use crate::schema::document_counters as dc;
 use crate::store::TxError;
 use diesel::prelude::*;
@@ -31,7 +32,7 @@ fn next_number(
     year: i32,
 ) -> Result<i64, TxError> {
     let bump = |conn: &mut AnyConnection| {
-        diesel::update(
+        prepared!(diesel::update(
             dc::table
                 .filter(dc::account_id.eq(scope.account_id.0))
                 .filter(dc::livemode.eq(scope.livemode()))
@@ -39,7 +40,7 @@ fn next_number(
                 .filter(dc::year.eq(year)),
         )
         .set(dc::last_value.eq(dc::last_value + 1))
-        .returning(dc::last_value)
+        .returning(dc::last_value))
         .get_result::<i64>(conn)
         .optional()
     };
