@@ -63,3 +63,93 @@ macro_rules! prepared {
     }};
 }
 pub(crate) use prepared;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::connection::{establish, AnyConnection, DatabaseUrl};
+    use diesel::connection::SimpleConnection;
+    use diesel::prelude::*;
+    use diesel::sql_types::BigInt;
+
+    diesel::table! {
+        tallies (id) {
+            id -> Integer,
+            n -> BigInt,
+        }
+    }
+
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    /// A session of its own on the local PostgreSQL (its temporary table and prepared
+    /// statements die with it); `None` (skip) only outside CI.
+    fn postgres() -> Option<AnyConnection> {
+        let url = std::env::var("TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        match establish(&DatabaseUrl::parse(&url).expect("a PostgreSQL URL")) {
+            Ok(conn) => Some(conn),
+            Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+                panic!("PostgreSQL is required under CI: {e}")
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn prepared_on_tallies(conn: &mut AnyConnection) -> i64 {
+        diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%tallies%'",
+        )
+        .get_result::<Count>(conn)
+        .expect("pg_prepared_statements")
+        .n
+    }
+
+    /// diesel plans an `UPDATE` on every run; through `prepared!` it is prepared once per
+    /// connection and site, and runs as it would otherwise.
+    #[test]
+    fn a_marked_update_is_prepared_once_per_site() {
+        let Some(mut conn) = postgres() else { return };
+        conn.batch_execute(
+            "CREATE TEMPORARY TABLE tallies (id INTEGER PRIMARY KEY, n BIGINT NOT NULL); \
+             INSERT INTO tallies VALUES (1, 0)",
+        )
+        .unwrap();
+        for _ in 0..3 {
+            diesel::update(tallies::table.filter(tallies::id.eq(1)))
+                .set(tallies::n.eq(tallies::n + 1))
+                .execute(&mut conn)
+                .unwrap();
+        }
+        assert_eq!(
+            prepared_on_tallies(&mut conn),
+            0,
+            "diesel prepares no UPDATE"
+        );
+        for _ in 0..3 {
+            prepared!(diesel::update(tallies::table.filter(tallies::id.eq(1)))
+                .set(tallies::n.eq(tallies::n + 1)))
+            .execute(&mut conn)
+            .unwrap();
+        }
+        assert_eq!(
+            prepared_on_tallies(&mut conn),
+            1,
+            "one statement for one site"
+        );
+        let n: i64 = prepared!(diesel::update(tallies::table.filter(tallies::id.eq(1)))
+            .set(tallies::n.eq(tallies::n + 1))
+            .returning(tallies::n))
+        .get_result(&mut conn)
+        .unwrap();
+        assert_eq!(n, 7);
+        assert_eq!(
+            prepared_on_tallies(&mut conn),
+            2,
+            "another site, another statement"
+        );
+    }
+}

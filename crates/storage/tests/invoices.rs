@@ -871,8 +871,92 @@ fn a_keyset_walk_sees_every_row_once(db: TestDb) {
     assert!(!ids.contains(&late.unwrap()), "made after the walk began");
 }
 
+/// Lines travel to the database as one JSON array (one prepared statement, whatever their
+/// number): every field, in every position, reads back as written, text that is JSON's or
+/// SQL's own syntax included, and a draft's edit does the same.
+fn lines_read_back_as_written(db: TestDb) {
+    let scope = scope(&db);
+    let hostile = [
+        "Quote \" and backslash \\ and 'single'",
+        "{\"description\": \"nested\"}, ]]>",
+        "Zeilen\nund\tTabs, Ελληνικά, 中文, emoji 🧾",
+        "$1, ?, :name, %s",
+    ];
+    let body = |n: usize| {
+        let lines: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({
+                    "description": format!("{} #{i}", hostile[i % hostile.len()]),
+                    "quantity": format!("{}.{:03}", i + 1, i % 1000),
+                    "unit_price_cents": 1000 + i as i64,
+                    "tax_rate": if i % 2 == 0 { "19" } else { "0" },
+                    "unit": if i % 3 == 0 { "HUR" } else { "C62" },
+                    "tax_category": if i % 2 == 0 { "S" } else { "E" },
+                    "tax_exemption_reason": if i % 2 == 0 { Value::Null } else { json!("VATEX-EU-132") },
+                })
+            })
+            .collect();
+        json!({"customer": {"name": "Ada", "email": "ada@example.com"}, "line_items": lines})
+    };
+    for n in [1, 3, 40] {
+        let created = db
+            .store
+            .create_invoice(scope, new_invoice(body(n)))
+            .unwrap();
+        let read = db.store.get_invoice(scope, created.id).unwrap();
+        assert_eq!(read.line_items, created.line_items);
+        assert_eq!(read.line_items.len(), n);
+        let expected = body(n)["line_items"].clone();
+        for (i, (line, sent)) in read
+            .line_items
+            .iter()
+            .zip(expected.as_array().unwrap())
+            .enumerate()
+        {
+            let shown = serde_json::to_value(line).unwrap();
+            for field in [
+                "description",
+                "unit",
+                "tax_exemption_reason",
+                "unit_price_cents",
+            ] {
+                assert_eq!(shown[field], sent[field], "line {i} of {n}: {field}");
+            }
+            assert_eq!(
+                shown["quantity"],
+                sent["quantity"]
+                    .as_str()
+                    .unwrap()
+                    .trim_end_matches('0')
+                    .trim_end_matches('.'),
+                "line {i} of {n}"
+            );
+        }
+        let lines_total: i64 = read.line_items.iter().map(|l| l.total_cents).sum();
+        assert_eq!(lines_total, read.total_cents);
+    }
+    let draft = db
+        .store
+        .create_invoice(scope, new_invoice(body(2)))
+        .unwrap();
+    let edited = db
+        .store
+        .update_invoice(
+            scope,
+            draft.id,
+            patch(json!({"line_items": body(5)["line_items"]})),
+        )
+        .unwrap();
+    assert_eq!(edited.line_items.len(), 5);
+    assert_eq!(
+        db.store.get_invoice(scope, draft.id).unwrap().line_items,
+        edited.line_items
+    );
+}
+
 backend_tests!(
     a_keyset_walk_sees_every_row_once,
+    lines_read_back_as_written,
     kept_counts_match_the_rows_after_concurrent_changes,
     other_filters_count_up_to_ten_thousand,
     the_event_log_counts_up_to_ten_thousand,

@@ -82,7 +82,7 @@ fn generate_connection_impl(
         quote::quote! {
             Self::#ident(conn) => {
                 let query = SerializedQuery {
-                    inner: source,
+                    inner: BorrowedQuery(source),
                     backend: MultiBackend::#ident(Default::default()),
                     query_builder: super::query_builder::MultiQueryBuilder::#ident(Default::default()),
                     p: std::marker::PhantomData::<#ty>,
@@ -294,6 +294,40 @@ fn generate_connection_impl(
         }
 
         #(#bind_param_helper_impl)*
+
+        /// A borrowed query that keeps its own answers: diesel's `QueryFragment for &T` forwards
+        /// only `walk_ast`, so a query that says it is safe to cache prepared (or a no-op) by
+        /// overriding those methods lost its say when it was executed by reference.
+        struct BorrowedQuery<'a, T: ?Sized>(&'a T);
+
+        impl<'a, T> diesel::query_builder::QueryFragment<MultiBackend> for BorrowedQuery<'a, T>
+        where
+            T: diesel::query_builder::QueryFragment<MultiBackend> + ?Sized,
+        {
+            fn walk_ast<'b>(
+                &'b self,
+                pass: diesel::query_builder::AstPass<'_, 'b, MultiBackend>,
+            ) -> diesel::QueryResult<()> {
+                self.0.walk_ast(pass)
+            }
+
+            fn is_safe_to_cache_prepared(&self, backend: &MultiBackend) -> diesel::QueryResult<bool> {
+                self.0.is_safe_to_cache_prepared(backend)
+            }
+
+            fn is_noop(&self, backend: &MultiBackend) -> diesel::QueryResult<bool> {
+                self.0.is_noop(backend)
+            }
+        }
+
+        impl<'a, T> diesel::query_builder::QueryId for BorrowedQuery<'a, T>
+        where
+            T: diesel::query_builder::QueryId + ?Sized,
+        {
+            type QueryId = <T as diesel::query_builder::QueryId>::QueryId;
+
+            const HAS_STATIC_QUERY_ID: bool = <T as diesel::query_builder::QueryId>::HAS_STATIC_QUERY_ID;
+        }
 
         std::thread_local! {
             // The SQL of each query type whose type alone decides its SQL (a static query id

@@ -11,7 +11,10 @@ use invoicing_http::AppState;
 use serde_json::json;
 use std::sync::Arc;
 
-const CREATE_BUDGET: u64 = 8;
+/// BEGIN, the customer with the account's defaults, the number, the invoice, its lines (one
+/// statement however many), the event with its webhook deliveries, COMMIT. PostgreSQL adds the
+/// shared rate limit's take; SQLite, which has no inserting `WITH`, queues the deliveries apart.
+const CREATE_BUDGET: u64 = 7;
 /// The invoice with its lines: one statement (the shared rate limit adds one on PostgreSQL).
 const GET_BUDGET: u64 = 1;
 const LIST_BUDGET: u64 = 4;
@@ -46,6 +49,7 @@ async fn hot_endpoints_stay_within_their_statement_budgets(h: Harness) {
     );
 
     let sent = || h.db.store.statements_sent();
+    let limiter_or_fan_out = 1;
     let before = sent();
     let created = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
     let create_cost = sent() - before;
@@ -53,7 +57,7 @@ async fn hot_endpoints_stay_within_their_statement_budgets(h: Harness) {
     assert_eq!(created.body["line_items"].as_array().unwrap().len(), 3);
     assert_eq!(created.body["total_cents"], 11_461);
     assert!(
-        create_cost <= CREATE_BUDGET,
+        create_cost <= CREATE_BUDGET + limiter_or_fan_out,
         "create sent {create_cost} statements"
     );
 
