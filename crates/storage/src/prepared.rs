@@ -5,8 +5,9 @@
 //! different SQL for different values). PostgreSQL then parses and plans such a statement each
 //! time: on the creation of an invoice that was the counter's bump and the event's insert, about
 //! a fifth of the database's work (docs/BENCHMARKS.md). [`prepared!`] marks one call site's
-//! statement as fixed: its SQL must be the same on every run (no `Option` in a changeset, no
-//! `eq_any` list, no boxed query, no text built from values); bound values may differ.
+//! statement as fixed: its SQL must be the same on every run on one backend (no `Option` in a
+//! changeset, no `eq_any` list, no boxed query, no text built from values; a site may pick its
+//! text by backend, as each connection prepares its own); bound values may differ.
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};

@@ -97,53 +97,53 @@ pub(crate) fn insert_lines(
         return Ok(Vec::new());
     }
     let packed = pack_lines(lines)?;
-    let mut rows: Vec<LineRow> = match conn {
-        AnyConnection::Postgresql(_) => prepared!(diesel::sql_query(concat!(
-            "INSERT INTO line_items (",
-            line_columns!(),
-            ") \
-             SELECT $1, $2, $3, $4, l.position, l.description, l.quantity_milli, \
-               l.unit_price_cents, l.tax_rate_milli, l.subtotal_cents, l.tax_cents, \
-               l.total_cents, l.product_id, l.unit, l.tax_category, l.tax_exemption_reason \
-             FROM jsonb_to_recordset($5::jsonb) AS l(position INTEGER, description TEXT, \
-               quantity_milli BIGINT, unit_price_cents BIGINT, tax_rate_milli BIGINT, \
-               subtotal_cents BIGINT, tax_cents BIGINT, total_cents BIGINT, product_id BIGINT, \
-               unit TEXT, tax_category TEXT, tax_exemption_reason TEXT) \
-             ORDER BY l.position RETURNING ",
-            returned_line_columns!()
-        ))
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Text, _>(kind.as_str())
-        .bind::<BigInt, _>(document_id)
-        .bind::<Text, _>(&packed))
-        .load(conn)?,
-        AnyConnection::Sqlite(_) => prepared!(diesel::sql_query(concat!(
-            "INSERT INTO line_items (",
-            line_columns!(),
-            ") \
-             SELECT $1, $2, $3, $4, l.key, json_extract(l.value, '$.description'), \
-               json_extract(l.value, '$.quantity_milli'), \
-               json_extract(l.value, '$.unit_price_cents'), \
-               json_extract(l.value, '$.tax_rate_milli'), \
-               json_extract(l.value, '$.subtotal_cents'), json_extract(l.value, '$.tax_cents'), \
-               json_extract(l.value, '$.total_cents'), json_extract(l.value, '$.product_id'), \
-               json_extract(l.value, '$.unit'), json_extract(l.value, '$.tax_category'), \
-               json_extract(l.value, '$.tax_exemption_reason') \
-             FROM json_each($5) AS l ORDER BY l.key RETURNING ",
-            returned_line_columns!()
-        ))
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Text, _>(kind.as_str())
-        .bind::<BigInt, _>(document_id)
-        .bind::<Text, _>(&packed))
-        .load(conn)?,
+    // One site for both backends: each connection prepares the one text of its own.
+    let sql = match conn {
+        AnyConnection::Postgresql(_) => INSERT_LINES_POSTGRES,
+        AnyConnection::Sqlite(_) => INSERT_LINES_SQLITE,
     };
+    let mut rows: Vec<LineRow> = prepared!(diesel::sql_query(sql)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Text, _>(kind.as_str())
+        .bind::<BigInt, _>(document_id)
+        .bind::<Text, _>(&packed))
+    .load(conn)?;
     // RETURNING gives no order guarantee; ids follow the insert order.
     rows.sort_by_key(|r| r.id);
     rows.into_iter().map(LineRow::into_view).collect()
 }
+
+/// [`insert_lines`] on PostgreSQL: the lines unpacked by `jsonb_to_recordset`.
+const INSERT_LINES_POSTGRES: &str = concat!(
+    "INSERT INTO line_items (",
+    line_columns!(),
+    ") \
+     SELECT $1, $2, $3, $4, l.position, l.description, l.quantity_milli, l.unit_price_cents, \
+       l.tax_rate_milli, l.subtotal_cents, l.tax_cents, l.total_cents, l.product_id, l.unit, \
+       l.tax_category, l.tax_exemption_reason \
+     FROM jsonb_to_recordset($5::jsonb) AS l(position INTEGER, description TEXT, \
+       quantity_milli BIGINT, unit_price_cents BIGINT, tax_rate_milli BIGINT, \
+       subtotal_cents BIGINT, tax_cents BIGINT, total_cents BIGINT, product_id BIGINT, \
+       unit TEXT, tax_category TEXT, tax_exemption_reason TEXT) \
+     ORDER BY l.position RETURNING ",
+    returned_line_columns!()
+);
+
+/// [`insert_lines`] on SQLite: the lines unpacked by `json_each`, the array index their position.
+const INSERT_LINES_SQLITE: &str = concat!(
+    "INSERT INTO line_items (",
+    line_columns!(),
+    ") \
+     SELECT $1, $2, $3, $4, l.key, json_extract(l.value, '$.description'), \
+       json_extract(l.value, '$.quantity_milli'), json_extract(l.value, '$.unit_price_cents'), \
+       json_extract(l.value, '$.tax_rate_milli'), json_extract(l.value, '$.subtotal_cents'), \
+       json_extract(l.value, '$.tax_cents'), json_extract(l.value, '$.total_cents'), \
+       json_extract(l.value, '$.product_id'), json_extract(l.value, '$.unit'), \
+       json_extract(l.value, '$.tax_category'), json_extract(l.value, '$.tax_exemption_reason') \
+     FROM json_each($5) AS l ORDER BY l.key RETURNING ",
+    returned_line_columns!()
+);
 
 /// One line as [`insert_lines`] hands it to the database.
 #[derive(serde::Serialize)]
