@@ -170,22 +170,6 @@ pub(crate) fn load_row(
     <InvoiceRow as DocumentRow>::reload(conn, scope, id.0)
 }
 
-/// A line's columns as the left join answers them.
-type JoinedLine = (
-    Option<i64>,
-    Option<String>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-);
-
 /// The invoice and its lines in one statement (one round trip, one snapshot): the row beside
 /// each line, in the lines' order. Written with diesel's query builder so that, like every
 /// other hot read, it is prepared once per connection (`sql_query` is planned on every call).
@@ -200,28 +184,14 @@ pub(crate) fn load_invoice(
         .and(line_items::livemode.eq(invoices::livemode))
         .and(line_items::document_kind.eq(DocumentKind::Invoice.as_str()))
         .and(line_items::document_id.eq(invoices::id)));
-    // Each line's columns, null where the join found no line.
-    let line = (
-        line_items::id.nullable(),
-        line_items::description.nullable(),
-        line_items::quantity_milli.nullable(),
-        line_items::unit_price_cents.nullable(),
-        line_items::tax_rate_milli.nullable(),
-        line_items::subtotal_cents.nullable(),
-        line_items::tax_cents.nullable(),
-        line_items::total_cents.nullable(),
-        line_items::product_id.nullable(),
-        line_items::unit.nullable(),
-        line_items::tax_category.nullable(),
-        line_items::tax_exemption_reason.nullable(),
-    );
-    let rows: Vec<(InvoiceRow, JoinedLine)> = invoices::table
+    // A line's columns are null where the join found no line.
+    let rows: Vec<(InvoiceRow, Option<LineRow>)> = invoices::table
         .left_join(lines_of_invoice)
         .filter(invoices::account_id.eq(scope.account_id.0))
         .filter(invoices::livemode.eq(scope.livemode()))
         .filter(invoices::id.eq(id.0))
         .order(line_items::position)
-        .select((InvoiceRow::as_select(), line))
+        .select((InvoiceRow::as_select(), Option::<LineRow>::as_select()))
         .load(conn)?;
     let Some((first, _)) = rows.first() else {
         // Not this scope's: the scoped read says whether it is missing or another's.
@@ -230,27 +200,7 @@ pub(crate) fn load_invoice(
     };
     let row = first.clone();
     let mut lines = Vec::with_capacity(rows.len());
-    for (_, l) in rows {
-        let (Some(line_id), Some(description), Some(quantity_milli), Some(unit_price_cents)) =
-            (l.0, l.1, l.2, l.3)
-        else {
-            continue;
-        };
-        let line = LineRow {
-            id: line_id,
-            document_id: row.id,
-            description,
-            quantity_milli,
-            unit_price_cents,
-            tax_rate_milli: l.4.unwrap_or_default(),
-            subtotal_cents: l.5.unwrap_or_default(),
-            tax_cents: l.6.unwrap_or_default(),
-            total_cents: l.7.unwrap_or_default(),
-            product_id: l.8,
-            unit: l.9.unwrap_or_default(),
-            tax_category: l.10,
-            tax_exemption_reason: l.11,
-        };
+    for line in rows.into_iter().filter_map(|(_, line)| line) {
         lines.push(line.into_view()?);
     }
     to_invoice(row, lines, public_url)
