@@ -5,8 +5,8 @@ use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
-    move_and_record, public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number,
-    Resolved,
+    kept_count_query, move_and_record, public_row, replace_lines, resolve_draft, resolve_lines,
+    sweep, take_number, Resolved,
 };
 use crate::events::record;
 use crate::invoice_list::{filtered, page_of, SummaryRow};
@@ -270,22 +270,35 @@ impl InvoiceRepository for Store {
     ) -> RepoResult<Page<Invoice>> {
         let url = self.public_url();
         self.read(|conn| {
+            let by_status_only = filter.customer_id.is_none()
+                && filter.search.is_none()
+                && filter.created_after.is_none()
+                && filter.created_before.is_none();
+            if page.counts() && by_status_only {
+                // The kept total rides along with the page's rows: one round trip less.
+                let status = filter.status.map(|s| s.as_str());
+                let kind = DocumentKind::Invoice.as_str();
+                let rows = page_of(scope, filter, page)
+                    .select((
+                        InvoiceRow::as_select(),
+                        kept_count_query(scope, kind, status).single_value(),
+                    ))
+                    .load::<(InvoiceRow, Option<i64>)>(conn)?;
+                let total = match rows.first() {
+                    Some((_, total)) => total.unwrap_or(0),
+                    // A page past the end has no row to carry the total.
+                    None => kept_count(conn, scope, kind, status)?,
+                };
+                let rows = rows.into_iter().map(|(row, _)| row).collect();
+                return kept_page(rows, page, total, |rows| {
+                    to_invoices(conn, scope, rows, &url)
+                });
+            }
             let rows = page_of(scope, filter, page)
                 .select(InvoiceRow::as_select())
                 .load::<InvoiceRow>(conn)?;
             if !page.counts() {
                 return uncounted_page(rows, page, |rows| to_invoices(conn, scope, rows, &url));
-            }
-            let by_status_only = filter.customer_id.is_none()
-                && filter.search.is_none()
-                && filter.created_after.is_none()
-                && filter.created_before.is_none();
-            if by_status_only {
-                let status = filter.status.map(|s| s.as_str());
-                let total = kept_count(conn, scope, DocumentKind::Invoice.as_str(), status)?;
-                return kept_page(rows, page, total, |rows| {
-                    to_invoices(conn, scope, rows, &url)
-                });
             }
             let counted = count_up_to_cap(conn, filtered(scope, filter).select(invoices::id))?;
             capped_page(rows, page, counted, |rows| {

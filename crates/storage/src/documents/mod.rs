@@ -25,4 +25,4 @@ pub(crate) use lines::{
     check_lines_currency, document_customer, insert_lines, read_lines, read_lines_for_copy,
     replace_lines, resolve_lines, LineRow,
 };
-pub(crate) use numbering::{kept_count, take_number};
+pub(crate) use numbering::{kept_count, kept_count_query, take_number};

@@ -1,12 +1,13 @@
 //! Gap-free document numbers, and the kept counts of documents per status (SPEC §5). Numbers: the counter row is bumped inside the creating transaction, so a
 //! rolled-back create gives its number back and concurrent creates queue on the row lock.
 
-use crate::connection::AnyConnection;
+use crate::connection::{AnyConnection, MultiBackend};
 use crate::prepared::prepared;
 use crate::schema::document_counters as dc;
+use crate::schema::document_counts as counts;
 use crate::store::TxError;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Integer, Text};
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use invoicing_domain::document::{document_number, DocumentKind};
 use invoicing_domain::tenant::Scope;
 
@@ -74,15 +75,28 @@ pub(crate) fn kept_count(
     kind: &str,
     status: Option<&str>,
 ) -> Result<i64, TxError> {
-    use crate::schema::document_counts as counts;
+    Ok(kept_count_query(scope, kind, status)
+        .first::<Option<i64>>(conn)?
+        .unwrap_or(0))
+}
+
+/// The statement of [`kept_count`], for a page's query to read its total in the same round
+/// trip (as `.single_value()`, a scalar subquery); `NULL` when the scope has none.
+pub(crate) fn kept_count_query(
+    scope: Scope,
+    kind: &str,
+    status: Option<&str>,
+) -> counts::BoxedQuery<'static, MultiBackend, Nullable<BigInt>> {
+    // PostgreSQL sums BIGINT into NUMERIC; no count nears 2^63.
+    let total = diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(document_counts.n) AS BIGINT)");
     let mut q = counts::table
         .filter(counts::account_id.eq(scope.account_id.0))
         .filter(counts::livemode.eq(scope.livemode()))
         .filter(counts::kind.eq(kind.to_string()))
-        .select(counts::n)
+        .select(total)
         .into_boxed();
     if let Some(status) = status {
         q = q.filter(counts::status.eq(status.to_string()));
     }
-    Ok(q.load::<i64>(conn)?.into_iter().sum())
+    q
 }
