@@ -945,6 +945,16 @@ fn lines_read_back_as_written(db: TestDb) {
         let lines_total: i64 = read.line_items.iter().map(|l| l.total_cents).sum();
         assert_eq!(lines_total, read.total_cents);
     }
+    // A list reads the lines of all its invoices at once: each in its own order, as a get.
+    let listed = db
+        .store
+        .list_invoices(scope, &InvoiceFilter::default(), PageRequest::default())
+        .unwrap();
+    assert_eq!(listed.data.len(), 3);
+    for invoice in &listed.data {
+        let read = db.store.get_invoice(scope, invoice.id).unwrap();
+        assert_eq!(invoice.line_items, read.line_items);
+    }
     let draft = db
         .store
         .create_invoice(scope, new_invoice(body(2)))
