@@ -156,37 +156,60 @@ fn json_text(v: &Value) -> Result<Cow<'_, str>, DecimalError> {
     }
 }
 
-/// Normalised text: no trailing zeros and no trailing point ("2", "1.5", "0.125").
-fn write_thousandths(t: i64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let (whole, frac) = (t / 1000, t % 1000);
-    if frac == 0 {
-        return write!(f, "{whole}");
+/// Normalised text: no trailing zeros and no trailing point ("2", "1.5", "0.125"). Written
+/// into a buffer on the stack: every line of every invoice a list or get answers prints two.
+fn thousandths_text(t: i64, buf: &mut [u8; 24]) -> &str {
+    let (mut whole, frac) = (t.unsigned_abs() / 1000, t.unsigned_abs() % 1000);
+    let mut digits = [b'0'; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (whole % 10) as u8;
+        whole /= 10;
+        if whole == 0 {
+            break;
+        }
     }
-    let frac = format!("{frac:03}");
-    write!(f, "{whole}.{}", frac.trim_end_matches('0'))
+    let mut len = 0;
+    let mut push = |b: u8| {
+        buf[len] = b;
+        len += 1;
+    };
+    if t < 0 {
+        push(b'-');
+    }
+    digits[start..].iter().for_each(|&d| push(d));
+    if frac != 0 {
+        push(b'.');
+        let places = [frac / 100, frac / 10 % 10, frac % 10];
+        let kept = places.iter().rposition(|&d| d != 0).map_or(0, |i| i + 1);
+        places[..kept].iter().for_each(|&d| push(b'0' + d as u8));
+    }
+    // Only ASCII digits, '-' and '.' were written.
+    std::str::from_utf8(&buf[..len]).unwrap_or_default()
 }
 
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_thousandths(self.0, f)
+        f.write_str(thousandths_text(self.0, &mut [0; 24]))
     }
 }
 
 impl fmt::Display for TaxRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_thousandths(self.0, f)
+        f.write_str(thousandths_text(self.0, &mut [0; 24]))
     }
 }
 
 impl Serialize for Quantity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(thousandths_text(self.0, &mut [0; 24]))
     }
 }
 
 impl Serialize for TaxRate {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(thousandths_text(self.0, &mut [0; 24]))
     }
 }
 
@@ -194,6 +217,28 @@ impl Serialize for TaxRate {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The text as it was written with `format!` before the stack buffer: the same for every
+    /// quantity and rate, the largest included.
+    #[test]
+    fn thousandths_print_as_format_would() {
+        let by_format = |t: i64| {
+            let (whole, frac) = (t / 1000, t % 1000);
+            let frac = format!("{frac:03}");
+            match frac.trim_end_matches('0') {
+                "" => format!("{whole}"),
+                kept => format!("{whole}.{kept}"),
+            }
+        };
+        let samples = (0..=120_000).chain([MAX_QUANTITY - 1, MAX_QUANTITY, i64::MAX]);
+        for t in samples {
+            assert_eq!(thousandths_text(t, &mut [0; 24]), by_format(t), "{t}");
+        }
+        assert_eq!(thousandths_text(-1500, &mut [0; 24]), "-1.5");
+        let rate = TaxRate::from_thousandths(19_500).unwrap();
+        assert_eq!(serde_json::to_string(&rate).unwrap(), "\"19.5\"");
+        assert_eq!(format!("{rate}"), "19.5");
+    }
 
     fn q(s: &str) -> Result<String, DecimalError> {
         Quantity::parse(s).map(|v| v.to_string())
