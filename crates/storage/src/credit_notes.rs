@@ -326,7 +326,7 @@ impl CreditNoteRepository for Store {
     }
 
     fn get_credit_note(&self, scope: Scope, id: CreditNoteId) -> RepoResult<CreditNote> {
-        self.read(|conn| load(conn, scope, id))
+        self.read_snapshot(|conn| load(conn, scope, id))
     }
 
     fn list_credit_notes(
@@ -335,7 +335,7 @@ impl CreditNoteRepository for Store {
         filter: &CreditNoteFilter,
         page: PageRequest,
     ) -> RepoResult<Page<CreditNote>> {
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let query = || {
                 let mut q = scoped!(credit_notes, scope).into_boxed();
                 if let Some(i) = filter.invoice_id {

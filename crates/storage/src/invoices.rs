@@ -269,7 +269,7 @@ impl InvoiceRepository for Store {
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>> {
         let url = self.public_url();
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let by_status_only = filter.customer_id.is_none()
                 && filter.search.is_none()
                 && filter.created_after.is_none()
@@ -407,7 +407,7 @@ impl InvoiceRepository for Store {
 
     fn invoice_with_parties(&self, scope: Scope, id: InvoiceId) -> RepoResult<(Invoice, Parties)> {
         let url = self.public_url();
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let invoice = load_invoice(conn, scope, id, &url)?;
             let parties = invoice_parties(conn, scope, &invoice)?;
             Ok((invoice, parties))
@@ -416,12 +416,12 @@ impl InvoiceRepository for Store {
 
     fn invoice_as_shown(&self, scope: Scope, id: InvoiceId) -> RepoResult<PublicInvoice> {
         let url = self.public_url();
-        self.read(|conn| as_shown(conn, scope, id, &url))
+        self.read_snapshot(|conn| as_shown(conn, scope, id, &url))
     }
 
     fn find_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice> {
         let url = self.public_url();
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let row = public_row::<InvoiceRow>(conn, number, token)?;
             as_shown(conn, row.scope(), InvoiceId(row.id), &url)
         })

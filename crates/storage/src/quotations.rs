@@ -150,7 +150,7 @@ impl QuotationRepository for Store {
 
     fn get_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation> {
         let url = self.public_url();
-        self.read(|conn| load_quotation(conn, scope, id, &url))
+        self.read_snapshot(|conn| load_quotation(conn, scope, id, &url))
     }
 
     fn list_quotations(
@@ -160,7 +160,7 @@ impl QuotationRepository for Store {
         page: PageRequest,
     ) -> RepoResult<Page<Quotation>> {
         let url = self.public_url();
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let query = || {
                 let mut q = scoped!(quotations, scope).into_boxed();
                 if let Some(s) = filter.status {
@@ -316,7 +316,7 @@ impl QuotationRepository for Store {
             ))
         })?;
         finish_answer(Ok(answered.1))?;
-        self.read(|conn| public_view(conn, &answered.0, &url))
+        self.read_snapshot(|conn| public_view(conn, &answered.0, &url))
     }
 
     fn convert_quotation(

@@ -465,7 +465,7 @@ impl RecurringRepository for Store {
     }
 
     fn get_recurring(&self, scope: Scope, id: RecurringId) -> RepoResult<RecurringInvoice> {
-        self.read(|conn| load(conn, scope, id.0))
+        self.read_snapshot(|conn| load(conn, scope, id.0))
     }
 
     fn list_recurring(
@@ -474,7 +474,7 @@ impl RecurringRepository for Store {
         filter: &RecurringFilter,
         page: PageRequest,
     ) -> RepoResult<Page<RecurringInvoice>> {
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let query = || {
                 let mut q = scoped!(ri, scope).into_boxed();
                 if let Some(s) = filter.status {

@@ -187,6 +187,22 @@ impl Store {
         self.checkout()?.run(WORK_LIMIT, f)
     }
 
+    /// Runs reads that must agree with each other (a page and its lines, a document with its
+    /// lines and payments) on one snapshot, so a change committed between two of them never
+    /// pairs one version's totals with another's lines: PostgreSQL `REPEATABLE READ READ ONLY`,
+    /// SQLite a deferred transaction (a WAL reader keeps the snapshot of its first read). Two
+    /// round trips more than [`Store::read`]: for reads of more than one statement only. Inside
+    /// a keyed request's transaction the reads run in it, as every read there does.
+    pub(crate) fn read_snapshot<T>(
+        &self,
+        f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
+    ) -> RepoResult<T> {
+        match self.checkout()? {
+            pinned @ Checkout::Pinned(_) => pinned.run(WORK_LIMIT, f),
+            pooled => pooled.run(WORK_LIMIT, |conn| snapshot_tx(conn, f)),
+        }
+    }
+
     /// Runs one statement's work on a pooled connection (never the keyed request's) that must
     /// not hold its caller up: waiting at most `limit` for the connection and `limit` for the
     /// answer, after which the connection is broken and the call fails.
@@ -387,12 +403,24 @@ pub(crate) fn rollback(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
     }
 }
 
-fn write_tx<T>(
+fn snapshot_tx<T>(
     conn: &mut AnyConnection,
     f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
 ) -> Result<T, TxError> {
-    begin(conn)?;
-    match f(conn) {
+    match conn {
+        AnyConnection::Sqlite(c) => AnsiTransactionManager::begin_transaction_sql(c, "BEGIN")?,
+        AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction_sql(
+            c,
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        )?,
+    }
+    let result = f(conn);
+    end_tx(conn, result)
+}
+
+/// Commits after `result`'s work, or rolls back after its failure.
+fn end_tx<T>(conn: &mut AnyConnection, result: Result<T, TxError>) -> Result<T, TxError> {
+    match result {
         Ok(v) => {
             commit(conn)?;
             Ok(v)
@@ -404,6 +432,15 @@ fn write_tx<T>(
             Err(e)
         }
     }
+}
+
+fn write_tx<T>(
+    conn: &mut AnyConnection,
+    f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
+) -> Result<T, TxError> {
+    begin(conn)?;
+    let result = f(conn);
+    end_tx(conn, result)
 }
 
 impl HealthCheck for Store {

@@ -974,7 +974,62 @@ fn lines_read_back_as_written(db: TestDb) {
     );
 }
 
+/// A list reads its page and the page's lines in two statements: on one snapshot, so a draft
+/// whose lines change meanwhile is listed with the totals and the lines of one version.
+fn a_list_pairs_each_invoices_totals_with_its_own_lines(db: TestDb) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let scope = scope(&db);
+    let line =
+        |d: &str, cents: i64| json!({"description": d, "quantity": 1, "unit_price_cents": cents});
+    let one = json!([line("A1", 1000)]);
+    let six: Vec<Value> = (0..6).map(|i| line(&format!("B{i}"), 1500 + i)).collect();
+    let drafts: Vec<invoicing_domain::invoice::InvoiceId> = (0..3)
+        .map(|i| {
+            let body = json!({"customer": {"name": "Ada", "email": format!("snap{i}@example.com")}, "line_items": one});
+            db.store.create_invoice(scope, new_invoice(body)).unwrap().id
+        })
+        .collect();
+    let done = Arc::new(AtomicBool::new(false));
+    let editor = {
+        let (store, done, drafts) = (db.store.clone(), done.clone(), drafts.clone());
+        let (one, six) = (one.clone(), json!(six));
+        std::thread::spawn(move || {
+            for i in 0..150 {
+                let lines = if i % 2 == 0 { &six } else { &one };
+                let id = drafts[i % drafts.len()];
+                store
+                    .update_invoice(scope, id, patch(json!({"line_items": lines})))
+                    .unwrap();
+            }
+            done.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut lists = 0;
+    while !done.load(Ordering::SeqCst) {
+        let listed = db
+            .store
+            .list_invoices(
+                scope,
+                &InvoiceFilter::default(),
+                PageRequest::new(1, 100).unwrap(),
+            )
+            .unwrap();
+        for invoice in &listed.data {
+            let lines: i64 = invoice.line_items.iter().map(|l| l.subtotal_cents).sum();
+            assert_eq!(
+                invoice.subtotal_cents, lines,
+                "invoice {:?} after {lists} lists",
+                invoice.id
+            );
+        }
+        lists += 1;
+    }
+    editor.join().unwrap();
+    assert!(lists > 0);
+}
+
 backend_tests!(
+    a_list_pairs_each_invoices_totals_with_its_own_lines,
     a_keyset_walk_sees_every_row_once,
     lines_read_back_as_written,
     kept_counts_match_the_rows_after_concurrent_changes,

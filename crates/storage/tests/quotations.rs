@@ -1730,7 +1730,48 @@ fn racing_sends_never_let_a_sent_quotation_be_edited_or_deleted(db: TestDb) {
     assert_eq!(sent + deleted, 40, "one winner, one event, per race");
 }
 
+/// A quotation is read with its lines on one snapshot: while its lines change, a get shows the
+/// totals and the lines of one version, never one's totals with the other's lines.
+fn a_get_pairs_the_totals_with_their_own_lines(db: TestDb) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let scope = scope(&db);
+    let line =
+        |d: &str, cents: i64| json!({"description": d, "quantity": 1, "unit_price_cents": cents});
+    let one = json!([line("A1", 1000)]);
+    let six = json!((0..6)
+        .map(|i| line(&format!("B{i}"), 1500 + i))
+        .collect::<Vec<_>>());
+    let id = db
+        .store
+        .create_quotation(scope, simple("snap@example.com"))
+        .unwrap()
+        .id;
+    let done = Arc::new(AtomicBool::new(false));
+    let editor = {
+        let (store, done) = (db.store.clone(), done.clone());
+        std::thread::spawn(move || {
+            for i in 0..150 {
+                let lines = if i % 2 == 0 { &six } else { &one };
+                store
+                    .update_quotation(scope, id, patch(json!({"line_items": lines})))
+                    .unwrap();
+            }
+            done.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut gets = 0;
+    while !done.load(Ordering::SeqCst) {
+        let q = db.store.get_quotation(scope, id).unwrap();
+        let lines: i64 = q.line_items.iter().map(|l| l.subtotal_cents).sum();
+        assert_eq!(q.subtotal_cents, lines, "after {gets} gets");
+        gets += 1;
+    }
+    editor.join().unwrap();
+    assert!(gets > 0);
+}
+
 backend_tests!(
+    a_get_pairs_the_totals_with_their_own_lines,
     numbering_is_gap_free_and_independent_of_invoices,
     create_stores_defaults_customer_and_event,
     failed_create_rolls_back_customer_and_event,
