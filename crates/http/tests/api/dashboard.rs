@@ -695,7 +695,11 @@ fn is_form(path: &str) -> bool {
     path.ends_with("/new") || path.ends_with("/edit")
 }
 
-async fn every_screen_renders_within_ten_statements_for_every_role(h: Harness) {
+/// What a screen may send: 10 statements, and the BEGIN and COMMIT of the reads that must
+/// agree (a short list's page and its lines read on one snapshot).
+const SCREEN_BUDGET: u64 = 12;
+
+async fn every_screen_renders_within_its_statement_budget_for_every_role(h: Harness) {
     let app = app!(h);
     member(&h, h.account, "owner@example.com", Role::Owner);
     member(&h, h.account, "staff@example.com", Role::Staff);
@@ -717,7 +721,7 @@ async fn every_screen_renders_within_ten_statements_for_every_role(h: Harness) {
                 continue;
             }
             assert_eq!(r.status, 200, "{email} {path}: {}", r.text());
-            assert!(spent <= 10, "{path} sent {spent} statements");
+            assert!(spent <= SCREEN_BUDGET, "{path} sent {spent} statements");
             let page = r.text();
             assert!(
                 page.starts_with("<!doctype html>\n<html lang=\"en\">"),
@@ -1203,7 +1207,7 @@ http_tests!(
     a_user_changes_their_password_and_ends_their_sessions,
     the_email_log_shows_what_was_sent_and_what_failed,
     owners_change_the_profile_and_nobody_else_can,
-    every_screen_renders_within_ten_statements_for_every_role,
+    every_screen_renders_within_its_statement_budget_for_every_role,
     quotations_customers_products_credits_and_schedules_through_the_forms,
     signing_in_sets_a_host_cookie_and_a_new_token_each_time,
     failures_say_one_thing_and_the_pair_is_throttled,
