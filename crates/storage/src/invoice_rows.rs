@@ -20,7 +20,7 @@ use invoicing_domain::profile::Reminders;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
 
-#[derive(Queryable, Selectable, Clone)]
+#[derive(Queryable, Selectable, QueryableByName, Clone)]
 #[diesel(table_name = invoices)]
 pub(crate) struct InvoiceRow {
     pub id: i64,

@@ -4,17 +4,18 @@
 use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, insert_lines, kept_count,
-    kept_count_query, move_and_record, public_row, replace_lines, resolve_draft, resolve_lines,
-    sweep, take_number, Resolved,
+    check_lines_currency, check_patch, document_customer, first_view, kept_count, kept_count_query,
+    move_and_record, public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number,
+    Resolved,
 };
 use crate::events::record;
+use crate::invoice_insert::{insert_with_lines, NewRow};
 use crate::invoice_list::{filtered, page_of, SummaryRow};
 use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, InvoiceRow};
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
-use crate::rows::{lock_scoped, now_db, returning, scoped};
+use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::invoices;
 use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
@@ -70,36 +71,29 @@ pub(crate) fn insert_invoice(
     } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
     let number = take_number(conn, scope, DocumentKind::Invoice, now.year())?;
-    let row = diesel::insert_into(invoices::table)
-        .values((
-            invoices::account_id.eq(scope.account_id.0),
-            invoices::livemode.eq(scope.livemode()),
-            invoices::number.eq(number),
-            invoices::status.eq(InvoiceStatus::Draft.as_str()),
-            invoices::customer_id.eq(customer_id),
-            invoices::currency.eq(currency.code()),
-            invoices::issue_date.eq(new.issue_date),
-            invoices::due_date.eq(new.due_date),
-            invoices::payment_terms.eq(new.payment_terms.map(|t| t.to_string())),
-            invoices::subtotal_cents.eq(lines.totals.subtotal.minor()),
-            invoices::tax_cents.eq(lines.totals.tax.minor()),
-            invoices::total_cents.eq(lines.totals.total.minor()),
-            invoices::amount_paid_cents.eq(0),
-            invoices::notes.eq(&new.notes),
-            invoices::metadata.eq(new.metadata.to_json()),
-            invoices::token.eq(&new.token),
-            invoices::quotation_id.eq(quotation_id),
-            invoices::recurring_invoice_id.eq(recurring_invoice_id),
-            invoices::recurring_period.eq(recurring_period),
-            invoices::reminders.eq(new.reminders.as_ref().map(Reminders::to_json)),
-            invoices::buyer_refs.eq(new.references.to_json()),
-            invoices::tax_rounding.eq(tax_rounding.as_str()),
-            invoices::created_at.eq(now),
-            invoices::updated_at.eq(now),
-        ))
-        .returning(returning::<InvoiceRow>())
-        .get_result::<InvoiceRow>(conn)?;
-    let line_items = insert_lines(conn, scope, DocumentKind::Invoice, row.id, &lines)?;
+    let new_row = NewRow {
+        number: &number,
+        status: InvoiceStatus::Draft.as_str(),
+        customer_id,
+        currency: currency.code(),
+        issue_date: new.issue_date,
+        due_date: new.due_date,
+        payment_terms: new.payment_terms.map(|t| t.to_string()),
+        subtotal_cents: lines.totals.subtotal.minor(),
+        tax_cents: lines.totals.tax.minor(),
+        total_cents: lines.totals.total.minor(),
+        notes: new.notes.as_deref(),
+        metadata: new.metadata.to_json(),
+        token: &new.token,
+        quotation_id,
+        recurring_invoice_id,
+        recurring_period,
+        reminders: new.reminders.as_ref().map(Reminders::to_json),
+        buyer_refs: new.references.to_json(),
+        tax_rounding: tax_rounding.as_str(),
+        now,
+    };
+    let (row, line_items) = insert_with_lines(conn, scope, &new_row, &lines)?;
     let invoice = to_invoice(row, line_items, public_url)?;
     record(conn, scope, "invoice.created", &invoice)?;
     Ok(invoice)

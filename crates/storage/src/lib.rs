@@ -12,6 +12,7 @@ mod documents;
 mod emails;
 mod events;
 mod idempotency;
+mod invoice_insert;
 mod invoice_list;
 mod invoice_rows;
 mod invoices;

@@ -22,7 +22,7 @@ use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 use std::collections::HashMap;
 
-#[derive(Queryable, Selectable, QueryableByName)]
+#[derive(Queryable, Selectable, QueryableByName, serde::Deserialize)]
 #[diesel(table_name = line_items)]
 pub(crate) struct LineRow {
     pub id: i64,
@@ -81,6 +81,7 @@ macro_rules! returned_line_columns {
          tax_exemption_reason"
     };
 }
+pub(crate) use {line_columns, returned_line_columns};
 
 /// Writes a new document's lines in one prepared statement, whatever their number: the lines go
 /// as one JSON array that the database unpacks (`jsonb_to_recordset`, SQLite's `json_each`), so
@@ -102,33 +103,58 @@ pub(crate) fn insert_lines(
         AnyConnection::Postgresql(_) => INSERT_LINES_POSTGRES,
         AnyConnection::Sqlite(_) => INSERT_LINES_SQLITE,
     };
-    let mut rows: Vec<LineRow> = prepared!(diesel::sql_query(sql)
+    let rows: Vec<LineRow> = prepared!(diesel::sql_query(sql)
         .bind::<BigInt, _>(scope.account_id.0)
         .bind::<Bool, _>(scope.livemode())
         .bind::<Text, _>(kind.as_str())
         .bind::<BigInt, _>(document_id)
         .bind::<Text, _>(&packed))
     .load(conn)?;
+    line_views(rows)
+}
+
+/// The views of a document's lines as an insert returned them, in their order.
+pub(crate) fn line_views(mut rows: Vec<LineRow>) -> Result<Vec<LineItemView>, TxError> {
     // RETURNING gives no order guarantee; ids follow the insert order.
     rows.sort_by_key(|r| r.id);
     rows.into_iter().map(LineRow::into_view).collect()
 }
 
-/// [`insert_lines`] on PostgreSQL: the lines unpacked by `jsonb_to_recordset`.
-const INSERT_LINES_POSTGRES: &str = concat!(
-    "INSERT INTO line_items (",
-    line_columns!(),
-    ") \
-     SELECT $1, $2, $3, $4, l.position, l.description, l.quantity_milli, l.unit_price_cents, \
-       l.tax_rate_milli, l.subtotal_cents, l.tax_cents, l.total_cents, l.product_id, l.unit, \
-       l.tax_category, l.tax_exemption_reason \
-     FROM jsonb_to_recordset($5::jsonb) AS l(position INTEGER, description TEXT, \
-       quantity_milli BIGINT, unit_price_cents BIGINT, tax_rate_milli BIGINT, \
-       subtotal_cents BIGINT, tax_cents BIGINT, total_cents BIGINT, product_id BIGINT, \
-       unit TEXT, tax_category TEXT, tax_exemption_reason TEXT) \
-     ORDER BY l.position RETURNING ",
-    returned_line_columns!()
-);
+/// PostgreSQL's insert of packed lines (`jsonb_to_recordset`), for the owner and packed array
+/// the SQL expressions given name (`$from` joins in what they come from), returning the
+/// lines' columns.
+macro_rules! insert_lines_postgres {
+    ($account:literal, $livemode:literal, $kind:literal, $document:literal, $packed:literal, $from:literal) => {
+        concat!(
+            "INSERT INTO line_items (",
+            $crate::documents::line_columns!(),
+            ") SELECT ",
+            $account,
+            ", ",
+            $livemode,
+            ", ",
+            $kind,
+            ", ",
+            $document,
+            ", l.position, l.description, l.quantity_milli, l.unit_price_cents, \
+             l.tax_rate_milli, l.subtotal_cents, l.tax_cents, l.total_cents, l.product_id, \
+             l.unit, l.tax_category, l.tax_exemption_reason FROM ",
+            $from,
+            "jsonb_to_recordset(",
+            $packed,
+            "::jsonb) AS l(position INTEGER, description TEXT, \
+             quantity_milli BIGINT, unit_price_cents BIGINT, tax_rate_milli BIGINT, \
+             subtotal_cents BIGINT, tax_cents BIGINT, total_cents BIGINT, product_id BIGINT, \
+             unit TEXT, tax_category TEXT, tax_exemption_reason TEXT) \
+             ORDER BY l.position RETURNING ",
+            $crate::documents::returned_line_columns!()
+        )
+    };
+}
+pub(crate) use insert_lines_postgres;
+
+/// [`insert_lines`] on PostgreSQL.
+const INSERT_LINES_POSTGRES: &str = insert_lines_postgres!("$1", "$2", "$3", "$4", "$5", "");
 
 /// [`insert_lines`] on SQLite: the lines unpacked by `json_each`, the array index their position.
 const INSERT_LINES_SQLITE: &str = concat!(
@@ -162,7 +188,7 @@ struct PackedLine<'a> {
     tax_exemption_reason: Option<&'a str>,
 }
 
-fn pack_lines(lines: &Lines) -> Result<String, TxError> {
+pub(crate) fn pack_lines(lines: &Lines) -> Result<String, TxError> {
     let packed: Vec<PackedLine<'_>> = lines
         .items
         .iter()

@@ -22,7 +22,8 @@ pub(crate) use lifecycle::{
     DocumentRow,
 };
 pub(crate) use lines::{
-    check_lines_currency, document_customer, insert_lines, read_lines, read_lines_for_copy,
-    replace_lines, resolve_lines, LineRow,
+    check_lines_currency, document_customer, insert_lines, insert_lines_postgres, line_columns,
+    line_views, pack_lines, read_lines, read_lines_for_copy, replace_lines, resolve_lines,
+    returned_line_columns, LineRow,
 };
 pub(crate) use numbering::{kept_count, kept_count_query, take_number};
