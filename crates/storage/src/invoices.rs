@@ -5,7 +5,7 @@ use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, kept_count, kept_count_query,
-    move_and_record, public_row, replace_lines, resolve_draft, resolve_lines, sweep, take_number,
+    move_and_record, public_row, replace_lines, resolve_lines, resolve_numbered_draft, sweep,
     Resolved,
 };
 use crate::events::record;
@@ -63,14 +63,23 @@ pub(crate) fn insert_invoice(
         Origin::Recurring { schedule, period } => (Some(schedule), Some(period)),
         _ => (None, None),
     };
-    let Resolved {
-        customer_id,
-        currency,
-        lines,
-        tax_rounding,
-    } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
-    let number = take_number(conn, scope, DocumentKind::Invoice, now.year())?;
+    let (
+        Resolved {
+            customer_id,
+            currency,
+            lines,
+            tax_rounding,
+        },
+        number,
+    ) = resolve_numbered_draft(
+        conn,
+        scope,
+        &new.customer,
+        new.currency,
+        &new.lines,
+        (DocumentKind::Invoice, now.year()),
+    )?;
     let new_row = NewRow {
         number: &number,
         status: InvoiceStatus::Draft.as_str(),

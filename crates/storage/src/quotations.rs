@@ -5,8 +5,8 @@ use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     account_defaults, check_lines_currency, check_patch, document_customer, first_view,
-    insert_lines, kept_count, public_row, replace_lines, resolve_draft, resolve_lines, sweep,
-    take_number, Resolved,
+    insert_lines, kept_count, public_row, replace_lines, resolve_lines, resolve_numbered_draft,
+    sweep, Resolved,
 };
 use crate::events::record;
 use crate::outbox::{queue, Document};
@@ -36,14 +36,23 @@ fn insert(
     new: &NewQuotation,
     url: &str,
 ) -> Result<Quotation, TxError> {
-    let Resolved {
-        customer_id,
-        currency,
-        lines,
-        ..
-    } = resolve_draft(conn, scope, &new.customer, new.currency, &new.lines)?;
     let now = now_db();
-    let number = take_number(conn, scope, DocumentKind::Quotation, now.year())?;
+    let (
+        Resolved {
+            customer_id,
+            currency,
+            lines,
+            ..
+        },
+        number,
+    ) = resolve_numbered_draft(
+        conn,
+        scope,
+        &new.customer,
+        new.currency,
+        &new.lines,
+        (DocumentKind::Quotation, now.year()),
+    )?;
     let id = diesel::insert_into(quotations::table)
         .values((
             quotations::account_id.eq(scope.account_id.0),

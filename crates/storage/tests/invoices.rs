@@ -137,6 +137,38 @@ fn numbering_is_gap_free_under_concurrency_and_failures(db: TestDb) {
         numbers, expected,
         "distinct, consecutive, no gaps left by the failures"
     );
+    // For an existing customer the counter moves in the customer's read (on PostgreSQL): a
+    // failure after it, or a customer not the scope's, leaves no gap either.
+    let customer = page.data[0].customer_id.0;
+    let for_customer = |customer: i64, description: &str| {
+        new_invoice(json!({
+            "customer_id": customer,
+            "line_items": [{"description": description, "quantity": "1", "unit_price_cents": 100}]
+        }))
+    };
+    let other = self::scope(&db);
+    let number = |scope, customer, description| {
+        db.store
+            .create_invoice(scope, for_customer(customer, description))
+            .map(|i| i.invoice_number)
+    };
+    let other_customer = db
+        .store
+        .create_invoice(other, simple("o@example.com", "Work"))
+        .unwrap();
+    assert_eq!(other_customer.invoice_number, format!("INV-{year}-000001"));
+    assert!(number(scope, customer, "FAIL").is_err());
+    assert!(number(other, customer, "Work").is_err(), "not its customer");
+    assert!(number(scope, other_customer.customer_id.0, "Work").is_err());
+    assert!(number(scope, i64::MAX, "Work").is_err());
+    assert_eq!(
+        number(scope, customer, "Work").unwrap(),
+        format!("INV-{year}-000017")
+    );
+    assert_eq!(
+        number(other, other_customer.customer_id.0, "Work").unwrap(),
+        format!("INV-{year}-000002")
+    );
     // Another environment counts on its own.
     let live = Scope::new(scope.account_id, Environment::Live);
     assert_eq!(

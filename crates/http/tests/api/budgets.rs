@@ -11,11 +11,11 @@ use invoicing_http::AppState;
 use serde_json::json;
 use std::sync::Arc;
 
-/// BEGIN, the customer with the account's defaults, the number, the invoice with its lines (one
-/// statement however many), the event with its webhook deliveries, COMMIT. PostgreSQL adds the
-/// shared rate limit's take; SQLite, which has no inserting `WITH`, writes the lines apart and
-/// queues the deliveries apart.
-const CREATE_BUDGET: u64 = 6;
+/// BEGIN, the customer with the account's defaults and the number, the invoice with its lines
+/// (one statement however many), the event with its webhook deliveries, COMMIT. PostgreSQL adds
+/// the shared rate limit's take; SQLite, which has no data-modifying `WITH`, takes the number,
+/// writes the lines and queues the deliveries each apart.
+const CREATE_BUDGET: u64 = 5;
 /// The invoice with its lines: one statement (the shared rate limit adds one on PostgreSQL).
 const GET_BUDGET: u64 = 1;
 /// On one snapshot (BEGIN … COMMIT): the page with its total (one statement), then the page's
@@ -54,7 +54,7 @@ async fn hot_endpoints_stay_within_their_statement_budgets(h: Harness) {
     let sent = || h.db.store.statements_sent();
     let backend_extra = match h.db.backend() {
         invoicing_storage::Backend::Postgres => 1,
-        invoicing_storage::Backend::Sqlite => 2,
+        invoicing_storage::Backend::Sqlite => 3,
     };
     let before = sent();
     let created = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);

@@ -291,7 +291,63 @@ async fn keys_belong_to_one_tenant(h: Harness) {
     }
 }
 
+/// A keyed create runs in a savepoint of its request's transaction: refused after its number
+/// was taken (an existing customer's read takes it on PostgreSQL), it leaves no gap.
+async fn a_keyed_create_refused_after_its_number_leaves_no_gap(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let first = send(
+        &app,
+        json(
+            h.req(Method::POST, "/api/v1/invoices"),
+            &invoice("g@example.com"),
+        ),
+    )
+    .await;
+    assert_eq!(first.status, 201);
+    let number = |n: u32| {
+        let year = first.body["invoice_number"].as_str().unwrap()[4..8].to_string();
+        format!("INV-{year}-{n:06}")
+    };
+    assert_eq!(first.body["invoice_number"], number(1));
+    let customer = first.body["customer_id"].clone();
+    let line = json!({"description": "Work", "quantity": 1, "unit_price_cents": 1000});
+    let unknown_product = json!({"customer_id": customer, "line_items": [{"product_id": 999_999}]});
+    let r = send(
+        &app,
+        keyed(
+            json(h.req(Method::POST, "/api/v1/invoices"), &unknown_product),
+            "gap-1",
+        ),
+    )
+    .await;
+    assert!(r.status.is_client_error(), "{:?}", r.body);
+    let unknown_customer = json!({"customer_id": 999_999, "line_items": [line]});
+    let r = send(
+        &app,
+        keyed(
+            json(h.req(Method::POST, "/api/v1/invoices"), &unknown_customer),
+            "gap-2",
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422, "{:?}", r.body);
+    let next = send(
+        &app,
+        keyed(
+            json(
+                h.req(Method::POST, "/api/v1/invoices"),
+                &json!({"customer_id": customer, "line_items": [line]}),
+            ),
+            "gap-3",
+        ),
+    )
+    .await;
+    assert_eq!(next.status, 201);
+    assert_eq!(next.body["invoice_number"], number(2));
+}
+
 http_tests!(
+    a_keyed_create_refused_after_its_number_leaves_no_gap,
     a_retry_replays_the_first_answer,
     the_same_key_with_another_request_is_refused,
     rejected_requests_keep_nothing,

@@ -2,14 +2,16 @@
 //! priced lines.
 
 use crate::connection::AnyConnection;
-use crate::documents::{document_customer, resolve_lines};
+use crate::documents::{document_customer, resolve_lines, take_number};
+use crate::prepared::prepared;
 use crate::rows::scoped;
 use crate::schema::{account_profiles, accounts, customers};
 use crate::store::TxError;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
-use invoicing_domain::document::{CustomerRef, LineDrafts, Lines};
+use invoicing_domain::document::{document_number, CustomerRef, DocumentKind, LineDrafts, Lines};
 use invoicing_domain::einvoice::TaxRounding;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
@@ -36,6 +38,47 @@ pub(crate) fn resolve_draft(
         CustomerRef::Existing(id) => customer_and_defaults(conn, scope, *id)?,
         CustomerRef::Inline(_) => None,
     };
+    resolve_found(conn, scope, customer, currency, lines, found)
+}
+
+/// [`resolve_draft`] for a document that takes the next number of `kind` in `year`, with that
+/// number. On PostgreSQL an existing customer's read also moves the counter (one statement,
+/// the counter's `UPDATE` in a `WITH`): a round trip less per document. A failure after it
+/// rolls the counter back with the rest, so numbers stay gap-free.
+pub(crate) fn resolve_numbered_draft(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    customer: &CustomerRef,
+    currency: Option<Currency>,
+    lines: &LineDrafts,
+    (kind, year): (DocumentKind, i32),
+) -> Result<(Resolved, String), TxError> {
+    let (found, seq) = match (customer, &*conn) {
+        (CustomerRef::Existing(id), AnyConnection::Postgresql(_)) => {
+            customer_defaults_and_number(conn, scope, *id, kind, year)?
+        }
+        (CustomerRef::Existing(id), AnyConnection::Sqlite(_)) => {
+            (customer_and_defaults(conn, scope, *id)?, None)
+        }
+        (CustomerRef::Inline(_), _) => (None, None),
+    };
+    let resolved = resolve_found(conn, scope, customer, currency, lines, found)?;
+    let number = match seq {
+        Some(seq) => document_number(kind, year, seq),
+        // SQLite, an inline customer, or the first of its kind in the year (no counter yet).
+        None => take_number(conn, scope, kind, year)?,
+    };
+    Ok((resolved, number))
+}
+
+fn resolve_found(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    customer: &CustomerRef,
+    currency: Option<Currency>,
+    lines: &LineDrafts,
+    found: Found,
+) -> Result<Resolved, TxError> {
     let (customer_id, defaults) = match found {
         Some(found) => found,
         // An inline customer, or not the scope's: the lookup that finds, makes or refuses it.
@@ -53,6 +96,10 @@ pub(crate) fn resolve_draft(
         tax_rounding: defaults.tax_rounding,
     })
 }
+
+/// An existing customer's id with its account's defaults, `None` when the scope has no such
+/// customer.
+type Found = Option<(i64, Defaults)>;
 
 /// What a new document takes from its account when it does not say.
 pub(crate) struct Defaults {
@@ -101,7 +148,7 @@ fn customer_and_defaults(
     conn: &mut AnyConnection,
     scope: Scope,
     id: CustomerId,
-) -> Result<Option<(i64, Defaults)>, TxError> {
+) -> Result<Found, TxError> {
     let default_currency = accounts::table
         .filter(accounts::id.eq(scope.account_id.0))
         .select(accounts::default_currency)
@@ -120,4 +167,57 @@ fn customer_and_defaults(
         }
         None => Ok(None),
     }
+}
+
+/// [`customer_and_defaults`] on PostgreSQL with the counter of `kind` in `year` moved on:
+/// the new sequence number, `None` when the counter does not exist yet.
+fn customer_defaults_and_number(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: CustomerId,
+    kind: DocumentKind,
+    year: i32,
+) -> Result<(Found, Option<i64>), TxError> {
+    let found: Option<Numbered> = prepared!(diesel::sql_query(CUSTOMER_AND_NUMBER)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Text, _>(kind.as_str())
+        .bind::<Integer, _>(year)
+        .bind::<BigInt, _>(id.0))
+    .get_result(conn)
+    .optional()?;
+    match found {
+        Some(n) => Ok((
+            Some((n.customer_id, defaults(scope, n.currency, n.rounding)?)),
+            n.seq,
+        )),
+        // Not the scope's: the counter moved for nothing, and the refusal that follows rolls
+        // it back.
+        None => Ok((None, None)),
+    }
+}
+
+/// The counter's `UPDATE` runs once whether or not the customer is found (PostgreSQL runs
+/// every data-modifying `WITH` to completion).
+const CUSTOMER_AND_NUMBER: &str = "\
+    WITH n AS (UPDATE document_counters SET last_value = last_value + 1 \
+      WHERE account_id = $1 AND livemode = $2 AND kind = $3 AND year = $4 \
+      RETURNING last_value) \
+    SELECT c.id AS customer_id, \
+      (SELECT a.default_currency FROM accounts a WHERE a.id = $1) AS currency, \
+      (SELECT p.tax_rounding FROM account_profiles p \
+        WHERE p.account_id = $1 AND p.livemode = $2) AS rounding, \
+      (SELECT n.last_value FROM n) AS seq \
+    FROM customers c WHERE c.account_id = $1 AND c.livemode = $2 AND c.id = $5";
+
+#[derive(QueryableByName)]
+struct Numbered {
+    #[diesel(sql_type = BigInt)]
+    customer_id: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    currency: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    rounding: Option<String>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    seq: Option<i64>,
 }

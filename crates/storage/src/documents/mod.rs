@@ -16,7 +16,7 @@ mod lifecycle;
 mod lines;
 mod numbering;
 
-pub(crate) use draft::{account_defaults, resolve_draft, Resolved};
+pub(crate) use draft::{account_defaults, resolve_draft, resolve_numbered_draft, Resolved};
 pub(crate) use lifecycle::{
     check_patch, document_row, first_view, move_and_record, move_status, public_row, sweep,
     DocumentRow,
