@@ -2,15 +2,12 @@
 
 use crate::connection::AnyConnection;
 use crate::documents::DocumentRow;
-use crate::documents::LineRow;
+use crate::documents::{read_lines, LineRow};
 use crate::rows::from_db;
 use crate::schema::{invoices, line_items};
 use crate::store::TxError;
 use chrono::{NaiveDate, NaiveDateTime};
-use diesel::dsl::sql;
-use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
-use diesel::sql_types::{Nullable, Text};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{DocumentKind, LineItemView};
@@ -92,53 +89,19 @@ pub(crate) fn payment_link(public_url: &str, number: &str, token: &str) -> Strin
     format!("{public_url}/invoice/{number}?token={token}")
 }
 
-/// Each listed invoice's lines as one JSON array of arrays (a line's columns in [`LineRow`]'s
-/// order), in their order, beside its row: a page and its lines come from one statement, so
-/// from one snapshot without a transaction, and in one round trip.
-pub(crate) fn lines_json(conn: &AnyConnection) -> SqlLiteral<Nullable<Text>> {
-    sql(match conn {
-        AnyConnection::Postgresql(_) => LINES_JSON_POSTGRES,
-        AnyConnection::Sqlite(_) => LINES_JSON_SQLITE,
-    })
-}
-
-macro_rules! lines_json {
-    ($aggregate:literal, $array:literal) => {
-        concat!(
-            "(SELECT ",
-            $aggregate,
-            "(",
-            $array,
-            "(l.id, l.document_id, l.description, l.quantity_milli, l.unit_price_cents, \
-             l.tax_rate_milli, l.subtotal_cents, l.tax_cents, l.total_cents, l.product_id, \
-             l.unit, l.tax_category, l.tax_exemption_reason) ORDER BY l.position) \
-             FROM line_items l WHERE l.account_id = invoices.account_id \
-             AND l.livemode = invoices.livemode AND l.document_kind = 'invoice' \
-             AND l.document_id = invoices.id)"
-        )
-    };
-}
-
-const LINES_JSON_POSTGRES: &str = concat!(lines_json!("json_agg", "json_build_array"), "::text");
-const LINES_JSON_SQLITE: &str = lines_json!("json_group_array", "json_array");
-
-/// API invoices from rows listed with [`lines_json`].
-pub(crate) fn to_invoices_with_lines(
-    rows: Vec<(InvoiceRow, Option<String>)>,
+/// Builds API invoices from rows, reading all their lines in one query.
+pub(crate) fn to_invoices(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    rows: Vec<InvoiceRow>,
     public_url: &str,
 ) -> Result<Vec<Invoice>, TxError> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lines = read_lines(conn, scope, DocumentKind::Invoice, &ids)?;
     rows.into_iter()
-        .map(|(row, json)| {
-            let lines: Vec<LineRow> = match json {
-                None => Vec::new(),
-                Some(json) => serde_json::from_str(&json)
-                    .map_err(|e| RepoError::Internal(format!("invoice {} lines: {e}", row.id)))?,
-            };
-            let views = lines
-                .into_iter()
-                .map(LineRow::into_view)
-                .collect::<Result<_, _>>()?;
-            to_invoice(row, views, public_url)
+        .map(|row| {
+            let line_items = lines.remove(&row.id).unwrap_or_default();
+            to_invoice(row, line_items, public_url)
         })
         .collect()
 }

@@ -11,9 +11,7 @@ use crate::documents::{
 use crate::events::record;
 use crate::invoice_insert::{insert_with_lines, NewRow};
 use crate::invoice_list::{filtered, page_of, SummaryRow};
-use crate::invoice_rows::{
-    lines_json, load_invoice, load_row, to_invoice, to_invoices_with_lines, InvoiceRow,
-};
+use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, InvoiceRow};
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
@@ -274,40 +272,40 @@ impl InvoiceRepository for Store {
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>> {
         let url = self.public_url();
-        // The page, its lines and (status-only) its kept total in one statement: one snapshot.
-        self.read(|conn| {
+        self.read_snapshot(|conn| {
             let by_status_only = filter.customer_id.is_none()
                 && filter.search.is_none()
                 && filter.created_after.is_none()
                 && filter.created_before.is_none();
-            let lines = lines_json(conn);
             if page.counts() && by_status_only {
+                // The kept total rides along with the page's rows: one round trip less.
                 let status = filter.status.map(|s| s.as_str());
                 let kind = DocumentKind::Invoice.as_str();
                 let rows = page_of(scope, filter, page)
                     .select((
                         InvoiceRow::as_select(),
-                        lines,
                         kept_count_query(scope, kind, status).single_value(),
                     ))
-                    .load::<(InvoiceRow, Option<String>, Option<i64>)>(conn)?;
+                    .load::<(InvoiceRow, Option<i64>)>(conn)?;
                 let total = match rows.first() {
-                    Some((_, _, total)) => total.unwrap_or(0),
+                    Some((_, total)) => total.unwrap_or(0),
                     // A page past the end has no row to carry the total.
                     None => kept_count(conn, scope, kind, status)?,
                 };
-                let rows = rows.into_iter().map(|(row, l, _)| (row, l)).collect();
-                return kept_page(rows, page, total, |rows| to_invoices_with_lines(rows, &url));
+                let rows = rows.into_iter().map(|(row, _)| row).collect();
+                return kept_page(rows, page, total, |rows| {
+                    to_invoices(conn, scope, rows, &url)
+                });
             }
             let rows = page_of(scope, filter, page)
-                .select((InvoiceRow::as_select(), lines))
-                .load::<(InvoiceRow, Option<String>)>(conn)?;
+                .select(InvoiceRow::as_select())
+                .load::<InvoiceRow>(conn)?;
             if !page.counts() {
-                return uncounted_page(rows, page, |rows| to_invoices_with_lines(rows, &url));
+                return uncounted_page(rows, page, |rows| to_invoices(conn, scope, rows, &url));
             }
             let counted = count_up_to_cap(conn, filtered(scope, filter).select(invoices::id))?;
             capped_page(rows, page, counted, |rows| {
-                to_invoices_with_lines(rows, &url)
+                to_invoices(conn, scope, rows, &url)
             })
         })
     }

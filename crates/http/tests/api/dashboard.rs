@@ -696,7 +696,7 @@ fn is_form(path: &str) -> bool {
 }
 
 /// What a screen may send: 10 statements, and the BEGIN and COMMIT of the reads that must
-/// agree (a document's page with its parties, read on one snapshot).
+/// agree (a short list's page and its lines read on one snapshot).
 const SCREEN_BUDGET: u64 = 12;
 
 async fn every_screen_renders_within_its_statement_budget_for_every_role(h: Harness) {
