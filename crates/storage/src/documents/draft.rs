@@ -178,42 +178,38 @@ fn customer_defaults_and_number(
     kind: DocumentKind,
     year: i32,
 ) -> Result<(Found, Option<i64>), TxError> {
-    let found: Option<Numbered> = prepared!(diesel::sql_query(CUSTOMER_AND_NUMBER)
+    let n: Numbered = prepared!(diesel::sql_query(CUSTOMER_AND_NUMBER)
         .bind::<BigInt, _>(scope.account_id.0)
         .bind::<Bool, _>(scope.livemode())
         .bind::<Text, _>(kind.as_str())
         .bind::<Integer, _>(year)
         .bind::<BigInt, _>(id.0))
-    .get_result(conn)
-    .optional()?;
-    match found {
-        Some(n) => Ok((
-            Some((n.customer_id, defaults(scope, n.currency, n.rounding)?)),
-            n.seq,
-        )),
-        // Not the scope's: the counter moved for nothing, and the refusal that follows rolls
-        // it back.
-        None => Ok((None, None)),
-    }
+    .get_result(conn)?;
+    // A customer not the scope's is refused next, which rolls the moved counter back.
+    let found = match n.customer_id {
+        Some(customer_id) => Some((customer_id, defaults(scope, n.currency, n.rounding)?)),
+        None => None,
+    };
+    Ok((found, n.seq))
 }
 
-/// The counter's `UPDATE` runs once whether or not the customer is found (PostgreSQL runs
-/// every data-modifying `WITH` to completion).
+/// One row always, so the number taken is known whether or not the customer is found (and
+/// PostgreSQL runs every data-modifying `WITH` once, to completion).
 const CUSTOMER_AND_NUMBER: &str = "\
     WITH n AS (UPDATE document_counters SET last_value = last_value + 1 \
       WHERE account_id = $1 AND livemode = $2 AND kind = $3 AND year = $4 \
       RETURNING last_value) \
-    SELECT c.id AS customer_id, \
+    SELECT (SELECT c.id FROM customers c \
+        WHERE c.account_id = $1 AND c.livemode = $2 AND c.id = $5) AS customer_id, \
       (SELECT a.default_currency FROM accounts a WHERE a.id = $1) AS currency, \
       (SELECT p.tax_rounding FROM account_profiles p \
         WHERE p.account_id = $1 AND p.livemode = $2) AS rounding, \
-      (SELECT n.last_value FROM n) AS seq \
-    FROM customers c WHERE c.account_id = $1 AND c.livemode = $2 AND c.id = $5";
+      (SELECT n.last_value FROM n) AS seq";
 
 #[derive(QueryableByName)]
 struct Numbered {
-    #[diesel(sql_type = BigInt)]
-    customer_id: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    customer_id: Option<i64>,
     #[diesel(sql_type = Nullable<Text>)]
     currency: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
