@@ -159,31 +159,25 @@ fn json_text(v: &Value) -> Result<Cow<'_, str>, DecimalError> {
 /// Normalised text: no trailing zeros and no trailing point ("2", "1.5", "0.125"). Written
 /// into a buffer on the stack: every line of every invoice a list or get answers prints two.
 fn thousandths_text(t: i64, buf: &mut [u8; 24]) -> &str {
-    let (mut whole, frac) = (t.unsigned_abs() / 1000, t.unsigned_abs() % 1000);
-    let mut digits = [b'0'; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (whole % 10) as u8;
-        whole /= 10;
-        if whole == 0 {
-            break;
-        }
-    }
+    let (whole, frac) = (t.unsigned_abs() / 1000, t.unsigned_abs() % 1000);
     let mut len = 0;
-    let mut push = |b: u8| {
-        buf[len] = b;
-        len += 1;
+    let mut push = |bytes: &[u8]| {
+        buf[len..len + bytes.len()].copy_from_slice(bytes);
+        len += bytes.len();
     };
     if t < 0 {
-        push(b'-');
+        push(b"-");
     }
-    digits[start..].iter().for_each(|&d| push(d));
+    push(itoa::Buffer::new().format(whole).as_bytes());
     if frac != 0 {
-        push(b'.');
-        let places = [frac / 100, frac / 10 % 10, frac % 10];
-        let kept = places.iter().rposition(|&d| d != 0).map_or(0, |i| i + 1);
-        places[..kept].iter().for_each(|&d| push(b'0' + d as u8));
+        let places = [
+            b'.',
+            b'0' + (frac / 100) as u8,
+            b'0' + (frac / 10 % 10) as u8,
+            b'0' + (frac % 10) as u8,
+        ];
+        let kept = places.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1);
+        push(&places[..kept]);
     }
     // Only ASCII digits, '-' and '.' were written.
     std::str::from_utf8(&buf[..len]).unwrap_or_default()
