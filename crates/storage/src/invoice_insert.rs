@@ -13,13 +13,13 @@ use diesel::prelude::*;
 use diesel::query_builder::SqlQuery;
 use diesel::sql_types::{BigInt, Bool, Date, Integer, Nullable, Text, Timestamp};
 use invoicing_domain::document::{DocumentKind, LineItemView, Lines};
+use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
 
-/// A new invoice's row, as [`insert_with_lines`] writes it.
+/// A new invoice's row, as [`insert_with_lines`] writes it (a draft).
 pub(crate) struct NewRow<'a> {
     pub number: &'a str,
-    pub status: &'a str,
     pub customer_id: i64,
     pub currency: &'a str,
     pub issue_date: NaiveDate,
@@ -54,7 +54,7 @@ pub(crate) fn insert_with_lines(
             .bind::<BigInt, _>(scope.account_id.0)
             .bind::<Bool, _>(scope.livemode())
             .bind::<Text, _>(row.number)
-            .bind::<Text, _>(row.status)
+            .bind::<Text, _>(InvoiceStatus::Draft.as_str())
             .bind::<BigInt, _>(row.customer_id)
             .bind::<Text, _>(row.currency)
             .bind::<Date, _>(row.issue_date)
@@ -81,7 +81,7 @@ pub(crate) fn insert_with_lines(
         return Ok((stored, views));
     }
     let packed = pack_lines(lines)?;
-    let stored: WithLines = prepared!(bind_row(diesel::sql_query(INSERT_POSTGRES.as_str()))
+    let stored: WithLines = prepared!(bind_row(diesel::sql_query(INSERT_POSTGRES))
         .bind::<Text, _>(DocumentKind::Invoice.as_str())
         .bind::<Text, _>(&packed))
     .get_result(conn)?;
@@ -123,11 +123,10 @@ const INSERT_SQLITE: &str = invoice_insert!();
 
 /// The invoice, then its lines (`$23` their kind, `$24` the packed array) owned by it; the
 /// lines come back as one JSON array beside the invoice's columns.
-static INSERT_POSTGRES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "WITH i AS ({}), new_lines AS ({}) \
-         SELECT i.*, (SELECT json_agg(new_lines) FROM new_lines)::text AS lines FROM i",
-        invoice_insert!(),
-        insert_lines_postgres!("i.account_id", "i.livemode", "$23", "i.id", "$24", "i, "),
-    )
-});
+const INSERT_POSTGRES: &str = concat!(
+    "WITH i AS (",
+    invoice_insert!(),
+    "), new_lines AS (",
+    insert_lines_postgres!("i.account_id", "i.livemode", "$23", "i.id", "$24", "i, "),
+    ") SELECT i.*, (SELECT json_agg(new_lines) FROM new_lines)::text AS lines FROM i"
+);

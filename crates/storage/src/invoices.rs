@@ -82,7 +82,6 @@ pub(crate) fn insert_invoice(
     )?;
     let new_row = NewRow {
         number: &number,
-        status: InvoiceStatus::Draft.as_str(),
         customer_id,
         currency: currency.code(),
         issue_date: new.issue_date,
