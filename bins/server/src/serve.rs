@@ -19,7 +19,7 @@ use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
 use invoicing_http::client::ConnectionSocket;
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
-use invoicing_http::{build_app, AppState, TlsConnection};
+use invoicing_http::{build_app, AppState, StorageThreads, TlsConnection};
 use invoicing_mail::SmtpSettings;
 use invoicing_storage::{Backend, Store};
 use std::os::fd::AsFd;
@@ -189,7 +189,18 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             Workers::start(Arc::new(NoticeRunner::new(store.clone(), m)), 1),
         )
     });
-    let state = web::Data::new(AppState::new(Arc::new(store), config));
+    // PostgreSQL: requests' storage calls on threads of their own, one per pooled connection.
+    // SQLite keeps actix's blocking pool: its writes queue at the one writer already, and its
+    // group commit grows with the writers waiting there on threads of their own.
+    let storage_threads = match store.backend() {
+        Backend::Postgres => Some(StorageThreads::start(pool_size as usize)?),
+        Backend::Sqlite => None,
+    };
+    let mut state = AppState::new(Arc::new(store), config);
+    if let Some(threads) = storage_threads {
+        state = state.with_storage_threads(threads);
+    }
+    let state = web::Data::new(state);
 
     let mut server = HttpServer::new(move || build_app(state.clone()))
         .on_connect(|conn, data| {

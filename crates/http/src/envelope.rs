@@ -95,7 +95,8 @@ pub async fn envelope(
     } else {
         // The request cannot be kept for these two rare paths (routing needs it unshared), so
         // they answer through an error that carries its own request id.
-        let handling = crate::with_storage_budget(next.call(req));
+        let threads = state.as_ref().and_then(|s| s.storage_threads.clone());
+        let handling = crate::with_storage_budget(threads, next.call(req));
         match AssertUnwindSafe(handling).catch_unwind().await {
             Ok(Ok(res)) => with_error_body(res.map_into_boxed_body(), &id),
             Ok(Err(err)) => {

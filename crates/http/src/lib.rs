@@ -23,6 +23,7 @@ pub mod query;
 pub mod ratelimit;
 pub mod routes;
 pub mod storage_calls;
+mod storage_threads;
 pub mod unique_keys;
 pub mod webhook_target;
 
@@ -38,7 +39,8 @@ use std::time::Instant;
 
 pub use client::TlsConnection;
 pub use storage_calls::{
-    blocking, blocking_final, blocking_within, with_storage_budget, STORAGE_ANSWER_LIMIT,
+    blocking, blocking_final, blocking_within, with_storage_budget, StorageThreads,
+    STORAGE_ANSWER_LIMIT,
 };
 
 /// What every handler shares.
@@ -48,11 +50,19 @@ pub struct AppState {
     pub limiter: RateLimiter,
     /// The API's buckets in the database, shared by every process, when they live there.
     shared_limits: Option<(SharedBuckets, TakeShared)>,
+    /// The threads the requests' storage calls run on (see [`storage_calls`]).
+    pub storage_threads: Option<StorageThreads>,
 }
 
 tokio::task_local! {
     /// Set while a request that carries an idempotency key runs: its own transaction.
     static REQUEST_REPOS: Arc<dyn Repositories>;
+}
+
+/// Whether the running request works in a transaction of its own (it carries an
+/// idempotency key), on the connection that transaction holds.
+fn holds_request_transaction() -> bool {
+    REQUEST_REPOS.try_with(|_| ()).is_ok()
 }
 
 impl AppState {
@@ -69,11 +79,19 @@ impl AppState {
         let shared_limits = (repos.shares_rate_limits() && !config.process_rate_limits)
             .then(|| (SharedBuckets::default(), take_shared(repos.clone())));
         AppState {
+            storage_threads: None,
             shared_limits,
             repos,
             config,
             limiter: RateLimiter::new(),
         }
+    }
+
+    /// Runs the requests' storage calls on `threads` (see [`storage_calls`]) instead of
+    /// actix's blocking pool.
+    pub fn with_storage_threads(mut self, threads: StorageThreads) -> Self {
+        self.storage_threads = Some(threads);
+        self
     }
 
     /// Takes a request from `key`'s bucket: the one every process shares when the database

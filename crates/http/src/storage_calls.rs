@@ -1,5 +1,6 @@
-//! Storage calls from requests: always on the blocking pool, never on an async worker, and
-//! never waited for past the request's storage budget.
+//! Storage calls from requests: always on the blocking pool, never on an async worker, never
+//! more at once than the database has connections for, and never waited for past the request's
+//! storage budget.
 //!
 //! A request may wait [`STORAGE_ANSWER_LIMIT`] in all for storage: its shared rate limit, its
 //! authentication and its handler's calls draw on one budget (a task-local the envelope sets),
@@ -8,6 +9,11 @@
 //! reaching the database. The commit of a keyed request ([`blocking_final`]) gets a short
 //! minimum, so a handler that used the whole budget is not cut off at its very end; rollbacks
 //! and `/readyz` use limits of their own ([`blocking_within`]).
+//!
+//! A request's calls run on the server's [`StorageThreads`] (as many as the pool has
+//! connections, first come, first served), except those of a request that holds its own
+//! transaction: they hold their connection already, and calls waiting their turn may be waiting
+//! for that very connection.
 
 use crate::error::ApiError;
 use actix_web::web;
@@ -15,6 +21,9 @@ use invoicing_domain::ports::RepoError;
 use std::cell::Cell;
 use std::future::Future;
 use std::time::{Duration, Instant};
+
+use crate::storage_threads::NotRun;
+pub use crate::storage_threads::StorageThreads;
 
 /// How long a request waits for storage in all before it is answered 503: within SPEC §12's
 /// 10 s even when the database has stopped answering (storage's watchdog frees the
@@ -24,32 +33,56 @@ pub const STORAGE_ANSWER_LIMIT: Duration = Duration::from_secs(9);
 /// What [`blocking_final`] gets even when the budget is spent.
 const FINAL_MINIMUM: Duration = Duration::from_millis(500);
 
-tokio::task_local! {
+/// How long a call waits for its turn on the storage threads, as long as the pool would wait
+/// for a connection: a server that far behind answers 503 rather than queueing without end.
+const TURN_WAIT: Duration = Duration::from_secs(4);
+
+/// What a request's storage calls share.
+struct RequestStorage {
     /// What is left of the request's storage budget.
-    static BUDGET: Cell<Duration>;
+    left: Cell<Duration>,
+    threads: Option<StorageThreads>,
 }
 
-/// Runs a request's handling with a storage budget of [`STORAGE_ANSWER_LIMIT`].
-pub async fn with_storage_budget<F: Future>(handling: F) -> F::Output {
-    with_budget(STORAGE_ANSWER_LIMIT, handling).await
+tokio::task_local! {
+    static REQUEST: RequestStorage;
 }
 
-async fn with_budget<F: Future>(budget: Duration, handling: F) -> F::Output {
-    BUDGET.scope(Cell::new(budget), handling).await
+/// Runs a request's handling with a storage budget of [`STORAGE_ANSWER_LIMIT`], its storage
+/// calls on `threads` (without: on actix's blocking pool).
+pub async fn with_storage_budget<F: Future>(
+    threads: Option<StorageThreads>,
+    handling: F,
+) -> F::Output {
+    with_budget(STORAGE_ANSWER_LIMIT, threads, handling).await
+}
+
+async fn with_budget<F: Future>(
+    budget: Duration,
+    threads: Option<StorageThreads>,
+    handling: F,
+) -> F::Output {
+    let storage = RequestStorage {
+        left: Cell::new(budget),
+        threads,
+    };
+    REQUEST.scope(storage, handling).await
 }
 
 /// What is left of the current request's budget; `None` outside a request.
 fn left() -> Option<Duration> {
-    BUDGET.try_with(Cell::get).ok()
+    REQUEST.try_with(|r| r.left.get()).ok()
 }
 
 /// Counts `waited` against the current request's budget (nothing outside a request).
 pub fn spend(waited: Duration) {
-    let _ = BUDGET.try_with(|left| left.set(left.get().saturating_sub(waited)));
+    let _ = REQUEST.try_with(|r| r.left.set(r.left.get().saturating_sub(waited)));
 }
 
 /// Runs storage work within what is left of the request's budget (outside a request, within
-/// [`STORAGE_ANSWER_LIMIT`]); 503 when the budget is spent or runs out while waiting.
+/// [`STORAGE_ANSWER_LIMIT`]), on the request's storage threads when it has them and holds no
+/// transaction of its own; 503 when the budget is spent, runs out while waiting, or the call
+/// waits past [`TURN_WAIT`] for its turn.
 pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
@@ -60,32 +93,47 @@ where
         log::error!("the request's storage budget was spent before its next storage call");
         return Err(ApiError::service_unavailable());
     }
-    budgeted(limit, f).await
+    let threads = match crate::holds_request_transaction() {
+        true => None,
+        false => REQUEST.try_with(|r| r.threads.clone()).ok().flatten(),
+    };
+    let started = Instant::now();
+    let answer = match threads {
+        Some(threads) => match threads.run(TURN_WAIT, limit, f).await {
+            Ok(result) => result.map_err(ApiError::from),
+            Err(NotRun::NoTurn) => {
+                log::error!("no storage turn within {} ms", TURN_WAIT.as_millis());
+                Err(ApiError::service_unavailable())
+            }
+            Err(NotRun::TooSlow) => Err(not_answered(limit)),
+            Err(NotRun::Failed) => {
+                log::error!("a storage task panicked");
+                Err(ApiError::internal())
+            }
+        },
+        None => blocking_within(limit, f).await,
+    };
+    spend(started.elapsed());
+    answer
 }
 
-/// [`blocking`] for a request's last call, its commit: at least [`FINAL_MINIMUM`].
+/// [`blocking`] for a request's last call, its commit: at least [`FINAL_MINIMUM`]. A keyed
+/// request's commit, so it takes no turn.
 pub async fn blocking_final<T, F>(f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, RepoError> + Send + 'static,
 {
     let limit = left().unwrap_or(STORAGE_ANSWER_LIMIT).max(FINAL_MINIMUM);
-    budgeted(limit, f).await
-}
-
-async fn budgeted<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
-{
     let started = Instant::now();
     let answer = blocking_within(limit, f).await;
     spend(started.elapsed());
     answer
 }
 
-/// Runs storage work on the blocking pool with a limit of its own, outside the budget; 503
-/// when it takes longer (the work then finishes in the background).
+/// Runs storage work on the blocking pool with a limit of its own, outside the budget and
+/// without a turn (a keyed request's rollback, a health check); 503 when it takes longer (the
+/// work then finishes in the background).
 pub async fn blocking_within<T, F>(limit: Duration, f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
@@ -97,14 +145,16 @@ where
             log::error!("a storage task failed to complete: {e}");
             Err(ApiError::internal())
         }
-        Err(_) => {
-            log::error!(
-                "the database did not answer within {} ms",
-                limit.as_millis()
-            );
-            Err(ApiError::service_unavailable())
-        }
+        Err(_) => Err(not_answered(limit)),
     }
+}
+
+fn not_answered(limit: Duration) -> ApiError {
+    log::error!(
+        "the database did not answer within {} ms",
+        limit.as_millis()
+    );
+    ApiError::service_unavailable()
 }
 
 #[cfg(test)]
@@ -125,7 +175,7 @@ mod tests {
     async fn storage_calls_share_one_budget() {
         let runs = Arc::new(AtomicUsize::new(0));
         let counted = runs.clone();
-        let (first, second, third) = with_budget(Duration::from_millis(300), async move {
+        let (first, second, third) = with_budget(Duration::from_millis(300), None, async move {
             actix_web::rt::time::sleep(Duration::from_millis(400)).await;
             let first = blocking(nap).await;
             let second = blocking(nap).await;
@@ -152,7 +202,7 @@ mod tests {
     /// The commit gets its minimum even when the handler spent the budget.
     #[actix_web::test]
     async fn the_final_call_gets_its_minimum() {
-        let answer = with_budget(Duration::from_millis(100), async {
+        let answer = with_budget(Duration::from_millis(100), None, async {
             spend(Duration::from_secs(1));
             blocking_final(nap).await
         })

@@ -13,9 +13,9 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::ports::{AccountRepository, ApiKeyRepository};
 use invoicing_domain::tenant::{AccountId, Environment};
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig};
-use invoicing_http::AppState;
+use invoicing_http::{AppState, StorageThreads};
 use invoicing_storage::testing::TestDb;
-use invoicing_storage::Backend;
+use invoicing_storage::{Backend, Store};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -50,6 +50,20 @@ impl Reply {
     }
 }
 
+/// The connections of a test database's pool (`TestDb`).
+pub const POOL_CONNECTIONS: usize = 8;
+
+/// The app's state over `store`, wired as the server wires it: on PostgreSQL the requests'
+/// storage calls run on as many storage threads as the pool has `connections`.
+pub fn app_state(store: Store, config: HttpConfig, connections: usize) -> AppState {
+    let postgres = store.backend() == Backend::Postgres;
+    let state = AppState::new(Arc::new(store), config);
+    match postgres {
+        true => state.with_storage_threads(StorageThreads::start(connections).unwrap()),
+        false => state,
+    }
+}
+
 pub const GENEROUS: RateOverride = RateOverride {
     per_minute: Some(60_000),
     burst: Some(10_000),
@@ -71,7 +85,7 @@ impl Harness {
         config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
         config.mail_enabled = mail;
         let store = db.store.clone().with_public_url(PUBLIC_URL).with_mail(mail);
-        let state = web::Data::new(AppState::new(Arc::new(store), config));
+        let state = web::Data::new(app_state(store, config, POOL_CONNECTIONS));
         let account = db
             .store
             .create_account("Acme Ltd", Currency::parse("EUR").unwrap())
@@ -93,7 +107,7 @@ impl Harness {
         config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
         config.webhook_allow_private = true;
         let store = self.db.store.clone().with_public_url(PUBLIC_URL);
-        web::Data::new(AppState::new(Arc::new(store), config))
+        web::Data::new(app_state(store, config, POOL_CONNECTIONS))
     }
 
     pub fn new_account(&self, name: &str) -> AccountId {

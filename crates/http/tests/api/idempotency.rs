@@ -5,10 +5,13 @@
 use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
+use actix_web::web;
 use invoicing_domain::idempotency::{IdempotencyClaim, IdempotencyKey, RequestFingerprint};
 use invoicing_domain::ports::IdempotencyRepository;
 use invoicing_domain::tenant::{Environment, Scope};
 use invoicing_http::build_app;
+use invoicing_http::config::{parse_trusted_proxies, HttpConfig};
+use invoicing_storage::Store;
 use serde_json::{json, Value};
 
 fn invoice(email: &str) -> Value {
@@ -346,7 +349,46 @@ async fn a_keyed_create_refused_after_its_number_leaves_no_gap(h: Harness) {
     assert_eq!(next.body["invoice_number"], number(2));
 }
 
+/// A keyed request holds its connection from its claim to its commit. Its calls in between
+/// must not queue behind calls that are themselves waiting for a connection: on PostgreSQL the
+/// storage threads are as many as the pool's connections, and such a queue would hold until
+/// the pool gave up (503 after seconds). Keyed creates and plain reads at once, on a pool of
+/// two connections, all answered.
+async fn keyed_requests_are_answered_beside_a_full_pool(h: Harness) {
+    let store = Store::connect(&h.db.url, 2)
+        .unwrap()
+        .with_public_url(PUBLIC_URL);
+    let mut config = HttpConfig::new(PUBLIC_URL);
+    config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
+    let app = init_service(build_app(web::Data::new(app_state(store, config, 2)))).await;
+    for round in 0..4 {
+        let creates = (0..4).map(|i| {
+            let body = invoice(&format!("r{round}-{i}@example.com"));
+            let key = format!("load-{round}-{i}");
+            send(
+                &app,
+                keyed(json(h.req(Method::POST, "/api/v1/invoices"), &body), &key),
+            )
+        });
+        let reads = (0..8).map(|_| send(&app, h.req(Method::GET, "/api/v1/invoices?per_page=5")));
+        let (created, read) = futures_util::future::join(
+            futures_util::future::join_all(creates),
+            futures_util::future::join_all(reads),
+        )
+        .await;
+        for r in created {
+            assert_eq!(r.status, 201, "round {round}: {}", r.body);
+        }
+        for r in read {
+            assert_eq!(r.status, 200, "round {round}: {}", r.body);
+        }
+    }
+    let list = send(&app, h.req(Method::GET, "/api/v1/invoices")).await;
+    assert_eq!(list.body["total"], 16);
+}
+
 http_tests!(
+    keyed_requests_are_answered_beside_a_full_pool,
     a_keyed_create_refused_after_its_number_leaves_no_gap,
     a_retry_replays_the_first_answer,
     the_same_key_with_another_request_is_refused,
