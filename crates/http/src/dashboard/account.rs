@@ -126,9 +126,10 @@ pub async fn change_password(
         }
         let repos = state.repos();
         let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
+        let hash = super::password_work(move || hash_password(&password, &mut OsRng))
+            .await?
+            .map_err(|e| ApiError::from(RepoError::Internal(e.to_string())))?;
         blocking(move || {
-            let hash = hash_password(&password, &mut OsRng)
-                .map_err(|e| RepoError::Internal(e.to_string()))?;
             let now = Utc::now();
             repos.set_password(user, &hash, now, Some(session))?;
             repos.confirm_session_password(session, now)

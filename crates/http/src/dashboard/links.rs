@@ -149,12 +149,11 @@ pub async fn set_password(
         }
         let repos = state.repos();
         let hash_of = hash_token(&token);
-        let set = blocking(move || {
-            let hash = hash_password(&password, &mut OsRng)
-                .map_err(|e| RepoError::Internal(e.to_string()))?;
-            repos.set_password_with_link(&hash_of, &hash, Utc::now())
-        })
-        .await?;
+        let hash = super::password_work(move || hash_password(&password, &mut OsRng))
+            .await?
+            .map_err(|e| ApiError::from(RepoError::Internal(e.to_string())))?;
+        let set =
+            blocking(move || repos.set_password_with_link(&hash_of, &hash, Utc::now())).await?;
         match set {
             Some(_) => Ok(see_other("/dashboard/login?done=password")),
             None => link_page(t, token, None, Some(String::new())),
@@ -178,26 +177,42 @@ async fn join(
     let repos = state.repos();
     let hash_of = hash_token(&token);
     let now = Utc::now();
-    let joined = blocking(move || {
-        if ThrottleKey::is_throttled(repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?)
-        {
-            repos.record_login_failure(&key, now)?;
-            return Ok(JoinOutcome::Throttled);
-        }
-        let Some(link) = repos.find_link(&hash_of, now)? else {
-            return Ok(JoinOutcome::Dead);
-        };
-        let credentials = repos.get_credentials(link.user_id)?;
-        if !verify_password_or_dummy(&typed, credentials.password_hash.as_ref()) {
-            repos.record_login_failure(&key, now)?;
-            return Ok(JoinOutcome::Wrong);
-        }
-        Ok(match repos.consume_link(&hash_of, now)? {
-            Some(_) => JoinOutcome::Joined,
-            None => JoinOutcome::Dead,
+    let looked_up = {
+        let (repos, key, hash_of) = (repos.clone(), key.clone(), hash_of.clone());
+        blocking(move || {
+            let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
+            if ThrottleKey::is_throttled(failures) {
+                repos.record_login_failure(&key, now)?;
+                return Ok(None);
+            }
+            let Some(link) = repos.find_link(&hash_of, now)? else {
+                return Ok(Some(None));
+            };
+            Ok(Some(Some(repos.get_credentials(link.user_id)?)))
         })
-    })
-    .await?;
+        .await?
+    };
+    let joined = match looked_up {
+        None => JoinOutcome::Throttled,
+        Some(None) => JoinOutcome::Dead,
+        Some(Some(credentials)) => {
+            let hash = credentials.password_hash;
+            let matched =
+                super::password_work(move || verify_password_or_dummy(&typed, hash.as_ref()))
+                    .await?;
+            blocking(move || {
+                if !matched {
+                    repos.record_login_failure(&key, now)?;
+                    return Ok(JoinOutcome::Wrong);
+                }
+                Ok(match repos.consume_link(&hash_of, now)? {
+                    Some(_) => JoinOutcome::Joined,
+                    None => JoinOutcome::Dead,
+                })
+            })
+            .await?
+        }
+    };
     let problem = |key: &str| Some(t.text(key).to_string());
     match joined {
         JoinOutcome::Joined => Ok(see_other("/dashboard/login?done=joined")),

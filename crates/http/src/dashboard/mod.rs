@@ -122,6 +122,18 @@ fn returning_to(page: &str, req: &HttpRequest) -> String {
     }
 }
 
+/// Password hashing and checking (Argon2: tens of milliseconds of CPU and memory) on actix's
+/// blocking pool: never on an async worker, and never on a storage thread, whose turns are for
+/// the database.
+pub(crate) async fn password_work<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, crate::error::ApiError> {
+    actix_web::web::block(work).await.map_err(|e| {
+        log::error!("password work did not complete: {e}");
+        crate::error::ApiError::internal()
+    })
+}
+
 /// A 303 to `location` (after every form post, so reloading never posts twice).
 pub(crate) fn see_other(location: &str) -> HttpResponse {
     let mut res = HttpResponse::SeeOther().finish();

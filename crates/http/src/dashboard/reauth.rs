@@ -43,17 +43,20 @@ pub(crate) async fn password_matches(
     let key = ThrottleKey::new(user.email.as_str(), client_ip(req, &state.config));
     let repos = state.repos();
     let now = Utc::now();
-    let matched = blocking(move || {
-        let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
-        let credentials = repos.get_credentials(user.id)?;
-        let matched = !ThrottleKey::is_throttled(failures)
-            && verify_password_or_dummy(&typed, credentials.password_hash.as_ref());
-        if !matched {
-            repos.record_login_failure(&key, now)?;
-        }
-        Ok(matched)
-    })
-    .await?;
+    let (failures, credentials) = {
+        let (repos, key) = (repos.clone(), key.clone());
+        blocking(move || {
+            let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
+            Ok((failures, repos.get_credentials(user.id)?))
+        })
+        .await?
+    };
+    let hash = credentials.password_hash;
+    let matched = !ThrottleKey::is_throttled(failures)
+        && super::password_work(move || verify_password_or_dummy(&typed, hash.as_ref())).await?;
+    if !matched {
+        blocking(move || repos.record_login_failure(&key, now)).await?;
+    }
     Ok(matched)
 }
 

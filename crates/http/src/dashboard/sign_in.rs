@@ -129,19 +129,30 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
     let email = UserEmail::parse(&typed).ok();
     let repos = state.repos();
     let now = Utc::now();
+    let looked_up = {
+        let (repos, key) = (repos.clone(), key.clone());
+        blocking(move || {
+            let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
+            if ThrottleKey::is_throttled(failures) {
+                repos.record_login_failure(&key, now)?;
+                return Ok(None);
+            }
+            Ok(Some(match &email {
+                Some(email) => repos.find_credentials(email)?,
+                None => None,
+            }))
+        })
+        .await?
+    };
+    let Some(credentials) = looked_up else {
+        return refuse(StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled");
+    };
+    let hash = credentials.as_ref().and_then(|c| c.password_hash.clone());
+    // Always one verification: an unknown email takes as long as a known one.
+    let matched =
+        super::password_work(move || verify_password_or_dummy(&password, hash.as_ref())).await?;
     let outcome = blocking(move || {
-        if ThrottleKey::is_throttled(repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?)
-        {
-            repos.record_login_failure(&key, now)?;
-            return Ok(SignInOutcome::Throttled);
-        }
-        let credentials = match &email {
-            Some(email) => repos.find_credentials(email)?,
-            None => None,
-        };
-        let hash = credentials.as_ref().and_then(|c| c.password_hash.as_ref());
-        // Always one verification: an unknown email takes as long as a known one.
-        if !verify_password_or_dummy(&password, hash) {
+        if !matched {
             repos.record_login_failure(&key, now)?;
             return Ok(SignInOutcome::Refused);
         }
@@ -171,14 +182,12 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
             Ok(res)
         }
         SignInOutcome::Refused => refuse(StatusCode::UNAUTHORIZED, "dash.login.failed"),
-        SignInOutcome::Throttled => refuse(StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
     }
 }
 
 enum SignInOutcome {
     SignedIn(SecretToken),
     Refused,
-    Throttled,
 }
 
 /// Signs out: the session is deleted, here and in every process.
