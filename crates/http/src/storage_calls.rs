@@ -1,6 +1,5 @@
-//! Storage calls from requests: always on the blocking pool, never on an async worker, never
-//! more at once than the database has connections for, and never waited for past the request's
-//! storage budget.
+//! Storage calls from requests: never on an async worker, and never waited for past the
+//! request's storage budget.
 //!
 //! A request may wait [`STORAGE_ANSWER_LIMIT`] in all for storage: its shared rate limit, its
 //! authentication and its handler's calls draw on one budget (a task-local the envelope sets),
@@ -16,13 +15,13 @@
 //! for that very connection.
 
 use crate::error::ApiError;
+use crate::storage_threads::NotRun;
 use actix_web::web;
 use invoicing_domain::ports::RepoError;
 use std::cell::Cell;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use crate::storage_threads::NotRun;
 pub use crate::storage_threads::StorageThreads;
 
 /// How long a request waits for storage in all before it is answered 503: within SPEC §12's
@@ -102,7 +101,8 @@ where
         Some(threads) => match threads.run(TURN_WAIT, limit, f).await {
             Ok(result) => result.map_err(ApiError::from),
             Err(NotRun::NoTurn) => {
-                log::error!("no storage turn within {} ms", TURN_WAIT.as_millis());
+                let waited = TURN_WAIT.min(limit).as_millis();
+                log::error!("no storage turn within {waited} ms");
                 Err(ApiError::service_unavailable())
             }
             Err(NotRun::TooSlow) => Err(not_answered(limit)),

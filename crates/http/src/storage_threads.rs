@@ -11,6 +11,7 @@
 use actix_web::rt::time::timeout;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -68,34 +69,50 @@ impl StorageThreads {
 
     /// Runs `f` on one of the threads once every call queued before it has started: waits at
     /// most `turn` for it to start, then at most what is left of `limit` for its answer. A
-    /// call whose caller stopped waiting before it started is dropped unrun.
+    /// call that has not started when its turn runs out never runs.
     pub async fn run<T, F>(&self, turn: Duration, limit: Duration, f: F) -> Result<T, NotRun>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let started = Instant::now();
-        let (start, started_rx) = oneshot::channel();
-        let (answer, answered) = oneshot::channel();
+        let queued = Instant::now();
+        // Who moved first: the thread starting the call, or its caller giving up on it. One
+        // wake-up per call (the answer), where a "started" message would cost a second.
+        let state = Arc::new(AtomicU8::new(QUEUED));
+        let (answer, mut answered) = oneshot::channel();
+        let claimed = state.clone();
         self.0.queue.push(Box::new(move || {
-            if answer.is_closed() {
-                return;
+            if claimed
+                .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                let _ = answer.send(catch_unwind(AssertUnwindSafe(f)).map_err(|_| NotRun::Failed));
             }
-            let _ = start.send(());
-            let _ = answer.send(catch_unwind(AssertUnwindSafe(f)).map_err(|_| NotRun::Failed));
         }));
-        match timeout(turn.min(limit), started_rx).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) | Err(_) => return Err(NotRun::NoTurn),
-        }
-        match timeout(limit.saturating_sub(started.elapsed()), answered).await {
-            Ok(Ok(result)) => result,
-            // Sent once started, unless the call panicked past `catch_unwind` (it cannot).
-            Ok(Err(_)) => Err(NotRun::Failed),
-            Err(_) => Err(NotRun::TooSlow),
-        }
+        let first = turn.min(limit);
+        let answer = match timeout(first, &mut answered).await {
+            Ok(answer) => answer,
+            Err(_) => {
+                let gave_up = state
+                    .compare_exchange(QUEUED, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                if gave_up {
+                    return Err(NotRun::NoTurn);
+                }
+                match timeout(limit.saturating_sub(queued.elapsed()), answered).await {
+                    Ok(answer) => answer,
+                    Err(_) => return Err(NotRun::TooSlow),
+                }
+            }
+        };
+        // Dropped unanswered only by a panic past `catch_unwind`, which cannot happen.
+        answer.unwrap_or(Err(NotRun::Failed))
     }
 }
+
+const QUEUED: u8 = 0;
+const STARTED: u8 = 1;
+const ABANDONED: u8 = 2;
 
 impl Queue {
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -137,7 +154,7 @@ impl Drop for Handle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
     use std::sync::mpsc;
 
     const LONG: Duration = Duration::from_secs(5);
