@@ -51,7 +51,7 @@ pub struct AppState {
     /// The API's buckets in the database, shared by every process, when they live there.
     shared_limits: Option<(SharedBuckets, TakeShared)>,
     /// The threads the requests' storage calls run on (see [`storage_calls`]).
-    pub storage_threads: Option<StorageThreads>,
+    pub(crate) storage_threads: Option<StorageThreads>,
 }
 
 tokio::task_local! {
