@@ -177,25 +177,25 @@ async fn join(
     let repos = state.repos();
     let hash_of = hash_token(&token);
     let now = Utc::now();
-    let looked_up = {
+    // The link's holder, or already the outcome (throttled, a dead link).
+    let holder = {
         let (repos, key, hash_of) = (repos.clone(), key.clone(), hash_of.clone());
         blocking(move || {
             let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
             if ThrottleKey::is_throttled(failures) {
                 repos.record_login_failure(&key, now)?;
-                return Ok(None);
+                return Ok(Err(JoinOutcome::Throttled));
             }
-            let Some(link) = repos.find_link(&hash_of, now)? else {
-                return Ok(Some(None));
-            };
-            Ok(Some(Some(repos.get_credentials(link.user_id)?)))
+            Ok(match repos.find_link(&hash_of, now)? {
+                Some(link) => Ok(repos.get_credentials(link.user_id)?),
+                None => Err(JoinOutcome::Dead),
+            })
         })
         .await?
     };
-    let joined = match looked_up {
-        None => JoinOutcome::Throttled,
-        Some(None) => JoinOutcome::Dead,
-        Some(Some(credentials)) => {
+    let joined = match holder {
+        Err(outcome) => outcome,
+        Ok(credentials) => {
             let hash = credentials.password_hash;
             let matched =
                 super::password_work(move || verify_password_or_dummy(&typed, hash.as_ref()))
