@@ -200,7 +200,10 @@ pub(crate) fn load_invoice(
         load_row(conn, scope, id)?;
         return Err(RepoError::NotFound.into());
     };
-    for line in first_line.into_iter().chain(rows.filter_map(|(_, line)| line)) {
+    for line in first_line
+        .into_iter()
+        .chain(rows.filter_map(|(_, line)| line))
+    {
         lines.push(line.into_view()?);
     }
     to_invoice(row, lines, public_url)
