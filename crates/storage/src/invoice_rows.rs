@@ -193,18 +193,16 @@ pub(crate) fn load_invoice(
         .order(line_items::position)
         .select((InvoiceRow::as_select(), Option::<LineRow>::as_select()))
         .load(conn)?;
-    let mut lines = Vec::with_capacity(rows.len());
     let mut rows = rows.into_iter();
     let Some((row, first_line)) = rows.next() else {
         // Not this scope's: the scoped read says whether it is missing or another's.
         load_row(conn, scope, id)?;
         return Err(RepoError::NotFound.into());
     };
-    for line in first_line
+    let lines = first_line
         .into_iter()
         .chain(rows.filter_map(|(_, line)| line))
-    {
-        lines.push(line.into_view()?);
-    }
+        .map(LineRow::into_view)
+        .collect::<Result<Vec<_>, _>>()?;
     to_invoice(row, lines, public_url)
 }
