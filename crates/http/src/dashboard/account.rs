@@ -13,9 +13,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
-use invoicing_domain::ports::RepoError;
-use invoicing_domain::user::{hash_password, Password, PasswordProblem, SessionId};
-use rand::rngs::OsRng;
+use invoicing_domain::user::{Password, PasswordProblem, SessionId};
 
 pub(crate) struct SessionRow {
     pub id: i64,
@@ -126,9 +124,7 @@ pub async fn change_password(
         }
         let repos = state.repos();
         let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-        let hash = super::password_work(move || hash_password(&password, &mut OsRng))
-            .await?
-            .map_err(|e| ApiError::from(RepoError::Internal(e.to_string())))?;
+        let hash = super::new_password_hash(password).await?;
         blocking(move || {
             let now = Utc::now();
             repos.set_password(user, &hash, now, Some(session))?;

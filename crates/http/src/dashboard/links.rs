@@ -16,12 +16,10 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::ports::RepoError;
 use invoicing_domain::user::{
-    hash_password, hash_token, verify_password_or_dummy, Password, PasswordProblem, SecretToken,
-    ThrottleKey, LOGIN_FAILURE_WINDOW,
+    hash_token, verify_password_or_dummy, Password, PasswordProblem, SecretToken, ThrottleKey,
+    LOGIN_FAILURE_WINDOW,
 };
-use rand::rngs::OsRng;
 
 /// What a working link is for, as its page shows it.
 struct LinkView {
@@ -149,9 +147,7 @@ pub async fn set_password(
         }
         let repos = state.repos();
         let hash_of = hash_token(&token);
-        let hash = super::password_work(move || hash_password(&password, &mut OsRng))
-            .await?
-            .map_err(|e| ApiError::from(RepoError::Internal(e.to_string())))?;
+        let hash = super::new_password_hash(password).await?;
         let set =
             blocking(move || repos.set_password_with_link(&hash_of, &hash, Utc::now())).await?;
         match set {

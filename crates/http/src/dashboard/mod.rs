@@ -39,6 +39,9 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
 use invoicing_domain::locale::Locale;
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::user::{hash_password, Password, PasswordHash};
+use rand::rngs::OsRng;
 
 /// The body of a dashboard form post: `application/x-www-form-urlencoded` text fields, among
 /// them `csrf` (the session's token) on every form of a signed-in page. Each route's
@@ -127,11 +130,18 @@ fn returning_to(page: &str, req: &HttpRequest) -> String {
 /// the database.
 pub(crate) async fn password_work<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, crate::error::ApiError> {
+) -> Result<T, ApiError> {
     actix_web::web::block(work).await.map_err(|e| {
         log::error!("password work did not complete: {e}");
-        crate::error::ApiError::internal()
+        ApiError::internal()
     })
+}
+
+/// A new password's hash, made as [`password_work`] says.
+pub(crate) async fn new_password_hash(password: Password) -> Result<PasswordHash, ApiError> {
+    password_work(move || hash_password(&password, &mut OsRng))
+        .await?
+        .map_err(|e| RepoError::Internal(e.to_string()).into())
 }
 
 /// A 303 to `location` (after every form post, so reloading never posts twice).
