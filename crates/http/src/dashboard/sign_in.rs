@@ -18,12 +18,13 @@ use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use invoicing_domain::locale::Locale;
+use invoicing_domain::ports::{RepoError, Repositories};
 use invoicing_domain::tenant::Environment;
 use invoicing_domain::user::{
-    verify_password_or_dummy, NewSession, PasswordProblem, SecretToken, ThrottleKey, UserEmail,
-    LOGIN_FAILURE_WINDOW,
+    verify_password_or_dummy, Credentials, NewSession, PasswordProblem, SecretToken, ThrottleKey,
+    UserEmail, LOGIN_FAILURE_WINDOW,
 };
 use rand::rngs::OsRng;
 
@@ -129,51 +130,33 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
     let email = UserEmail::parse(&typed).ok();
     let repos = state.repos();
     let now = Utc::now();
+    // The email's credentials (none for an unknown one), or already the outcome (throttled).
     let looked_up = {
         let (repos, key) = (repos.clone(), key.clone());
         blocking(move || {
             let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
             if ThrottleKey::is_throttled(failures) {
                 repos.record_login_failure(&key, now)?;
-                return Ok(None);
+                return Ok(Err(SignInOutcome::Throttled));
             }
-            Ok(Some(match &email {
+            Ok(Ok(match &email {
                 Some(email) => repos.find_credentials(email)?,
                 None => None,
             }))
         })
         .await?
     };
-    let Some(credentials) = looked_up else {
-        return refuse(StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled");
-    };
-    let hash = credentials.as_ref().and_then(|c| c.password_hash.clone());
-    // Always one verification: an unknown email takes as long as a known one.
-    let matched =
-        super::password_work(move || verify_password_or_dummy(&password, hash.as_ref())).await?;
-    let outcome = blocking(move || {
-        if !matched {
-            repos.record_login_failure(&key, now)?;
-            return Ok(SignInOutcome::Refused);
+    let outcome = match looked_up {
+        Err(outcome) => outcome,
+        Ok(credentials) => {
+            let hash = credentials.as_ref().and_then(|c| c.password_hash.clone());
+            // Always one verification: an unknown email takes as long as a known one.
+            let matched =
+                super::password_work(move || verify_password_or_dummy(&password, hash.as_ref()))
+                    .await?;
+            blocking(move || signed_in(&*repos, &key, now, matched, credentials)).await?
         }
-        let Some(user) = credentials.map(|c| c.user) else {
-            return Ok(SignInOutcome::Refused);
-        };
-        let Some(membership) = repos.list_memberships(user.id)?.into_iter().next() else {
-            repos.record_login_failure(&key, now)?;
-            return Ok(SignInOutcome::Refused);
-        };
-        repos.clear_login_failures(&key)?;
-        let token = SecretToken::generate(&mut OsRng);
-        repos.create_session(NewSession {
-            user_id: user.id,
-            account_id: membership.account_id,
-            token_hash: token.hash(),
-            at: now,
-        })?;
-        Ok(SignInOutcome::SignedIn(token))
-    })
-    .await?;
+    };
     match outcome {
         SignInOutcome::SignedIn(token) => {
             let mut res = see_other(&next);
@@ -182,12 +165,45 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
             Ok(res)
         }
         SignInOutcome::Refused => refuse(StatusCode::UNAUTHORIZED, "dash.login.failed"),
+        SignInOutcome::Throttled => refuse(StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
     }
 }
 
 enum SignInOutcome {
     SignedIn(SecretToken),
     Refused,
+    Throttled,
+}
+
+/// After the password was checked: a session for a member whose password matched; otherwise
+/// the failure is counted.
+fn signed_in(
+    repos: &dyn Repositories,
+    key: &ThrottleKey,
+    now: DateTime<Utc>,
+    matched: bool,
+    credentials: Option<Credentials>,
+) -> Result<SignInOutcome, RepoError> {
+    if !matched {
+        repos.record_login_failure(key, now)?;
+        return Ok(SignInOutcome::Refused);
+    }
+    let Some(user) = credentials.map(|c| c.user) else {
+        return Ok(SignInOutcome::Refused);
+    };
+    let Some(membership) = repos.list_memberships(user.id)?.into_iter().next() else {
+        repos.record_login_failure(key, now)?;
+        return Ok(SignInOutcome::Refused);
+    };
+    repos.clear_login_failures(key)?;
+    let token = SecretToken::generate(&mut OsRng);
+    repos.create_session(NewSession {
+        user_id: user.id,
+        account_id: membership.account_id,
+        token_hash: token.hash(),
+        at: now,
+    })?;
+    Ok(SignInOutcome::SignedIn(token))
 }
 
 /// Signs out: the session is deleted, here and in every process.
