@@ -1,9 +1,11 @@
 -- The fewest statements of GET /api/v1/invoices/{id} (../shared/perf/ref_get.sql): the scoped
--- invoice and its lines in one round trip. pgbench -D: id = the invoice.
+-- invoice and its lines in one round trip. pgbench -D: imin/imax = account 1's invoice ids, one
+-- drawn at random per transaction as the server's load draws them.
 -- With every column the answer carries: ref_get.sql predates the reminders, credited amount,
 -- recurring template, buyer references, tax rounding (invoice) and the unit, VAT category and
 -- exemption reason (line), which the API returns and so must read (2-5 % of pgbench's rate,
 -- docs/BENCHMARKS.md 2026-11-27 evening).
+\set id random(:imin, :imax)
 SELECT i.id, i.account_id, i.livemode, i.number, i.status, i.customer_id, i.currency, i.issue_date,
        i.due_date, i.payment_terms, i.subtotal_cents, i.tax_cents, i.total_cents,
        i.amount_paid_cents, i.notes, i.metadata, i.token, i.quotation_id, i.sent_at, i.viewed_at,

@@ -50,7 +50,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// Storage failures in the terms the API answers with.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum RepoError {
     #[error("no such resource")]
     NotFound,
@@ -150,6 +150,15 @@ pub trait InvoiceRepository {
     /// Creates a draft with the next gap-free number, its customer if inline, and the events.
     fn create_invoice(&self, scope: Scope, new: NewInvoice) -> RepoResult<Invoice>;
     fn get_invoice(&self, scope: Scope, id: InvoiceId) -> RepoResult<Invoice>;
+    /// Invoices of any tenants, each answered as [`Self::get_invoice`] answers it, in the order
+    /// asked; in one statement where the store can (a server gathers the reads that wait for
+    /// storage at the same time). `Err` when the read as a whole failed.
+    fn get_invoices(&self, wanted: &[(Scope, InvoiceId)]) -> RepoResult<Vec<RepoResult<Invoice>>> {
+        Ok(wanted
+            .iter()
+            .map(|&(s, id)| self.get_invoice(s, id))
+            .collect())
+    }
     fn list_invoices(
         &self,
         scope: Scope,

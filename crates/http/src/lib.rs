@@ -52,6 +52,8 @@ pub struct AppState {
     shared_limits: Option<(SharedBuckets, TakeShared)>,
     /// The threads the requests' storage calls run on (see [`storage_calls`]).
     pub(crate) storage_threads: Option<StorageThreads>,
+    /// Invoice reads waiting for those threads, answered together.
+    pub(crate) invoice_reads: Arc<ops::InvoiceReads>,
 }
 
 tokio::task_local! {
@@ -80,6 +82,7 @@ impl AppState {
             .then(|| (SharedBuckets::default(), take_shared(repos.clone())));
         AppState {
             storage_threads: None,
+            invoice_reads: Arc::new(ops::invoice_reads(repos.clone())),
             shared_limits,
             repos,
             config,

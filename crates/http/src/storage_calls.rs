@@ -15,11 +15,13 @@
 //! for that very connection.
 
 use crate::error::ApiError;
+pub use crate::storage_threads::Batch;
 use crate::storage_threads::NotRun;
 use actix_web::web;
-use invoicing_domain::ports::RepoError;
+use invoicing_domain::ports::{RepoError, RepoResult};
 use std::cell::Cell;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::storage_threads::StorageThreads;
@@ -87,34 +89,77 @@ where
     T: Send + 'static,
     F: FnOnce() -> Result<T, RepoError> + Send + 'static,
 {
+    let limit = budget_left()?;
+    let started = Instant::now();
+    let answer = match request_threads() {
+        Some(threads) => settled(threads.run(TURN_WAIT, limit, f).await, limit),
+        None => blocking_within(limit, f).await,
+    };
+    spend(started.elapsed());
+    answer
+}
+
+/// A read that may be answered together with the same reads of other requests (see
+/// [`Batch`]): [`blocking`]'s budget, turn and limits, through `batch` when the request's
+/// calls run on storage threads, else `alone` as [`blocking`] runs it.
+pub async fn batched<K, T, F>(
+    batch: &Arc<Batch<K, RepoResult<T>>>,
+    key: K,
+    alone: F,
+) -> Result<T, ApiError>
+where
+    K: Send + 'static,
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, RepoError> + Send + 'static,
+{
+    let Some(threads) = request_threads() else {
+        return blocking(alone).await;
+    };
+    let limit = budget_left()?;
+    let started = Instant::now();
+    let answer = settled(
+        threads.run_batched(batch, key, TURN_WAIT, limit).await,
+        limit,
+    );
+    spend(started.elapsed());
+    answer
+}
+
+/// What is left of the request's budget (outside a request, [`STORAGE_ANSWER_LIMIT`]); 503
+/// when it is spent.
+fn budget_left() -> Result<Duration, ApiError> {
     let limit = left().unwrap_or(STORAGE_ANSWER_LIMIT);
     if limit.is_zero() {
         log::error!("the request's storage budget was spent before its next storage call");
         return Err(ApiError::service_unavailable());
     }
-    let threads = match crate::holds_request_transaction() {
+    Ok(limit)
+}
+
+/// The storage threads the request's calls run on: none when it holds a transaction of its
+/// own or the server runs its calls on actix's blocking pool.
+fn request_threads() -> Option<StorageThreads> {
+    match crate::holds_request_transaction() {
         true => None,
         false => REQUEST.try_with(|r| r.threads.clone()).ok().flatten(),
-    };
-    let started = Instant::now();
-    let answer = match threads {
-        Some(threads) => match threads.run(TURN_WAIT, limit, f).await {
-            Ok(result) => result.map_err(ApiError::from),
-            Err(NotRun::NoTurn) => {
-                let waited = TURN_WAIT.min(limit).as_millis();
-                log::error!("no storage turn within {waited} ms");
-                Err(ApiError::service_unavailable())
-            }
-            Err(NotRun::TooSlow) => Err(not_answered(limit)),
-            Err(NotRun::Failed) => {
-                log::error!("a storage task panicked");
-                Err(ApiError::internal())
-            }
-        },
-        None => blocking_within(limit, f).await,
-    };
-    spend(started.elapsed());
-    answer
+    }
+}
+
+/// A storage thread's answer, or why there is none, as the API answers it.
+fn settled<T>(answer: Result<RepoResult<T>, NotRun>, limit: Duration) -> Result<T, ApiError> {
+    match answer {
+        Ok(result) => result.map_err(ApiError::from),
+        Err(NotRun::NoTurn) => {
+            let waited = TURN_WAIT.min(limit).as_millis();
+            log::error!("no storage turn within {waited} ms");
+            Err(ApiError::service_unavailable())
+        }
+        Err(NotRun::TooSlow) => Err(not_answered(limit)),
+        Err(NotRun::Failed) => {
+            log::error!("a storage task panicked");
+            Err(ApiError::internal())
+        }
+    }
 }
 
 /// [`blocking`] for a request's last call, its commit: at least [`FINAL_MINIMUM`]. A keyed

@@ -79,7 +79,7 @@ impl StorageThreads {
         // Who moved first: the thread starting the call, or its caller giving up on it. One
         // wake-up per call (the answer), where a "started" message would cost a second.
         let state = Arc::new(AtomicU8::new(QUEUED));
-        let (answer, mut answered) = oneshot::channel();
+        let (answer, answered) = oneshot::channel();
         let claimed = state.clone();
         self.0.queue.push(Box::new(move || {
             if claimed
@@ -89,24 +89,155 @@ impl StorageThreads {
                 let _ = answer.send(catch_unwind(AssertUnwindSafe(f)).map_err(|_| NotRun::Failed));
             }
         }));
-        let first = turn.min(limit);
-        let answer = match timeout(first, &mut answered).await {
-            Ok(answer) => answer,
-            Err(_) => {
-                let gave_up = state
-                    .compare_exchange(QUEUED, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok();
-                if gave_up {
-                    return Err(NotRun::NoTurn);
+        awaited(queued, &state, answered, turn, limit).await
+    }
+
+    /// Answers `key` from `batch`: with the keys asked of it while its last round ran, in one
+    /// call of its `answer_all` on one of the threads; the turn and limit as for [`Self::run`]
+    /// (the turn ends when a round takes the key). At most [`Batch::rounds`] rounds run at
+    /// once, each taking every key waiting when it starts, so under load the keys wait in the
+    /// batch, not in the queue, and one round answers many.
+    pub async fn run_batched<K, A>(
+        &self,
+        batch: &Arc<Batch<K, A>>,
+        key: K,
+        turn: Duration,
+        limit: Duration,
+    ) -> Result<A, NotRun>
+    where
+        K: Send + 'static,
+        A: Send + 'static,
+    {
+        let queued = Instant::now();
+        let state = Arc::new(AtomicU8::new(QUEUED));
+        let (answer, answered) = oneshot::channel();
+        let start_round = {
+            let mut gathered = batch.lock();
+            gathered.waiting.push(Waiting {
+                key,
+                state: state.clone(),
+                answer,
+            });
+            let start = gathered.rounds < batch.rounds;
+            gathered.rounds += usize::from(start);
+            start
+        };
+        if start_round {
+            let batch = batch.clone();
+            self.0.queue.push(Box::new(move || batch.work()));
+        }
+        awaited(queued, &state, answered, turn, limit).await
+    }
+}
+
+/// Waits for a call's answer: at most `turn` for it to start (else it never does), then what
+/// is left of `limit`.
+async fn awaited<A>(
+    queued: Instant,
+    state: &AtomicU8,
+    mut answered: oneshot::Receiver<Result<A, NotRun>>,
+    turn: Duration,
+    limit: Duration,
+) -> Result<A, NotRun> {
+    let answer = match timeout(turn.min(limit), &mut answered).await {
+        Ok(answer) => answer,
+        Err(_) => {
+            let gave_up = state
+                .compare_exchange(QUEUED, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if gave_up {
+                return Err(NotRun::NoTurn);
+            }
+            match timeout(limit.saturating_sub(queued.elapsed()), answered).await {
+                Ok(answer) => answer,
+                Err(_) => return Err(NotRun::TooSlow),
+            }
+        }
+    };
+    // Dropped unanswered only by a panic past `catch_unwind`, which cannot happen.
+    answer.unwrap_or(Err(NotRun::Failed))
+}
+
+/// Calls of one kind answered together: the keys waiting when a round starts go to one call
+/// of `answer_all` (one statement instead of one each, and one thread's trip to the database).
+pub struct Batch<K, A> {
+    gathered: Mutex<Gathered<K, A>>,
+    /// Answers every key, in their order.
+    answer_all: Box<dyn Fn(Vec<K>) -> Vec<A> + Send + Sync>,
+    /// How many rounds may run (or wait for a thread) at once.
+    rounds: usize,
+}
+
+struct Gathered<K, A> {
+    waiting: Vec<Waiting<K, A>>,
+    rounds: usize,
+}
+
+struct Waiting<K, A> {
+    key: K,
+    state: Arc<AtomicU8>,
+    answer: oneshot::Sender<Result<A, NotRun>>,
+}
+
+impl<K, A> Batch<K, A> {
+    /// `answer_all` must answer every key it is given, in their order.
+    pub fn new(
+        rounds: usize,
+        answer_all: impl Fn(Vec<K>) -> Vec<A> + Send + Sync + 'static,
+    ) -> Batch<K, A> {
+        Batch {
+            gathered: Mutex::new(Gathered {
+                waiting: Vec::new(),
+                rounds: 0,
+            }),
+            answer_all: Box::new(answer_all),
+            rounds: rounds.max(1),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Gathered<K, A>> {
+        // Pushing and taking leave the list whole; rounds run outside the lock.
+        self.gathered.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Rounds until no key waits: a busy batch keeps its thread, as a busy thread keeps going.
+    fn work(&self) {
+        loop {
+            let waiting = {
+                let mut gathered = self.lock();
+                if gathered.waiting.is_empty() {
+                    gathered.rounds -= 1;
+                    return;
                 }
-                match timeout(limit.saturating_sub(queued.elapsed()), answered).await {
-                    Ok(answer) => answer,
-                    Err(_) => return Err(NotRun::TooSlow),
+                std::mem::take(&mut gathered.waiting)
+            };
+            // Keys whose callers gave up on their turn are left out, as a late call never runs.
+            let (keys, answers): (Vec<K>, Vec<_>) = waiting
+                .into_iter()
+                .filter(|w| {
+                    w.state
+                        .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                })
+                .map(|w| (w.key, w.answer))
+                .unzip();
+            if keys.is_empty() {
+                continue;
+            }
+            let asked = keys.len();
+            match catch_unwind(AssertUnwindSafe(|| (self.answer_all)(keys))) {
+                Ok(answered) if answered.len() == asked => {
+                    for (answer, a) in answers.into_iter().zip(answered) {
+                        let _ = answer.send(Ok(a));
+                    }
+                }
+                _ => {
+                    for answer in answers {
+                        let _ = answer.send(Err(NotRun::Failed));
+                    }
                 }
             }
-        };
-        // Dropped unanswered only by a panic past `catch_unwind`, which cannot happen.
-        answer.unwrap_or(Err(NotRun::Failed))
+        }
     }
 }
 
@@ -213,6 +344,71 @@ mod tests {
         let failed = threads.run(LONG, LONG, || -> u8 { panic!("a failing call") });
         assert_eq!(failed.await, Err(NotRun::Failed));
         assert_eq!(threads.run(LONG, LONG, || 1).await, Ok(1));
+    }
+
+    /// Keys asked while a round runs wait for the next, and one call answers them all, each
+    /// its own answer; a key whose caller gave up on its turn is never asked.
+    #[actix_web::test]
+    async fn a_batch_answers_the_keys_gathered_while_its_round_ran() {
+        let threads = StorageThreads::start(2).unwrap();
+        let (release, gate) = mpsc::channel::<()>();
+        let gate = Mutex::new(gate);
+        let started = Arc::new(AtomicBool::new(false));
+        let rounds = Arc::new(Mutex::new(Vec::new()));
+        let (seen, first_started) = (rounds.clone(), started.clone());
+        let batch = Arc::new(Batch::new(1, move |keys: Vec<u32>| {
+            if keys.contains(&0) {
+                first_started.store(true, Ordering::SeqCst);
+                let _ = gate.lock().unwrap().recv();
+            }
+            seen.lock().unwrap().push(keys.clone());
+            keys.iter().map(|k| k * 10).collect::<Vec<_>>()
+        }));
+        let first = threads.run_batched(&batch, 0, LONG, LONG);
+        let late = async {
+            while !started.load(Ordering::SeqCst) {
+                actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+            }
+            let abandoned = threads.run_batched(&batch, 9, Duration::from_millis(20), LONG);
+            let rest = futures_util::future::join_all(
+                (1..4).map(|k| threads.run_batched(&batch, k, LONG, LONG)),
+            );
+            let releaser = async {
+                actix_web::rt::time::sleep(Duration::from_millis(80)).await;
+                release.send(()).unwrap();
+            };
+            let (abandoned, rest, ()) =
+                futures_util::future::join3(abandoned, rest, releaser).await;
+            (abandoned, rest)
+        };
+        let (first, (abandoned, rest)) = futures_util::future::join(first, late).await;
+        assert_eq!(first, Ok(0));
+        assert_eq!(abandoned, Err(NotRun::NoTurn));
+        assert_eq!(rest, vec![Ok(10), Ok(20), Ok(30)]);
+        assert_eq!(*rounds.lock().unwrap(), vec![vec![0], vec![1, 2, 3]]);
+        // The batch ends its rounds once no key waits, and starts one for the next key.
+        assert_eq!(threads.run_batched(&batch, 5, LONG, LONG).await, Ok(50));
+    }
+
+    /// A round that panics, or answers the wrong number of keys, answers each of its keys
+    /// `Failed`; the batch goes on answering.
+    #[actix_web::test]
+    async fn a_failed_round_fails_its_keys_only() {
+        let threads = StorageThreads::start(1).unwrap();
+        let batch = Arc::new(Batch::new(1, |keys: Vec<u32>| match keys[0] {
+            0 => panic!("a failing round"),
+            1 => Vec::new(),
+            _ => keys,
+        }));
+        assert_eq!(
+            threads.run_batched(&batch, 0, LONG, LONG).await,
+            Err(NotRun::Failed)
+        );
+        assert_eq!(
+            threads.run_batched(&batch, 1, LONG, LONG).await,
+            Err(NotRun::Failed)
+        );
+        assert_eq!(threads.run_batched(&batch, 2, LONG, LONG).await, Ok(2));
     }
 
     /// The threads end once the last handle is gone.

@@ -11,7 +11,9 @@ use crate::documents::{
 use crate::events::record;
 use crate::invoice_insert::{insert_with_lines, NewRow};
 use crate::invoice_list::{filtered, page_of, SummaryRow};
-use crate::invoice_rows::{load_invoice, load_row, to_invoice, to_invoices, InvoiceRow};
+use crate::invoice_rows::{
+    load_invoice, load_invoices, load_row, to_invoice, to_invoices, InvoiceRow,
+};
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
@@ -262,6 +264,15 @@ impl InvoiceRepository for Store {
     fn get_invoice(&self, scope: Scope, id: InvoiceId) -> RepoResult<Invoice> {
         let url = self.public_url();
         self.read(|conn| load_invoice(conn, scope, id, &url))
+    }
+
+    fn get_invoices(&self, wanted: &[(Scope, InvoiceId)]) -> RepoResult<Vec<RepoResult<Invoice>>> {
+        let url = self.public_url();
+        let answers = self.read(|conn| load_invoices(conn, wanted, &url))?;
+        Ok(answers
+            .into_iter()
+            .map(|answer| answer.map_err(TxError::into_repo))
+            .collect())
     }
 
     fn list_invoices(

@@ -6,7 +6,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::event::{EventFilter, EventId};
 use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceInput, InvoicePatch, InvoicePatchInput, NewInvoice,
+    Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoicePatch, InvoicePatchInput, NewInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::PageRequest;
@@ -277,6 +277,75 @@ fn tenants_are_isolated(db: TestDb) {
         db.store.get_event(a, EventId(event_id.0 + 10_000)),
         Err(RepoError::NotFound)
     ));
+}
+
+/// Invoices of several tenants read together answer each asker as reading it alone would:
+/// in the order asked, each with its own lines in order, another tenant's id refused as
+/// another's, a missing one missing, the same one twice.
+fn invoices_read_together_answer_each_as_alone(db: TestDb) {
+    let a = scope(&db);
+    let b = scope(&db);
+    let a_live = Scope::new(a.account_id, Environment::Live);
+    let two_lines = new_invoice(json!({
+        "customer": {"name": "Ada", "email": "ada@example.com"},
+        "line_items": [
+            {"description": "First", "quantity": "2", "unit_price_cents": 1250},
+            {"description": "Second", "quantity": 1, "unit_price_cents": 100, "tax_rate": "19"}
+        ]
+    }));
+    let of_a = db.store.create_invoice(a, two_lines).unwrap();
+    let of_b = db
+        .store
+        .create_invoice(b, simple("bob@example.com", "Work"))
+        .unwrap();
+    let live = db
+        .store
+        .create_invoice(a_live, simple("ada@example.com", "Live"))
+        .unwrap();
+    let missing = InvoiceId(live.id.0 + 10_000);
+    let wanted = [
+        (b, of_b.id),
+        (a, of_a.id),
+        (b, of_a.id),
+        (a, live.id),
+        (a_live, live.id),
+        (a, missing),
+        (a, of_a.id),
+    ];
+    let answers = db.store.get_invoices(&wanted).unwrap();
+    assert_eq!(answers.len(), wanted.len());
+    for ((scope, id), answer) in wanted.iter().zip(&answers) {
+        match (answer, db.store.get_invoice(*scope, *id)) {
+            (Ok(together), Ok(alone)) => assert_eq!(together, &alone),
+            (Err(together), Err(alone)) => {
+                assert_eq!(format!("{together:?}"), format!("{alone:?}"))
+            }
+            (together, alone) => panic!("{id:?} in {scope:?}: {together:?} against {alone:?}"),
+        }
+    }
+    let lines: Vec<&str> = answers[1]
+        .as_ref()
+        .unwrap()
+        .line_items
+        .iter()
+        .map(|l| l.description.as_str())
+        .collect();
+    assert_eq!(lines, ["First", "Second"]);
+    assert_eq!(answers[0].as_ref().unwrap(), &of_b);
+    assert!(matches!(answers[2], Err(RepoError::Forbidden)));
+    assert!(matches!(answers[3], Err(RepoError::Forbidden)));
+    assert_eq!(answers[4].as_ref().unwrap(), &live);
+    assert!(matches!(answers[5], Err(RepoError::NotFound)));
+    assert_eq!(answers[6].as_ref().unwrap(), &of_a);
+    // More than one statement asks for at once: the same answers.
+    let many: Vec<(Scope, InvoiceId)> =
+        (0..45).map(|k| (a, InvoiceId(of_a.id.0 - 2 + k))).collect();
+    let answers = db.store.get_invoices(&many).unwrap();
+    for ((scope, id), answer) in many.iter().zip(&answers) {
+        let alone = db.store.get_invoice(*scope, *id);
+        assert_eq!(format!("{answer:?}"), format!("{alone:?}"), "{id:?}");
+    }
+    assert_eq!(answers[2].as_ref().unwrap(), &of_a);
 }
 
 fn lifecycle_follows_the_table(db: TestDb) {
@@ -1072,6 +1141,7 @@ backend_tests!(
     numbering_is_gap_free_under_concurrency_and_failures,
     events_are_written_with_their_change_or_not_at_all,
     tenants_are_isolated,
+    invoices_read_together_answer_each_as_alone,
     lifecycle_follows_the_table,
     public_view_marks_viewed_once,
     overdue_sweep_is_idempotent_across_sweepers,

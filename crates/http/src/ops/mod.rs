@@ -33,6 +33,7 @@ use invoicing_domain::user::{Role, SignedIn, UserId};
 use std::sync::Arc;
 
 pub use account::refuse_logo;
+pub use invoices::{invoice_reads, InvoiceReads};
 pub use keys::IssuedKey;
 pub use quotations::Origin;
 pub use reports::{AgingReport, RevenueReport, TaxReport};
@@ -138,6 +139,7 @@ pub struct Ops {
     public_url: Arc<str>,
     /// Lists are a step of a keyset walk (exports), below this row when it has one.
     walk: Option<Option<Cursor>>,
+    invoice_reads: Arc<InvoiceReads>,
 }
 
 impl Ops {
@@ -151,6 +153,7 @@ impl Ops {
             totals: true,
             walk: None,
             public_url: Arc::from(state.config.public_url.as_str()),
+            invoice_reads: state.invoice_reads.clone(),
         }
     }
 
@@ -161,6 +164,7 @@ impl Ops {
             repos: self.repos.clone(),
             caller: self.caller.clone(),
             public_url: self.public_url.clone(),
+            invoice_reads: self.invoice_reads.clone(),
             totals: false,
             ..*self
         }
@@ -173,6 +177,7 @@ impl Ops {
             repos: self.repos.clone(),
             caller: self.caller.clone(),
             public_url: self.public_url.clone(),
+            invoice_reads: self.invoice_reads.clone(),
             walk: Some(cursor),
             ..*self
         }

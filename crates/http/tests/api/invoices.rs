@@ -624,7 +624,58 @@ async fn public_pages_are_limited_per_ip(h: Harness) {
     );
 }
 
+/// Gets of several tenants at the same time (answered together on PostgreSQL, where they wait
+/// for the storage threads together) answer each caller as it would be answered alone: its own
+/// invoice, 403 for another tenant's, 404 for none.
+async fn simultaneous_gets_answer_each_tenant_alone(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let create = |key: String, email: &'static str| {
+        let req = json(
+            h.req_as(&key, Method::POST, "/api/v1/invoices"),
+            &invoice_body(email),
+        );
+        let app = &app;
+        async move { send(app, req).await.body }
+    };
+    let other = h.make_key(
+        h.new_account("Other"),
+        Environment::Test,
+        "*",
+        GENEROUS,
+        None,
+    );
+    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let mine = create(h.key.clone(), "ada@example.com").await;
+    let theirs = create(other.clone(), "bob@example.com").await;
+    let live_one = create(live.clone(), "eve@example.com").await;
+    let missing = live_one["id"].as_i64().unwrap() + 1000;
+    let asks = [
+        (&h.key, &mine["id"], 200, &mine),
+        (&other, &theirs["id"], 200, &theirs),
+        (&live, &live_one["id"], 200, &live_one),
+        (&other, &mine["id"], 403, &Value::Null),
+        (&h.key, &live_one["id"], 403, &Value::Null),
+        (&h.key, &json!(missing), 404, &Value::Null),
+    ];
+    let calls = (0..60).map(|i| {
+        let (key, id, _, _) = asks[i % asks.len()];
+        send(
+            &app,
+            h.req_as(key, Method::GET, &format!("/api/v1/invoices/{id}")),
+        )
+    });
+    let replies = futures_util::future::join_all(calls).await;
+    for (i, reply) in replies.iter().enumerate() {
+        let (_, id, status, expected) = asks[i % asks.len()];
+        assert_eq!(reply.status, status, "ask {i} for {id}: {}", reply.body);
+        if status == 200 {
+            assert_eq!(&reply.body, expected, "ask {i}");
+        }
+    }
+}
+
 http_tests!(
+    simultaneous_gets_answer_each_tenant_alone,
     create_send_view_pay,
     page_shows_what_the_customer_needs,
     page_names_countries_in_the_customers_language,
