@@ -7,6 +7,9 @@
 //! pool served its waiters in no particular order. Here a busy thread goes from one call to the
 //! next without sleeping, and calls wait in one queue without a thread. Measured on the list at
 //! a million invoices and on get: docs/BENCHMARKS.md (2026-11-27).
+//!
+//! Calls of one kind may also wait in a [`Batch`], whose rounds take every key waiting at once
+//! (one statement for many gets); a round takes its turn in the same queue.
 
 use actix_web::rt::time::timeout;
 use std::collections::VecDeque;
@@ -123,8 +126,7 @@ impl StorageThreads {
             start
         };
         if start_round {
-            let batch = batch.clone();
-            self.0.queue.push(Box::new(move || batch.work()));
+            Batch::queue_round(batch.clone(), self.0.queue.clone());
         }
         awaited(queued, &state, answered, turn, limit).await
     }
@@ -200,44 +202,71 @@ impl<K, A> Batch<K, A> {
         self.gathered.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Rounds until no key waits: a busy batch keeps its thread, as a busy thread keeps going.
-    fn work(&self) {
-        loop {
-            let waiting = {
-                let mut gathered = self.lock();
-                if gathered.waiting.is_empty() {
-                    gathered.rounds -= 1;
-                    return;
-                }
-                std::mem::take(&mut gathered.waiting)
-            };
-            // Keys whose callers gave up on their turn are left out, as a late call never runs.
-            let (keys, answers): (Vec<K>, Vec<_>) = waiting
-                .into_iter()
-                .filter(|w| {
-                    w.state
-                        .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire)
-                        .is_ok()
-                })
-                .map(|w| (w.key, w.answer))
-                .unzip();
-            if keys.is_empty() {
-                continue;
+    /// Queues a round of the batch behind the calls already waiting for a thread.
+    fn queue_round(batch: Arc<Self>, queue: Arc<Queue>)
+    where
+        K: Send + 'static,
+        A: Send + 'static,
+    {
+        let next = queue.clone();
+        queue.push(Box::new(move || batch.round(next)));
+    }
+
+    /// Answers the keys waiting, round after round, until none waits; when calls wait for a
+    /// thread, the next round queues behind them, so keys asked all the time never keep a
+    /// thread from other calls.
+    fn round(self: Arc<Self>, queue: Arc<Queue>)
+    where
+        K: Send + 'static,
+        A: Send + 'static,
+    {
+        while let Some(waiting) = self.take_or_end() {
+            self.answer(waiting);
+            if queue.has_calls() {
+                Batch::queue_round(self, queue);
+                return;
             }
-            let asked = keys.len();
-            match catch_unwind(AssertUnwindSafe(|| (self.answer_all)(keys))) {
-                Ok(answered) if answered.len() == asked => {
-                    for (answer, a) in answers.into_iter().zip(answered) {
-                        let _ = answer.send(Ok(a));
-                    }
+        }
+    }
+
+    fn answer(&self, waiting: Vec<Waiting<K, A>>) {
+        // Keys whose callers gave up on their turn are left out, as a late call never runs.
+        let (keys, answers): (Vec<K>, Vec<_>) = waiting
+            .into_iter()
+            .filter(|w| {
+                w.state
+                    .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            })
+            .map(|w| (w.key, w.answer))
+            .unzip();
+        let asked = keys.len();
+        if asked == 0 {
+            return;
+        }
+        match catch_unwind(AssertUnwindSafe(|| (self.answer_all)(keys))) {
+            Ok(answered) if answered.len() == asked => {
+                for (answer, a) in answers.into_iter().zip(answered) {
+                    let _ = answer.send(Ok(a));
                 }
-                _ => {
-                    for answer in answers {
-                        let _ = answer.send(Err(NotRun::Failed));
-                    }
+            }
+            _ => {
+                for answer in answers {
+                    let _ = answer.send(Err(NotRun::Failed));
                 }
             }
         }
+    }
+
+    /// The keys waiting, or `None` when none is: the round then ends (under the same lock a
+    /// new key looks for a running round).
+    fn take_or_end(&self) -> Option<Vec<Waiting<K, A>>> {
+        let mut gathered = self.lock();
+        if gathered.waiting.is_empty() {
+            gathered.rounds -= 1;
+            return None;
+        }
+        Some(std::mem::take(&mut gathered.waiting))
     }
 }
 
@@ -249,6 +278,10 @@ impl Queue {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Pushing and popping leave the state whole; calls run outside the lock.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn has_calls(&self) -> bool {
+        !self.lock().calls.is_empty()
     }
 
     fn push(&self, call: Call) {
@@ -347,10 +380,11 @@ mod tests {
     }
 
     /// Keys asked while a round runs wait for the next, and one call answers them all, each
-    /// its own answer; a key whose caller gave up on its turn is never asked.
+    /// its own answer, after the calls queued meanwhile; a key whose caller gave up on its
+    /// turn is never asked.
     #[actix_web::test]
     async fn a_batch_answers_the_keys_gathered_while_its_round_ran() {
-        let threads = StorageThreads::start(2).unwrap();
+        let threads = StorageThreads::start(1).unwrap();
         let (release, gate) = mpsc::channel::<()>();
         let gate = Mutex::new(gate);
         let started = Arc::new(AtomicBool::new(false));
@@ -373,19 +407,33 @@ mod tests {
             let rest = futures_util::future::join_all(
                 (1..4).map(|k| threads.run_batched(&batch, k, LONG, LONG)),
             );
+            let plain = {
+                let order = rounds.clone();
+                threads.run(LONG, LONG, move || order.lock().unwrap().push(vec![100]))
+            };
             let releaser = async {
                 actix_web::rt::time::sleep(Duration::from_millis(80)).await;
                 release.send(()).unwrap();
             };
-            let (abandoned, rest, ()) =
-                futures_util::future::join3(abandoned, rest, releaser).await;
+            let (abandoned, rest, (plain, ())) = futures_util::future::join3(
+                abandoned,
+                rest,
+                futures_util::future::join(plain, releaser),
+            )
+            .await;
+            assert_eq!(plain, Ok(()));
             (abandoned, rest)
         };
         let (first, (abandoned, rest)) = futures_util::future::join(first, late).await;
         assert_eq!(first, Ok(0));
         assert_eq!(abandoned, Err(NotRun::NoTurn));
         assert_eq!(rest, vec![Ok(10), Ok(20), Ok(30)]);
-        assert_eq!(*rounds.lock().unwrap(), vec![vec![0], vec![1, 2, 3]]);
+        // A call that came during the first round ran before the second: keys asked all the
+        // time do not keep a thread from other calls.
+        assert_eq!(
+            *rounds.lock().unwrap(),
+            vec![vec![0], vec![100], vec![1, 2, 3]]
+        );
         // The batch ends its rounds once no key waits, and starts one for the next key.
         assert_eq!(threads.run_batched(&batch, 5, LONG, LONG).await, Ok(50));
     }
