@@ -170,6 +170,29 @@ pub(crate) fn load_row(
     <InvoiceRow as DocumentRow>::reload(conn, scope, id.0)
 }
 
+/// An invoice's lines, to join beside its row.
+type LinesOfInvoice = diesel::dsl::On<
+    line_items::table,
+    diesel::dsl::And<
+        diesel::dsl::And<
+            diesel::dsl::And<
+                diesel::dsl::Eq<line_items::account_id, invoices::account_id>,
+                diesel::dsl::Eq<line_items::livemode, invoices::livemode>,
+            >,
+            diesel::dsl::Eq<line_items::document_kind, &'static str>,
+        >,
+        diesel::dsl::Eq<line_items::document_id, invoices::id>,
+    >,
+>;
+
+fn lines_of_invoice() -> LinesOfInvoice {
+    line_items::table.on(line_items::account_id
+        .eq(invoices::account_id)
+        .and(line_items::livemode.eq(invoices::livemode))
+        .and(line_items::document_kind.eq(DocumentKind::Invoice.as_str()))
+        .and(line_items::document_id.eq(invoices::id)))
+}
+
 /// The invoice and its lines in one statement (one round trip, one snapshot): the row beside
 /// each line, in the lines' order. Written with diesel's query builder so that, like every
 /// other hot read, it is prepared once per connection (`sql_query` is planned on every call).
@@ -179,14 +202,9 @@ pub(crate) fn load_invoice(
     id: InvoiceId,
     public_url: &str,
 ) -> Result<Invoice, TxError> {
-    let lines_of_invoice = line_items::table.on(line_items::account_id
-        .eq(invoices::account_id)
-        .and(line_items::livemode.eq(invoices::livemode))
-        .and(line_items::document_kind.eq(DocumentKind::Invoice.as_str()))
-        .and(line_items::document_id.eq(invoices::id)));
     // A line's columns are null where the join found no line.
     let rows: Vec<(InvoiceRow, Option<LineRow>)> = invoices::table
-        .left_join(lines_of_invoice)
+        .left_join(lines_of_invoice())
         .filter(invoices::account_id.eq(scope.account_id.0))
         .filter(invoices::livemode.eq(scope.livemode()))
         .filter(invoices::id.eq(id.0))
@@ -267,17 +285,12 @@ fn load_rows(
     conn: &mut AnyConnection,
     ids: &[i64],
 ) -> Result<Vec<(InvoiceRow, Option<LineRow>)>, TxError> {
-    let lines_of_invoice = line_items::table.on(line_items::account_id
-        .eq(invoices::account_id)
-        .and(line_items::livemode.eq(invoices::livemode))
-        .and(line_items::document_kind.eq(DocumentKind::Invoice.as_str()))
-        .and(line_items::document_id.eq(invoices::id)));
     let (Some(&first), Some(&last)) = (ids.first(), ids.last()) else {
         return Ok(Vec::new());
     };
     let padding = ids.len().next_power_of_two() - ids.len();
     let mut query = invoices::table
-        .left_join(lines_of_invoice)
+        .left_join(lines_of_invoice())
         .into_boxed()
         .filter(invoices::id.eq(first));
     for &id in ids[1..].iter().chain(std::iter::repeat_n(&last, padding)) {
