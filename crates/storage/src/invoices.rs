@@ -17,7 +17,7 @@ use crate::invoice_rows::{
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
-use crate::rows::{lock_scoped, now_db, scoped};
+use crate::rows::{lock_scoped, now_db, scoped, BigIntSum};
 use crate::schema::invoices;
 use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
@@ -341,13 +341,13 @@ impl InvoiceRepository for Store {
         scope: Scope,
         customer: Option<CustomerId>,
     ) -> RepoResult<Vec<Outstanding>> {
-        use diesel::dsl::{count_star, sql};
-        use diesel::sql_types::{BigInt, Nullable};
+        use diesel::dsl::count_star;
         self.read(|conn| {
-            // PostgreSQL sums BIGINT into NUMERIC; cast back, as no sum of cents nears 2^63.
             let due = || {
-                sql::<Nullable<BigInt>>(
-                    "CAST(SUM(total_cents - amount_paid_cents - amount_credited_cents) AS BIGINT)",
+                BigIntSum(
+                    invoices::total_cents
+                        - invoices::amount_paid_cents
+                        - invoices::amount_credited_cents,
                 )
             };
             let open = || {

@@ -87,3 +87,47 @@ diesel::define_sql_function! {
     /// ASCII case only, PostgreSQL's none).
     fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
 }
+
+/// `CAST(SUM(expr) AS BIGINT)`: PostgreSQL sums BIGINT into NUMERIC, and no sum of cents or
+/// counts nears 2^63. An expression of its own rather than diesel's `sql()` literal, which marks
+/// its whole statement as never to be prepared: a list's page read its total through one, and
+/// PostgreSQL parsed and planned that page on every request (docs/BENCHMARKS.md).
+#[derive(Debug, Clone, Copy, diesel::query_builder::QueryId)]
+pub(crate) struct BigIntSum<E>(pub(crate) E);
+
+impl<E> diesel::Expression for BigIntSum<E>
+where
+    E: diesel::Expression<SqlType = diesel::sql_types::BigInt>,
+{
+    type SqlType = diesel::sql_types::Nullable<diesel::sql_types::BigInt>;
+}
+
+impl<E, GroupBy> diesel::expression::ValidGrouping<GroupBy> for BigIntSum<E> {
+    type IsAggregate = diesel::expression::is_aggregate::Yes;
+}
+
+impl<E: diesel::AppearsOnTable<QS>, QS> diesel::AppearsOnTable<QS> for BigIntSum<E> where
+    Self: diesel::Expression
+{
+}
+
+impl<E: diesel::SelectableExpression<QS>, QS> diesel::SelectableExpression<QS> for BigIntSum<E> where
+    Self: diesel::AppearsOnTable<QS>
+{
+}
+
+impl<E, DB> diesel::query_builder::QueryFragment<DB> for BigIntSum<E>
+where
+    E: diesel::query_builder::QueryFragment<DB>,
+    DB: diesel::backend::Backend,
+{
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, DB>,
+    ) -> diesel::QueryResult<()> {
+        out.push_sql("CAST(SUM(");
+        self.0.walk_ast(out.reborrow())?;
+        out.push_sql(") AS BIGINT)");
+        Ok(())
+    }
+}

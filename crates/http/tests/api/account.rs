@@ -182,7 +182,7 @@ async fn scopes_and_environments_keep_profiles_apart(h: Harness) {
     assert_eq!(r.status, 200, "{}", r.body);
 
     // A live key changes the live profile only, and another account sees its own.
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let live = h.live_key();
     let r = call!(
         &app,
         h.req_as(&live, Method::PATCH, path),
@@ -204,8 +204,7 @@ async fn scopes_and_environments_keep_profiles_apart(h: Harness) {
         ),
         (Some("Acme Ltd"), Some("T-1"))
     );
-    let other = h.new_account("Globex");
-    let other_key = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let other_key = h.stranger_key("Globex");
     let r = call!(&app, h.req_as(&other_key, Method::GET, path));
     assert_eq!(
         (r.body["name"].as_str(), r.body["id"].as_i64()),
@@ -280,7 +279,7 @@ async fn logo_is_decoded_bounded_and_served_back(h: Harness) {
     );
     assert_eq!(call!(&app, h.req(Method::DELETE, path)).status, 204);
     // Another environment has no logo of its own.
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let live = h.live_key();
     assert_eq!(call!(&app, put("image/png", png)).status, 204);
     let r = call!(&app, h.req_as(&live, Method::GET, path));
     assert_error(&r, 404, "resource_missing");

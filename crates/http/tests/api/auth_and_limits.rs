@@ -177,9 +177,8 @@ async fn other_tenants_get_403_and_missing_ids_404(h: Harness) {
     )
     .await;
     let path = format!("/api/v1/customers/{}", created.body["id"]);
-    let other_account = h.new_account("Other");
-    let foreign = h.make_key(other_account, Environment::Test, "*", GENEROUS, None);
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let foreign = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&foreign, &live] {
         assert_error(
             &send(&app, h.req_as(key, Method::GET, &path)).await,

@@ -138,6 +138,18 @@ impl Harness {
         g.plain().to_string()
     }
 
+    /// A full-access test key of a new account named `name`: the other tenant in cross-tenant
+    /// checks.
+    pub fn stranger_key(&self, name: &str) -> String {
+        let account = self.new_account(name);
+        self.make_key(account, Environment::Test, "*", GENEROUS, None)
+    }
+
+    /// A full-access live key of the harness's own account: the other environment's view.
+    pub fn live_key(&self) -> String {
+        self.make_key(self.account, Environment::Live, "*", GENEROUS, None)
+    }
+
     /// An HTTPS request (via the trusted proxy) with the default key.
     pub fn req(&self, method: Method, path: &str) -> TestRequest {
         self.req_as(&self.key, method, path)

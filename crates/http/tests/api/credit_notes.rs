@@ -219,9 +219,8 @@ async fn scopes_and_tenants(h: Harness) {
     );
     assert_eq!(r.status, 200);
 
-    let other = h.new_account("Other");
-    let stranger = h.make_key(other, Environment::Test, "*", GENEROUS, None);
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let stranger = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&stranger, &live] {
         for (method, p) in [
             (Method::GET, format!("/api/v1/credit_notes/{nid}")),

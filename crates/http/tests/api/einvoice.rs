@@ -435,8 +435,7 @@ async fn invoices_and_credit_notes_pass_the_official_en16931_validation(h: Harne
         assert_eq!(report.matches("OK ").count(), cii.len(), "{report}");
     }
     // Another tenant sees none of it.
-    let other = h.new_account("Other GmbH");
-    let other_key = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let other_key = h.stranger_key("Other GmbH");
     for path in [
         format!("/api/v1/invoices/{domestic}/einvoice"),
         format!("/api/v1/invoices/{domestic}/einvoice/check"),

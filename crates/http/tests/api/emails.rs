@@ -305,9 +305,8 @@ async fn scopes_and_tenants(h: Harness) {
         r.body
     );
 
-    let other = h.new_account("Other");
-    let stranger = h.make_key(other, Environment::Test, "*", GENEROUS, None);
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let stranger = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&stranger, &live] {
         let r = call!(
             &app,

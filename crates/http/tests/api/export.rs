@@ -91,9 +91,8 @@ async fn an_account_export_holds_everything_of_its_tenant_and_no_secret(h: Harne
     );
     assert_eq!(r.status, 201, "{}", r.body);
     // Another account, and this account's live environment, each with a customer of their own.
-    let other = h.new_account("Other GmbH");
-    let other_key = h.make_key(other, Environment::Test, "*", GENEROUS, None);
-    let live_key = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let other_key = h.stranger_key("Other GmbH");
+    let live_key = h.live_key();
     for (key, email) in [
         (&other_key, "stranger@other.example"),
         (&live_key, "live@acme.example"),

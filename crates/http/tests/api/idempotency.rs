@@ -252,14 +252,8 @@ async fn a_running_request_holds_its_key(h: Harness) {
 
 async fn keys_belong_to_one_tenant(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
-    let other = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let other = h.stranger_key("Other");
+    let live = h.live_key();
     let mine = send(
         &app,
         keyed(

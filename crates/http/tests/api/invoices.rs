@@ -505,14 +505,8 @@ async fn other_tenants_get_403_on_every_route(h: Harness) {
     let event_id =
         send(&app, h.req(Method::GET, "/api/v1/events")).await.body["data"][0]["id"].clone();
     let id = inv["id"].clone();
-    let foreign = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let foreign = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&foreign, &live] {
         let routes = [
             (Method::GET, format!("/api/v1/invoices/{id}"), None),
@@ -637,14 +631,8 @@ async fn simultaneous_gets_answer_each_tenant_alone(h: Harness) {
         let app = &app;
         async move { send(app, req).await.body }
     };
-    let other = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let other = h.stranger_key("Other");
+    let live = h.live_key();
     let mine = create(h.key.clone(), "ada@example.com").await;
     let theirs = create(other.clone(), "bob@example.com").await;
     let live_one = create(live.clone(), "eve@example.com").await;

@@ -563,13 +563,7 @@ async fn payment_requests_check_the_key(h: Harness) {
             403,
             "insufficient_permissions",
         );
-        let other = h.make_key(
-            h.new_account("Other"),
-            Environment::Test,
-            "*",
-            GENEROUS,
-            None,
-        );
+        let other = h.stranger_key("Other");
         assert_eq!(
             call!(&app, h.req_as(&other, Method::GET, path)).body["total"],
             0
@@ -710,14 +704,8 @@ async fn other_tenants_get_403_on_every_route(h: Harness) {
     )
     .body;
     let id = p["id"].clone();
-    let foreign = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let foreign = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&foreign, &live] {
         let routes = [
             (Method::GET, format!("/api/v1/payments/{id}"), None),

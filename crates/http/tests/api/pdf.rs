@@ -166,9 +166,8 @@ async fn pdfs_belong_to_their_tenant_and_need_read_scope(h: Harness) {
         format!("/api/v1/invoices/{}/pdf", inv.body["id"]),
         format!("/api/v1/quotations/{}/pdf", quo.body["id"]),
     ];
-    let other = h.new_account("Globex");
-    let other_key = h.make_key(other, Environment::Test, "*", GENEROUS, None);
-    let live_key = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let other_key = h.stranger_key("Globex");
+    let live_key = h.live_key();
     let customers_only = h.make_key(
         h.account,
         Environment::Test,

@@ -285,14 +285,8 @@ async fn other_tenants_get_403_on_every_route(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     let p = call!(&app, h.req(Method::POST, "/api/v1/products"), hosting()).body;
     let id = p["id"].clone();
-    let foreign = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let foreign = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&foreign, &live] {
         let routes = [
             (Method::GET, None),

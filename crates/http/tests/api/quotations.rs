@@ -909,14 +909,8 @@ async fn other_tenants_get_403_on_every_route(h: Harness) {
     .await
     .body;
     let id = q["id"].as_i64().unwrap();
-    let foreign = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let foreign = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&foreign, &live] {
         let routes = [
             (Method::GET, format!("/api/v1/quotations/{id}"), None),

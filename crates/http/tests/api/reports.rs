@@ -277,14 +277,13 @@ async fn every_report_to_the_cent(h: Harness) {
     }
 
     // Other tenants and the other environment are never counted.
-    let other = h.new_account("Other");
-    let theirs = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let theirs = h.stranger_key("Other");
     let r = call!(
         &app,
         h.req_as(&theirs, Method::GET, "/api/v1/reports/aging")
     );
     assert_eq!(r.body["currencies"], json!([]));
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let live = h.live_key();
     let r = call!(
         &app,
         h.req_as(
@@ -426,7 +425,7 @@ async fn the_dashboard_exports_every_list_it_shows(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     fixture(&app, &h).await;
     // A live invoice is never in the test environment's export.
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let live = h.live_key();
     let r = call!(
         &app,
         h.req_as(&live, Method::POST, "/api/v1/invoices"),
@@ -518,8 +517,7 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         assert_eq!(r.status, 201);
     }
     // Another tenant's invoice is never exported.
-    let other = h.new_account("Other");
-    let theirs = h.make_key(other, Environment::Test, "*", GENEROUS, None);
+    let theirs = h.stranger_key("Other");
     call!(
         &app,
         h.req_as(&theirs, Method::POST, "/api/v1/invoices"),
@@ -967,13 +965,7 @@ async fn a_statement_prints_in_the_customers_language_and_is_emailed(h: Harness)
     )
     .await;
     assert_eq!(r.status, 200);
-    let foreign = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
+    let foreign = h.stranger_key("Other");
     for (method, path) in [
         (Method::GET, format!("/api/v1/customers/{ada}/statement")),
         (

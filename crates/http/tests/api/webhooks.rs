@@ -281,7 +281,7 @@ async fn unsafe_targets_are_refused_unless_allowed(h: Harness) {
     // The harness's own app: WEBHOOK_ALLOW_PRIVATE_TARGETS is off.
     assert!(!h.state.config.webhook_allow_private);
     let app = init_service(build_app(h.state.clone())).await;
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let live = h.live_key();
     let refused = [
         (&h.key, "https://127.0.0.1/hook"),
         (&h.key, "http://127.0.0.1:8080/hook"),
@@ -1044,14 +1044,8 @@ async fn other_tenants_and_the_other_environment_get_403_on_every_route(h: Harne
     let secret = assert_secret(&created["secret"]);
     let id = created["id"].as_i64().unwrap();
     let ev = customer_event(&app, &h, &h.key, "ada@example.com").await;
-    let foreign = h.make_key(
-        h.new_account("Other"),
-        Environment::Test,
-        "*",
-        GENEROUS,
-        None,
-    );
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let foreign = h.stranger_key("Other");
+    let live = h.live_key();
     for key in [&foreign, &live] {
         let patch = json!({"enabled": false, "description": "mine now"});
         // Each route on the existing endpoint (or event), then on an id nobody has.
@@ -1133,7 +1127,7 @@ async fn other_tenants_and_the_other_environment_get_403_on_every_route(h: Harne
 
 async fn events_reach_only_endpoints_of_their_environment(h: Harness) {
     let app = init_service(build_app(h.permissive())).await;
-    let live = h.make_key(h.account, Environment::Live, "*", GENEROUS, None);
+    let live = h.live_key();
     let test_endpoint = register(
         &app,
         &h,

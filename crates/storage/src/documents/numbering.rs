@@ -3,6 +3,7 @@
 
 use crate::connection::{AnyConnection, MultiBackend};
 use crate::prepared::prepared;
+use crate::rows::BigIntSum;
 use crate::schema::document_counters as dc;
 use crate::schema::document_counts as counts;
 use crate::store::TxError;
@@ -87,13 +88,11 @@ pub(crate) fn kept_count_query(
     kind: &str,
     status: Option<&str>,
 ) -> counts::BoxedQuery<'static, MultiBackend, Nullable<BigInt>> {
-    // PostgreSQL sums BIGINT into NUMERIC; no count nears 2^63.
-    let total = diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(document_counts.n) AS BIGINT)");
     let mut q = counts::table
         .filter(counts::account_id.eq(scope.account_id.0))
         .filter(counts::livemode.eq(scope.livemode()))
         .filter(counts::kind.eq(kind.to_string()))
-        .select(total)
+        .select(BigIntSum(counts::n))
         .into_boxed();
     if let Some(status) = status {
         q = q.filter(counts::status.eq(status.to_string()));
