@@ -43,7 +43,7 @@ const POOL_WAIT: Duration = Duration::from_secs(4);
 /// The storage handle the application holds: cheap to clone, safe to share across threads.
 #[derive(Clone)]
 pub struct Store {
-    pool: Pool,
+    pub(crate) pool: Pool,
     statements: Statements,
     pub(crate) key_cache: crate::keys::KeyCache,
     backend: Backend,

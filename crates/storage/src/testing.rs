@@ -253,6 +253,31 @@ impl TestDb {
     }
 }
 
+/// What PostgreSQL did with the statements a store's one connection keeps prepared whose text
+/// contains `text`: how often it ran each on its generic plan and how often it planned anew.
+/// For a store opened with one connection, so the connection asked is the one that ran them.
+#[derive(diesel::QueryableByName, Debug)]
+pub struct PreparedPlans {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub statement: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub generic_plans: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub custom_plans: i64,
+}
+
+pub fn prepared_plans(store: &Store, text: &str) -> Vec<PreparedPlans> {
+    use diesel::RunQueryDsl;
+    let mut conn = store.pool.get().expect("the store's connection");
+    diesel::sql_query(
+        "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements \
+         WHERE strpos(statement, $1) > 0",
+    )
+    .bind::<diesel::sql_types::Text, _>(text)
+    .load(&mut conn.conn)
+    .expect("read pg_prepared_statements")
+}
+
 fn drop_pg(name: &str) {
     if let Ok(mut admin) = diesel::PgConnection::establish(&postgres_admin_url()) {
         let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));

@@ -1236,3 +1236,42 @@ fn sqlite_thirty_two_writers_take_turns_and_readers_never_write() {
         "the pool's connections are query_only"
     );
 }
+
+/// PostgreSQL only: a list's page (with its kept total) and its lines are statements prepared
+/// once per connection and run on their generic plan, never parsed or planned per request.
+/// Fails if the page's SQL is marked unsafe to prepare (diesel's `sql()` literal did that) or if
+/// a snapshot read leaves PostgreSQL to plan each call anew.
+#[test]
+fn postgres_list_pages_run_prepared_on_generic_plans() {
+    use invoicing_storage::testing::prepared_plans;
+    use invoicing_storage::Store;
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let scope = scope(&db);
+    for i in 0..3 {
+        db.store
+            .create_invoice(scope, simple(&format!("p{i}@example.com"), "Work"))
+            .unwrap();
+    }
+    let one = Store::connect(&db.url, 1).unwrap();
+    let drafts = InvoiceFilter {
+        status: Some(InvoiceStatus::Draft),
+        ..InvoiceFilter::default()
+    };
+    for _ in 0..8 {
+        let page = one
+            .list_invoices(scope, &drafts, PageRequest::default())
+            .unwrap();
+        assert_eq!(page.data.len(), 3);
+    }
+    for (text, what) in [
+        ("FROM \"invoices\"", "the page"),
+        ("FROM \"line_items\"", "the lines"),
+    ] {
+        let plans = prepared_plans(&one, text);
+        assert_eq!(plans.len(), 1, "{what} is one prepared statement: {plans:?}");
+        assert_eq!(plans[0].generic_plans, 8, "{what}: {plans:?}");
+        assert_eq!(plans[0].custom_plans, 0, "{what}: {plans:?}");
+    }
+}
