@@ -204,7 +204,8 @@ async fn scopes_and_environments_keep_profiles_apart(h: Harness) {
         ),
         (Some("Acme Ltd"), Some("T-1"))
     );
-    let other_key = h.stranger_key("Globex");
+    let other = h.new_account("Globex");
+    let other_key = h.make_key(other, Environment::Test, "*", GENEROUS, None);
     let r = call!(&app, h.req_as(&other_key, Method::GET, path));
     assert_eq!(
         (r.body["name"].as_str(), r.body["id"].as_i64()),

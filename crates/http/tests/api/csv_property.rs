@@ -4,7 +4,6 @@
 use crate::common::*;
 use actix_web::http::Method;
 use actix_web::test::init_service;
-use invoicing_domain::tenant::Environment;
 use invoicing_http::build_app;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

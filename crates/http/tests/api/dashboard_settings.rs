@@ -147,7 +147,8 @@ async fn keys_are_made_shown_once_work_on_the_api_and_need_the_password_again(h:
     assert_error(&r, 401, "invalid_api_key");
 
     // Another account's key is no key here: not found, and it keeps working.
-    let theirs = h.stranger_key("Other");
+    let other = h.new_account("Other");
+    let theirs = h.make_key(other, Environment::Test, "*", GENEROUS, None);
     let their_id = h.db.store.list_keys(other).unwrap()[0].id.0;
     let r = send_raw(
         &app,
