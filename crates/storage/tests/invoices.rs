@@ -1270,7 +1270,11 @@ fn postgres_list_pages_run_prepared_on_generic_plans() {
         ("FROM \"line_items\"", "the lines"),
     ] {
         let plans = prepared_plans(&one, text);
-        assert_eq!(plans.len(), 1, "{what} is one prepared statement: {plans:?}");
+        assert_eq!(
+            plans.len(),
+            1,
+            "{what} is one prepared statement: {plans:?}"
+        );
         assert_eq!(plans[0].generic_plans, 8, "{what}: {plans:?}");
         assert_eq!(plans[0].custom_plans, 0, "{what}: {plans:?}");
     }
