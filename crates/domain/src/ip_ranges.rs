@@ -5,8 +5,8 @@
 //! Reachable" column, as the registries stood in 2025 (the newest rows: IPv6 100:0:0:1::/64 from
 //! RFC 9780 and 2001:1::3/128 from RFC 9665). They were written without a live copy of the
 //! registries at hand: when touching them, compare with
-//! https://www.iana.org/assignments/iana-ipv4-special-registry and
-//! https://www.iana.org/assignments/iana-ipv6-special-registry. The few rows that are not in
+//! <https://www.iana.org/assignments/iana-ipv4-special-registry> and
+//! <https://www.iana.org/assignments/iana-ipv6-special-registry>. The few rows that are not in
 //! those registries say where they come from.
 //!
 //! An address takes the answer of the most specific row containing it; an IPv4 address in no row

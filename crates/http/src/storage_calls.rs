@@ -83,7 +83,7 @@ pub fn spend(waited: Duration) {
 /// Runs storage work within what is left of the request's budget (outside a request, within
 /// [`STORAGE_ANSWER_LIMIT`]), on the request's storage threads when it has them and holds no
 /// transaction of its own; 503 when the budget is spent, runs out while waiting, or the call
-/// waits past [`TURN_WAIT`] for its turn.
+/// waits past `TURN_WAIT` for its turn.
 pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
@@ -162,7 +162,7 @@ fn settled<T>(answer: Result<RepoResult<T>, NotRun>, limit: Duration) -> Result<
     }
 }
 
-/// [`blocking`] for a request's last call, its commit: at least [`FINAL_MINIMUM`]. A keyed
+/// [`blocking`] for a request's last call, its commit: at least `FINAL_MINIMUM`. A keyed
 /// request's commit, so it takes no turn.
 pub async fn blocking_final<T, F>(f: F) -> Result<T, ApiError>
 where

@@ -97,7 +97,7 @@ impl StorageThreads {
 
     /// Answers `key` from `batch`: with the keys asked of it while its last round ran, in one
     /// call of its `answer_all` on one of the threads; the turn and limit as for [`Self::run`]
-    /// (the turn ends when a round takes the key). At most [`Batch::rounds`] rounds run at
+    /// (the turn ends when a round takes the key). At most `rounds` (the batch's) rounds run at
     /// once, each taking every key waiting when it starts, so under load the keys wait in the
     /// batch, not in the queue, and one round answers many.
     pub async fn run_batched<K, A>(

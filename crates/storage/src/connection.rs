@@ -101,7 +101,7 @@ impl PooledConn {
         }
     }
 
-    /// Watches the work that follows until the guard drops (see [`crate::watchdog`]).
+    /// Watches the work that follows until the guard drops (see `crate::watchdog`).
     pub fn watch(&self) -> Option<Watch> {
         self.watch_for(WORK_LIMIT)
     }

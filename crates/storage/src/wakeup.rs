@@ -1,7 +1,7 @@
 //! Waking idle job workers instead of having them poll.
 //!
 //! A worker with nothing to do sleeps on the process's [`bell`] until the next queued job
-//! falls due ([`crate::jobs::next_due`]) or someone rings: storage rings it when it queues a
+//! falls due (`jobs::next_due`) or someone rings: storage rings it when it queues a
 //! job in this process, and on PostgreSQL a listener thread rings it when any process commits
 //! one (a trigger on the queue tables sends `NOTIFY invoicing_jobs` at commit, migration
 //! 000013). An idle server therefore issues next to no queries, and a new job starts at once.

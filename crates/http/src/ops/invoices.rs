@@ -34,7 +34,7 @@ pub type InvoiceReads = Batch<(Scope, InvoiceId), RepoResult<Invoice>>;
 /// Reads waiting for a storage thread at the same time go to the database as one statement
 /// (`get_invoices`), instead of one statement and one thread's round trip each: under load
 /// PostgreSQL spends about half the CPU per get, the server a quarter less (docs/BENCHMARKS.md,
-/// 2026-11-27 night). At most [`INVOICE_READ_ROUNDS`] such statements run at once.
+/// 2026-11-27 night). At most `INVOICE_READ_ROUNDS` such statements run at once.
 pub fn invoice_reads(repos: Arc<dyn Repositories>) -> InvoiceReads {
     Batch::new(
         INVOICE_READ_ROUNDS,

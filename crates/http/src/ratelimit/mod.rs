@@ -2,7 +2,7 @@
 //! client IP for public pages.
 //!
 //! On PostgreSQL the API's buckets are shared by every server on the database (GCRA in storage,
-//! one statement for all the requests a process has waiting on a bucket: [`shared`]), so a
+//! one statement for all the requests a process has waiting on a bucket: `shared`), so a
 //! fleet holds one limit per key; this module turns the shared bucket's answer into the same
 //! decision and headers. On SQLite, for public pages, and
 //! whenever the shared bucket cannot answer within a second (fail open: never a 500 for a
