@@ -19,7 +19,7 @@ use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped, BigIntSum};
 use crate::schema::invoices;
-use crate::store::{Store, TxError};
+use crate::store::{on_generic_plans, Store, TxError};
 use chrono::{Datelike, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
@@ -28,8 +28,8 @@ use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::References;
 use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceId, InvoicePatch, InvoiceSummary, NewInvoice, Outstanding,
-    PublicInvoice,
+    Invoice, InvoiceFilter, InvoiceId, InvoiceOrder, InvoicePatch, InvoiceSummary, NewInvoice,
+    Outstanding, PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -291,12 +291,16 @@ impl InvoiceRepository for Store {
                 // The kept total rides along with the page's rows: one round trip less.
                 let status = filter.status.map(|s| s.as_str());
                 let kind = DocumentKind::Invoice.as_str();
-                let rows = page_of(scope, filter, page)
-                    .select((
-                        InvoiceRow::as_select(),
-                        kept_count_query(scope, kind, status).single_value(),
-                    ))
-                    .load::<(InvoiceRow, Option<i64>)>(conn)?;
+                let query = page_of(scope, filter, page).select((
+                    InvoiceRow::as_select(),
+                    kept_count_query(scope, kind, status).single_value(),
+                ));
+                // Newest first by status alone, an index serves the page whatever the values
+                // (`invoices_by_status`, `invoices_newest`); due first, it does not.
+                let rows: Vec<(InvoiceRow, Option<i64>)> = match filter.order {
+                    InvoiceOrder::Newest => on_generic_plans(conn, |c| Ok(query.load(c)?))?,
+                    InvoiceOrder::DueFirst => query.load(conn)?,
+                };
                 let total = match rows.first() {
                     Some((_, total)) => total.unwrap_or(0),
                     // A page past the end has no row to carry the total.

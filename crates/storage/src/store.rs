@@ -409,19 +409,35 @@ fn snapshot_tx<T>(
 ) -> Result<T, TxError> {
     match conn {
         AnyConnection::Sqlite(c) => AnsiTransactionManager::begin_transaction_sql(c, "BEGIN")?,
-        // Generic plans, in the same round trip: these reads are one tenant's pages and
-        // documents, whose plan follows from which filters are present, never from their values
-        // (no partial index on a value serves them). Left to choose, PostgreSQL planned a page
-        // anew on every call (0.3-0.5 ms, as much as running it), because one tenant's million
-        // drafts made the generic estimate look dearer than the same plan with the values in.
         AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction_sql(
             c,
-            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \
-             SET LOCAL plan_cache_mode = force_generic_plan",
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         )?,
     }
     let result = f(conn);
     end_tx(conn, result)
+}
+
+/// Runs `f`, inside a transaction, on PostgreSQL's generic plans: for a statement whose plan
+/// follows from which filters it has, never from their values, but which PostgreSQL would plan
+/// anew on every call. A list's page of one tenant with a million drafts was one (0.4-0.9 ms of
+/// planning per request, as much as running it): its generic plan is the same index scan, but
+/// the skew and a `LIMIT $n` (taken as a tenth of the rows) make it look dearer, so PostgreSQL
+/// never switches to it. Not for statements whose best plan depends on the values: `= ANY($n)`
+/// over a large table, or a partial index whose predicate only a known value satisfies; so the
+/// setting is put back before `f`'s caller goes on. SQLite plans every statement as it runs.
+pub(crate) fn on_generic_plans<T>(
+    conn: &mut AnyConnection,
+    f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
+) -> Result<T, TxError> {
+    let AnyConnection::Postgresql(_) = conn else {
+        return f(conn);
+    };
+    conn.batch_execute("SET LOCAL plan_cache_mode = force_generic_plan")?;
+    // A failure ends the transaction, and the setting with it.
+    let result = f(conn)?;
+    conn.batch_execute("SET LOCAL plan_cache_mode = auto")?;
+    Ok(result)
 }
 
 /// Commits after `result`'s work, or rolls back after its failure.

@@ -1237,12 +1237,15 @@ fn sqlite_thirty_two_writers_take_turns_and_readers_never_write() {
     );
 }
 
-/// PostgreSQL only: a list's page (with its kept total) and its lines are statements prepared
-/// once per connection and run on their generic plan, never parsed or planned per request.
-/// Fails if the page's SQL is marked unsafe to prepare (diesel's `sql()` literal did that) or if
-/// a snapshot read leaves PostgreSQL to plan each call anew.
+/// PostgreSQL only: a list's page by status, newest first (with its kept total), is a statement
+/// prepared once per connection and run on its generic plan, never parsed or planned per
+/// request; the statements whose plan depends on their values (the page due first, the lines'
+/// `= ANY`) keep PostgreSQL's own choice. Fails if the page's SQL is marked unsafe to prepare
+/// (diesel's `sql()` literal did that), if the page is left to be planned anew on every call,
+/// or if the generic plans outlive the page.
 #[test]
 fn postgres_list_pages_run_prepared_on_generic_plans() {
+    use invoicing_domain::invoice::InvoiceOrder;
     use invoicing_storage::testing::prepared_plans;
     use invoicing_storage::Store;
     let Some(db) = TestDb::postgres() else {
@@ -1255,27 +1258,32 @@ fn postgres_list_pages_run_prepared_on_generic_plans() {
             .unwrap();
     }
     let one = Store::connect(&db.url, 1).unwrap();
-    let drafts = InvoiceFilter {
-        status: Some(InvoiceStatus::Draft),
-        ..InvoiceFilter::default()
+    let plans = |text: &str| {
+        let found = prepared_plans(&one, text);
+        assert_eq!(found.len(), 1, "one prepared statement: {found:?}");
+        (found[0].generic_plans, found[0].custom_plans)
     };
-    for _ in 0..8 {
-        let page = one
-            .list_invoices(scope, &drafts, PageRequest::default())
-            .unwrap();
-        assert_eq!(page.data.len(), 3);
-    }
-    for (text, what) in [
-        ("FROM \"invoices\"", "the page"),
-        ("FROM \"line_items\"", "the lines"),
-    ] {
-        let plans = prepared_plans(&one, text);
-        assert_eq!(
-            plans.len(),
-            1,
-            "{what} is one prepared statement: {plans:?}"
-        );
-        assert_eq!(plans[0].generic_plans, 8, "{what}: {plans:?}");
-        assert_eq!(plans[0].custom_plans, 0, "{what}: {plans:?}");
-    }
+    let list = |order: InvoiceOrder| {
+        let drafts = InvoiceFilter {
+            status: Some(InvoiceStatus::Draft),
+            order,
+            ..InvoiceFilter::default()
+        };
+        for _ in 0..8 {
+            let page = one
+                .list_invoices(scope, &drafts, PageRequest::default())
+                .unwrap();
+            assert_eq!(page.data.len(), 3);
+            assert_eq!(page.data[0].line_items.len(), 1);
+        }
+    };
+    list(InvoiceOrder::Newest);
+    assert_eq!(plans("ORDER BY \"invoices\".\"created_at\" DESC"), (8, 0));
+    // Left to choose, PostgreSQL plans a statement's first five runs with its values; forced
+    // to generic plans, none.
+    let (_, custom) = plans("FROM \"line_items\"");
+    assert!(custom >= 5, "the lines: {custom} custom plans");
+    list(InvoiceOrder::DueFirst);
+    let (_, custom) = plans("ORDER BY \"invoices\".\"due_date\"");
+    assert!(custom >= 5, "the page due first: {custom} custom plans");
 }
