@@ -19,7 +19,7 @@ use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped, BigIntSum};
 use crate::schema::invoices;
-use crate::store::{on_generic_plans, Store, TxError};
+use crate::store::{Store, TxError};
 use chrono::{Datelike, NaiveDate};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
@@ -282,35 +282,44 @@ impl InvoiceRepository for Store {
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>> {
         let url = self.public_url();
-        self.read_snapshot(|conn| {
-            let by_status_only = filter.customer_id.is_none()
-                && filter.search.is_none()
-                && filter.created_after.is_none()
-                && filter.created_before.is_none();
-            if page.counts() && by_status_only {
-                // The kept total rides along with the page's rows: one round trip less.
-                let status = filter.status.map(|s| s.as_str());
-                let kind = DocumentKind::Invoice.as_str();
-                let query = page_of(scope, filter, page).select((
-                    InvoiceRow::as_select(),
-                    kept_count_query(scope, kind, status).single_value(),
-                ));
-                // Newest first by status alone, an index serves the page whatever the values
-                // (`invoices_by_status`, `invoices_newest`); due first, it does not.
-                let rows: Vec<(InvoiceRow, Option<i64>)> = match filter.order {
-                    InvoiceOrder::Newest => on_generic_plans(conn, |c| Ok(query.load(c)?))?,
-                    InvoiceOrder::DueFirst => query.load(conn)?,
-                };
+        let by_status_only = filter.customer_id.is_none()
+            && filter.search.is_none()
+            && filter.created_after.is_none()
+            && filter.created_before.is_none();
+        if page.counts() && by_status_only {
+            // The kept total rides along with the page's rows: one round trip less.
+            let status = filter.status.map(|s| s.as_str());
+            let kind = DocumentKind::Invoice.as_str();
+            let page_with_total = |conn: &mut AnyConnection| {
+                Ok(page_of(scope, filter, page)
+                    .select((
+                        InvoiceRow::as_select(),
+                        kept_count_query(scope, kind, status).single_value(),
+                    ))
+                    .load::<(InvoiceRow, Option<i64>)>(conn)?)
+            };
+            let with_lines = |conn: &mut AnyConnection, rows: Vec<(InvoiceRow, Option<i64>)>| {
                 let total = match rows.first() {
                     Some((_, total)) => total.unwrap_or(0),
                     // A page past the end has no row to carry the total.
                     None => kept_count(conn, scope, kind, status)?,
                 };
                 let rows = rows.into_iter().map(|(row, _)| row).collect();
-                return kept_page(rows, page, total, |rows| {
+                kept_page(rows, page, total, |rows| {
                     to_invoices(conn, scope, rows, &url)
-                });
-            }
+                })
+            };
+            // Newest first by status alone, an index serves the page whatever the values
+            // (`invoices_by_status`, `invoices_newest`); due first, none does.
+            return match filter.order {
+                InvoiceOrder::Newest => self.read_snapshot_shaped(page_with_total, with_lines),
+                InvoiceOrder::DueFirst => self.read_snapshot(|conn| {
+                    let rows = page_with_total(conn)?;
+                    with_lines(conn, rows)
+                }),
+            };
+        }
+        self.read_snapshot(|conn| {
             let rows = page_of(scope, filter, page)
                 .select(InvoiceRow::as_select())
                 .load::<InvoiceRow>(conn)?;
