@@ -1,14 +1,17 @@
 //! The invoice list's query (its filters, order and keyset position), shared by the API's pages
 //! and the export's lean rows, so both read exactly the same invoices.
 
-use crate::connection::MultiBackend;
-use crate::rows::{from_db, lower, scoped};
-use crate::schema::{customers, invoices};
+use crate::connection::{AnyConnection, MultiBackend};
+use crate::documents::{kept_count_query, LineRow};
+use crate::invoice_rows::{by_invoice, lines_of_invoice, InvoiceRow};
+use crate::rows::{from_db, lower, scoped, InPage};
+use crate::schema::{customers, invoices, line_items};
 use crate::store::TxError;
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
+use invoicing_domain::document::DocumentKind;
 use invoicing_domain::invoice::{
     amount_due, InvoiceFilter, InvoiceId, InvoiceOrder, InvoiceSummary,
 };
@@ -55,17 +58,80 @@ pub(crate) fn filtered(scope: Scope, filter: &InvoiceFilter) -> InvoiceQuery {
     q
 }
 
-/// The page's rows of the filtered list in its order (one more than the page, to tell whether
-/// another follows).
-pub(crate) fn page_of(scope: Scope, filter: &InvoiceFilter, page: PageRequest) -> InvoiceQuery {
-    let ordered = match filter.order {
+/// The filtered list in its order, from the page's keyset position on.
+fn ordered(scope: Scope, filter: &InvoiceFilter, page: PageRequest) -> InvoiceQuery {
+    match filter.order {
         InvoiceOrder::Newest => crate::rows::below!(filtered(scope, filter), invoices, page)
             .order((invoices::created_at.desc(), invoices::id.desc())),
         InvoiceOrder::DueFirst => {
             filtered(scope, filter).order((invoices::due_date.asc(), invoices::id.asc()))
         }
+    }
+}
+
+/// The page's rows of the filtered list in its order (one more than the page, to tell whether
+/// another follows).
+pub(crate) fn page_of(scope: Scope, filter: &InvoiceFilter, page: PageRequest) -> InvoiceQuery {
+    ordered(scope, filter, page)
+        .limit(page.limit() + 1)
+        .offset(page.offset())
+}
+
+/// A page's invoices, each with its lines in order, and the list's kept total as the page's
+/// statement read it (`None` when the page has no row to carry it).
+pub(crate) struct PageWithLines {
+    pub(crate) invoices: Vec<(InvoiceRow, Vec<LineRow>)>,
+    pub(crate) total: Option<i64>,
+}
+
+/// One row of the page's statement: an invoice, the position and columns of one of its lines
+/// (null where it has none) and the kept total.
+type JoinedRow = (InvoiceRow, Option<i32>, Option<LineRow>, Option<i64>);
+
+/// The page's rows as [`page_of`] reads them, each with its lines, and the list's kept total of
+/// `status`: the whole page in one statement (a row per line, the invoice alone when it has
+/// none), so one round trip and one snapshot without a transaction. The rows are put in order
+/// here, as [`ordered`] orders the page: PostgreSQL's sort of the joined rows, each as wide as
+/// an invoice and a line, cost it more than the rest of the statement.
+pub(crate) fn page_with_lines(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    filter: &InvoiceFilter,
+    page: PageRequest,
+) -> Result<PageWithLines, TxError> {
+    let ids = InPage {
+        id: invoices::id,
+        page: ordered(scope, filter, page).select(invoices::id),
+        limit: page.limit() + 1,
+        offset: page.offset(),
     };
-    ordered.limit(page.limit() + 1).offset(page.offset())
+    let status = filter.status.map(|s| s.as_str());
+    let total = kept_count_query(scope, DocumentKind::Invoice.as_str(), status).single_value();
+    let mut rows: Vec<JoinedRow> = invoices::table
+        .left_join(lines_of_invoice())
+        .filter(invoices::account_id.eq(scope.account_id.0))
+        .filter(invoices::livemode.eq(scope.livemode()))
+        .filter(ids)
+        .select((
+            InvoiceRow::as_select(),
+            line_items::position.nullable(),
+            Option::<LineRow>::as_select(),
+            total,
+        ))
+        .load(conn)?;
+    rows.sort_unstable_by(|(a, a_line, ..), (b, b_line, ..)| {
+        let invoices = match filter.order {
+            InvoiceOrder::Newest => (b.created_at, b.id).cmp(&(a.created_at, a.id)),
+            InvoiceOrder::DueFirst => (a.due_date, a.id).cmp(&(b.due_date, b.id)),
+        };
+        invoices.then(a_line.cmp(b_line))
+    });
+    // The kept count is NULL when the scope has none of the kind yet.
+    let total = rows.first().map(|(.., total)| total.unwrap_or(0));
+    Ok(PageWithLines {
+        invoices: by_invoice(rows.into_iter().map(|(row, _, line, _)| (row, line))),
+        total,
+    })
 }
 
 /// The columns an export writes, and nothing else.

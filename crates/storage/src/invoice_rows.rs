@@ -171,7 +171,7 @@ pub(crate) fn load_row(
 }
 
 /// An invoice's lines, to join beside its row.
-type LinesOfInvoice = diesel::dsl::On<
+pub(crate) type LinesOfInvoice = diesel::dsl::On<
     line_items::table,
     diesel::dsl::And<
         diesel::dsl::And<
@@ -185,7 +185,7 @@ type LinesOfInvoice = diesel::dsl::On<
     >,
 >;
 
-fn lines_of_invoice() -> LinesOfInvoice {
+pub(crate) fn lines_of_invoice() -> LinesOfInvoice {
     line_items::table.on(line_items::account_id
         .eq(invoices::account_id)
         .and(line_items::livemode.eq(invoices::livemode))
@@ -211,18 +211,12 @@ pub(crate) fn load_invoice(
         .order(line_items::position)
         .select((InvoiceRow::as_select(), Option::<LineRow>::as_select()))
         .load(conn)?;
-    let mut rows = rows.into_iter();
-    let Some((row, first_line)) = rows.next() else {
+    let Some((row, lines)) = by_invoice(rows).pop() else {
         // Not this scope's: the scoped read says whether it is missing or another's.
         load_row(conn, scope, id)?;
         return Err(RepoError::NotFound.into());
     };
-    let lines = first_line
-        .into_iter()
-        .chain(rows.filter_map(|(_, line)| line))
-        .map(LineRow::into_view)
-        .collect::<Result<Vec<_>, _>>()?;
-    to_invoice(row, lines, public_url)
+    with_lines(row, lines, public_url)
 }
 
 /// Invoices of several tenants in one statement, as [`load_invoice`] reads one: the answers in
@@ -241,21 +235,13 @@ pub(crate) fn load_invoices(
     for chunk in ids.chunks(MOST_AT_ONCE) {
         rows.extend(load_rows(conn, chunk)?);
     }
-    // One invoice per id, its lines in order (the rows come grouped by id).
-    let mut found: Vec<(InvoiceRow, Vec<LineRow>)> = Vec::new();
-    for (row, line) in rows {
-        match found.last_mut() {
-            Some((last, lines)) if last.id == row.id => lines.extend(line),
-            _ => found.push((row, line.into_iter().collect())),
-        }
-    }
     // Each built once, keyed by the tenant its row belongs to; a row that does not build is
     // left to the single read below, which answers its error.
+    let found = by_invoice(rows);
     let mut invoices: Vec<((i64, i64, bool), Invoice)> = Vec::with_capacity(found.len());
     for (row, lines) in found {
         let tenant = (row.id, row.account_id, row.livemode);
-        let lines: Result<Vec<_>, TxError> = lines.into_iter().map(LineRow::into_view).collect();
-        if let Ok(invoice) = lines.and_then(|lines| to_invoice(row, lines, public_url)) {
+        if let Ok(invoice) = with_lines(row, lines, public_url) {
             invoices.push((tenant, invoice));
         }
     }
@@ -269,6 +255,34 @@ pub(crate) fn load_invoices(
             }
         })
         .collect())
+}
+
+/// Rows of a join of invoices to their lines, which come grouped by invoice, as one entry per
+/// invoice with its lines in the rows' order.
+pub(crate) fn by_invoice(
+    rows: impl IntoIterator<Item = (InvoiceRow, Option<LineRow>)>,
+) -> Vec<(InvoiceRow, Vec<LineRow>)> {
+    let mut found: Vec<(InvoiceRow, Vec<LineRow>)> = Vec::new();
+    for (row, line) in rows {
+        match found.last_mut() {
+            Some((last, lines)) if last.id == row.id => lines.extend(line),
+            _ => found.push((row, line.into_iter().collect())),
+        }
+    }
+    found
+}
+
+/// The API invoice of a row and its stored lines.
+pub(crate) fn with_lines(
+    row: InvoiceRow,
+    lines: Vec<LineRow>,
+    public_url: &str,
+) -> Result<Invoice, TxError> {
+    let lines = lines
+        .into_iter()
+        .map(LineRow::into_view)
+        .collect::<Result<Vec<_>, _>>()?;
+    to_invoice(row, lines, public_url)
 }
 
 /// The most invoices one statement asks for.

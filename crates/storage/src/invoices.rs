@@ -4,15 +4,14 @@
 use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, kept_count, kept_count_query,
-    move_and_record, public_row, replace_lines, resolve_lines, resolve_numbered_draft, sweep,
-    Resolved,
+    check_lines_currency, check_patch, document_customer, first_view, kept_count, move_and_record,
+    public_row, replace_lines, resolve_lines, resolve_numbered_draft, sweep, Resolved,
 };
 use crate::events::record;
 use crate::invoice_insert::{insert_with_lines, NewRow};
-use crate::invoice_list::{filtered, page_of, SummaryRow};
+use crate::invoice_list::{filtered, page_of, page_with_lines, SummaryRow};
 use crate::invoice_rows::{
-    load_invoice, load_invoices, load_row, to_invoice, to_invoices, InvoiceRow,
+    load_invoice, load_invoices, load_row, to_invoice, to_invoices, with_lines, InvoiceRow,
 };
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
@@ -28,8 +27,8 @@ use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
 use invoicing_domain::invoice::References;
 use invoicing_domain::invoice::{
-    Invoice, InvoiceFilter, InvoiceId, InvoiceOrder, InvoicePatch, InvoiceSummary, NewInvoice,
-    Outstanding, PublicInvoice,
+    Invoice, InvoiceFilter, InvoiceId, InvoicePatch, InvoiceSummary, NewInvoice, Outstanding,
+    PublicInvoice,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
@@ -287,37 +286,24 @@ impl InvoiceRepository for Store {
             && filter.created_after.is_none()
             && filter.created_before.is_none();
         if page.counts() && by_status_only {
-            // The kept total rides along with the page's rows: one round trip less.
-            let status = filter.status.map(|s| s.as_str());
-            let kind = DocumentKind::Invoice.as_str();
-            let page_with_total = |conn: &mut AnyConnection| {
-                Ok(page_of(scope, filter, page)
-                    .select((
-                        InvoiceRow::as_select(),
-                        kept_count_query(scope, kind, status).single_value(),
-                    ))
-                    .load::<(InvoiceRow, Option<i64>)>(conn)?)
-            };
-            let with_lines = |conn: &mut AnyConnection, rows: Vec<(InvoiceRow, Option<i64>)>| {
-                let total = match rows.first() {
-                    Some((_, total)) => total.unwrap_or(0),
+            // The page, its lines and the kept total in one statement: one round trip, one
+            // snapshot without a transaction.
+            return self.read(|conn| {
+                let page_rows = page_with_lines(conn, scope, filter, page)?;
+                let total = match page_rows.total {
+                    Some(total) => total,
                     // A page past the end has no row to carry the total.
-                    None => kept_count(conn, scope, kind, status)?,
+                    None => {
+                        let status = filter.status.map(|s| s.as_str());
+                        kept_count(conn, scope, DocumentKind::Invoice.as_str(), status)?
+                    }
                 };
-                let rows = rows.into_iter().map(|(row, _)| row).collect();
-                kept_page(rows, page, total, |rows| {
-                    to_invoices(conn, scope, rows, &url)
+                kept_page(page_rows.invoices, page, total, |rows| {
+                    rows.into_iter()
+                        .map(|(row, lines)| with_lines(row, lines, &url))
+                        .collect()
                 })
-            };
-            // Newest first by status alone, an index serves the page whatever the values
-            // (`invoices_by_status`, `invoices_newest`); due first, none does.
-            return match filter.order {
-                InvoiceOrder::Newest => self.read_snapshot_shaped(page_with_total, with_lines),
-                InvoiceOrder::DueFirst => self.read_snapshot(|conn| {
-                    let rows = page_with_total(conn)?;
-                    with_lines(conn, rows)
-                }),
-            };
+            });
         }
         self.read_snapshot(|conn| {
             let rows = page_of(scope, filter, page)

@@ -131,3 +131,59 @@ where
         Ok(())
     }
 }
+
+/// `id IN (page LIMIT n [OFFSET ?])`: the ids of one page of a list, cut from `page` (a query of
+/// the list's ids in its order), for a statement that reads the page's rows beside their lines.
+/// The limit is written into the SQL, not bound: PostgreSQL takes a bound `LIMIT $n` as a tenth
+/// of the rows it limits, and a page of thousands estimated would join each row's lines by
+/// scanning all of an account's lines under a generic plan. Written as a number, the estimate is
+/// the page (a connection prepares one statement per page size it is asked for).
+#[derive(Debug, Clone)]
+pub(crate) struct InPage<Id, Q> {
+    pub(crate) id: Id,
+    pub(crate) page: Q,
+    pub(crate) limit: i64,
+    pub(crate) offset: i64,
+}
+
+impl<Id, Q> diesel::Expression for InPage<Id, Q> {
+    type SqlType = diesel::sql_types::Bool;
+}
+
+impl<Id, Q, GroupBy> diesel::expression::ValidGrouping<GroupBy> for InPage<Id, Q> {
+    type IsAggregate = diesel::expression::is_aggregate::Never;
+}
+
+impl<Id: diesel::AppearsOnTable<QS>, Q, QS> diesel::AppearsOnTable<QS> for InPage<Id, Q> {}
+
+impl<Id, Q> diesel::query_builder::QueryId for InPage<Id, Q> {
+    type QueryId = ();
+    // The limit is in the SQL text: the statement cache must key this by its text.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Id, Q, DB> diesel::query_builder::QueryFragment<DB> for InPage<Id, Q>
+where
+    Id: diesel::query_builder::QueryFragment<DB>,
+    Q: diesel::query_builder::QueryFragment<DB>,
+    DB: diesel::backend::Backend,
+    i64: diesel::serialize::ToSql<diesel::sql_types::BigInt, DB>,
+    DB: diesel::sql_types::HasSqlType<diesel::sql_types::BigInt>,
+{
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, DB>,
+    ) -> diesel::QueryResult<()> {
+        self.id.walk_ast(out.reborrow())?;
+        out.push_sql(" IN (");
+        self.page.walk_ast(out.reborrow())?;
+        out.push_sql(&format!(" LIMIT {}", self.limit));
+        // A bound offset is taken as a tenth of the rows too; the first page needs none.
+        if self.offset != 0 {
+            out.push_sql(" OFFSET ");
+            out.push_bind_param::<diesel::sql_types::BigInt, i64>(&self.offset)?;
+        }
+        out.push_sql(")");
+        Ok(())
+    }
+}

@@ -199,40 +199,7 @@ impl Store {
     ) -> RepoResult<T> {
         match self.checkout()? {
             pinned @ Checkout::Pinned(_) => pinned.run(WORK_LIMIT, f),
-            pooled => pooled.run(WORK_LIMIT, |conn| snapshot_tx(conn, SNAPSHOT, f)),
-        }
-    }
-
-    /// [`Store::read_snapshot`] in two steps: `first` on PostgreSQL's generic plans, then `then`
-    /// on its own choice again. For a first statement whose plan follows from which filters it
-    /// has, never from their values, but which PostgreSQL would plan anew on every call: a
-    /// list's page of one tenant with a million drafts was one (0.4-0.9 ms of planning per
-    /// request, as much as running it), because the skew and a `LIMIT $n` (taken as a tenth of
-    /// the rows) make its generic plan, the same index scan, look dearer. Not for statements
-    /// whose best plan depends on the values (`= ANY($n)` over a large table, a partial index
-    /// only a known value satisfies), so `then` runs without it. The setting rides in the
-    /// `BEGIN`'s round trip; putting it back costs one statement. Inside a keyed request's
-    /// transaction, and on SQLite (which plans every statement as it runs), both steps simply
-    /// run.
-    pub(crate) fn read_snapshot_shaped<A, T>(
-        &self,
-        first: impl FnOnce(&mut AnyConnection) -> Result<A, TxError>,
-        then: impl FnOnce(&mut AnyConnection, A) -> Result<T, TxError>,
-    ) -> RepoResult<T> {
-        match self.checkout()? {
-            pinned @ Checkout::Pinned(_) => pinned.run(WORK_LIMIT, |conn| {
-                let found = first(conn)?;
-                then(conn, found)
-            }),
-            pooled => pooled.run(WORK_LIMIT, |conn| {
-                snapshot_tx(conn, SNAPSHOT_ON_GENERIC_PLANS, |conn| {
-                    let found = first(conn)?;
-                    if let AnyConnection::Postgresql(_) = conn {
-                        conn.batch_execute(CUSTOM_PLANS)?;
-                    }
-                    then(conn, found)
-                })
-            }),
+            pooled => pooled.run(WORK_LIMIT, |conn| snapshot_tx(conn, f)),
         }
     }
 
@@ -438,19 +405,14 @@ pub(crate) fn rollback(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
 
 /// The `BEGIN` of a snapshot read on PostgreSQL.
 const SNAPSHOT: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
-/// The same, its statements on generic plans until [`CUSTOM_PLANS`] (in the same round trip).
-const SNAPSHOT_ON_GENERIC_PLANS: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \
-     SET LOCAL plan_cache_mode = force_generic_plan";
-const CUSTOM_PLANS: &str = "SET LOCAL plan_cache_mode = auto";
 
 fn snapshot_tx<T>(
     conn: &mut AnyConnection,
-    pg_begin: &str,
     f: impl FnOnce(&mut AnyConnection) -> Result<T, TxError>,
 ) -> Result<T, TxError> {
     match conn {
         AnyConnection::Sqlite(c) => AnsiTransactionManager::begin_transaction_sql(c, "BEGIN")?,
-        AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction_sql(c, pg_begin)?,
+        AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction_sql(c, SNAPSHOT)?,
     }
     let result = f(conn);
     end_tx(conn, result)
