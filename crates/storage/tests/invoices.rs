@@ -1076,8 +1076,54 @@ fn lines_read_back_as_written(db: TestDb) {
     );
 }
 
-/// A list reads its page and the page's lines in two statements: on one snapshot, so a draft
-/// whose lines change meanwhile is listed with the totals and the lines of one version.
+/// The list's later pages (an offset, bound in the statement) continue the first in both
+/// orders: every invoice once, each with its own lines, the same total on every page.
+fn later_pages_continue_the_first(db: TestDb) {
+    use invoicing_domain::invoice::InvoiceOrder;
+    let scope = scope(&db);
+    for i in 0..5 {
+        let body = json!({
+            "customer": {"name": "Ada", "email": format!("pages{i}@example.com")},
+            "due_date": (today() + chrono::Duration::days(30 - i)).to_string(),
+            "line_items": (0..=i)
+                .map(|n| json!({"description": format!("{i}.{n}"), "quantity": 1, "unit_price_cents": 100}))
+                .collect::<Vec<_>>(),
+        });
+        db.store.create_invoice(scope, new_invoice(body)).unwrap();
+    }
+    for order in [InvoiceOrder::Newest, InvoiceOrder::DueFirst] {
+        let filter = InvoiceFilter {
+            status: Some(InvoiceStatus::Draft),
+            order,
+            ..InvoiceFilter::default()
+        };
+        let list = |page: u32, per_page: u32| {
+            let request = PageRequest::new(page, per_page).unwrap();
+            db.store.list_invoices(scope, &filter, request).unwrap()
+        };
+        let all = list(1, 100).data;
+        assert_eq!(all.len(), 5);
+        let mut walked = Vec::new();
+        for page in 1..=3 {
+            let listed = list(page, 2);
+            assert_eq!(listed.total, 5);
+            assert_eq!(listed.has_more, page < 3, "page {page} of {order:?}");
+            walked.extend(listed.data);
+        }
+        assert_eq!(walked, all, "{order:?}");
+        for invoice in &walked {
+            let first = &invoice.line_items[0].description;
+            let i: usize = first[..1].parse().unwrap();
+            assert_eq!(invoice.line_items.len(), i + 1, "{order:?}");
+            let described: Vec<String> = (0..=i).map(|n| format!("{i}.{n}")).collect();
+            let read: Vec<&String> = invoice.line_items.iter().map(|l| &l.description).collect();
+            assert_eq!(read, described.iter().collect::<Vec<_>>(), "lines in order");
+        }
+    }
+}
+
+/// A list reads its page and the page's lines in one statement, so a draft whose lines change
+/// meanwhile is listed with the totals and the lines of one version.
 fn a_list_pairs_each_invoices_totals_with_its_own_lines(db: TestDb) {
     use std::sync::atomic::{AtomicBool, Ordering};
     let scope = scope(&db);
@@ -1131,6 +1177,7 @@ fn a_list_pairs_each_invoices_totals_with_its_own_lines(db: TestDb) {
 }
 
 backend_tests!(
+    later_pages_continue_the_first,
     a_list_pairs_each_invoices_totals_with_its_own_lines,
     a_keyset_walk_sees_every_row_once,
     lines_read_back_as_written,
