@@ -2,7 +2,7 @@
 //! and the export's lean rows, so both read exactly the same invoices.
 
 use crate::connection::{AnyConnection, MultiBackend};
-use crate::documents::{kept_count_query, LineRow};
+use crate::documents::{kept_count, kept_count_query, LineRow};
 use crate::invoice_rows::{by_invoice, lines_of_invoice, InvoiceRow};
 use crate::rows::{from_db, lower, scoped, InPage};
 use crate::schema::{customers, invoices, line_items};
@@ -77,11 +77,10 @@ pub(crate) fn page_of(scope: Scope, filter: &InvoiceFilter, page: PageRequest) -
         .offset(page.offset())
 }
 
-/// A page's invoices, each with its lines in order, and the list's kept total as the page's
-/// statement read it (`None` when the page has no row to carry it).
+/// A page's invoices, each with its lines in order, and the list's kept total.
 pub(crate) struct PageWithLines {
     pub(crate) invoices: Vec<(InvoiceRow, Vec<LineRow>)>,
-    pub(crate) total: Option<i64>,
+    pub(crate) total: i64,
 }
 
 /// One row of the page's statement: an invoice, the position and columns of one of its lines
@@ -105,8 +104,11 @@ pub(crate) fn page_with_lines(
         limit: page.limit() + 1,
         offset: page.offset(),
     };
-    let status = filter.status.map(|s| s.as_str());
-    let total = kept_count_query(scope, DocumentKind::Invoice.as_str(), status).single_value();
+    let (kind, status) = (
+        DocumentKind::Invoice.as_str(),
+        filter.status.map(|s| s.as_str()),
+    );
+    let total = kept_count_query(scope, kind, status).single_value();
     let mut rows: Vec<JoinedRow> = invoices::table
         .left_join(lines_of_invoice())
         .filter(invoices::account_id.eq(scope.account_id.0))
@@ -126,8 +128,12 @@ pub(crate) fn page_with_lines(
         };
         invoices.then(a_line.cmp(b_line))
     });
-    // The kept count is NULL when the scope has none of the kind yet.
-    let total = rows.first().map(|(.., total)| total.unwrap_or(0));
+    let total = match rows.first() {
+        // The kept count is NULL when the scope has none of the kind yet.
+        Some((.., total)) => total.unwrap_or(0),
+        // A page past the end has no row to carry the total.
+        None => kept_count(conn, scope, kind, status)?,
+    };
     Ok(PageWithLines {
         invoices: by_invoice(rows.into_iter().map(|(row, _, line, _)| (row, line))),
         total,

@@ -4,8 +4,8 @@
 use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
-    check_lines_currency, check_patch, document_customer, first_view, kept_count, move_and_record,
-    public_row, replace_lines, resolve_lines, resolve_numbered_draft, sweep, Resolved,
+    check_lines_currency, check_patch, document_customer, first_view, move_and_record, public_row,
+    replace_lines, resolve_lines, resolve_numbered_draft, sweep, Resolved,
 };
 use crate::events::record;
 use crate::invoice_insert::{insert_with_lines, NewRow};
@@ -289,16 +289,8 @@ impl InvoiceRepository for Store {
             // The page, its lines and the kept total in one statement: one round trip, one
             // snapshot without a transaction.
             return self.read(|conn| {
-                let page_rows = page_with_lines(conn, scope, filter, page)?;
-                let total = match page_rows.total {
-                    Some(total) => total,
-                    // A page past the end has no row to carry the total.
-                    None => {
-                        let status = filter.status.map(|s| s.as_str());
-                        kept_count(conn, scope, DocumentKind::Invoice.as_str(), status)?
-                    }
-                };
-                kept_page(page_rows.invoices, page, total, |rows| {
+                let listed = page_with_lines(conn, scope, filter, page)?;
+                kept_page(listed.invoices, page, listed.total, |rows| {
                     rows.into_iter()
                         .map(|(row, lines)| with_lines(row, lines, &url))
                         .collect()
