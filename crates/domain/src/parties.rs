@@ -62,6 +62,11 @@ impl Issuer {
     pub fn display_name(&self) -> &str {
         self.legal_name.as_deref().unwrap_or(&self.name)
     }
+
+    /// The tax identifiers the merchant's documents print (an EU invoice must show the VAT ID).
+    pub fn tax_identifiers(&self) -> Vec<TaxIdentifier> {
+        tax_identifiers(self.vat_id.as_ref(), self.tax_id.as_deref())
+    }
 }
 
 /// The customer as a document shows it.
@@ -95,6 +100,48 @@ impl Recipient {
             electronic_address: c.electronic_address.clone(),
         }
     }
+
+    /// The tax identifiers the customer's documents print (for a reverse charge, the VAT ID).
+    pub fn tax_identifiers(&self) -> Vec<TaxIdentifier> {
+        tax_identifiers(self.vat_id.as_ref(), self.tax_id.as_deref())
+    }
+}
+
+/// One tax identifier as a document prints it: the catalogue key of its label, and the number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaxIdentifier {
+    pub label: &'static str,
+    pub value: String,
+}
+
+/// The VAT ID (BT-31), then the tax number (BT-32) unless it is the same number again, as it is
+/// where a profile kept its VAT ID in `tax_id` before `vat_id` existed. A `tax_id` that reads as
+/// a VAT ID is labelled as one: before `vat_id` it was where the VAT number went.
+fn tax_identifiers(vat_id: Option<&VatId>, tax_id: Option<&str>) -> Vec<TaxIdentifier> {
+    let same = |tax: &str, vat: &VatId| {
+        let bare = |s: &str| -> String {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .map(|c| c.to_ascii_uppercase())
+                .collect()
+        };
+        bare(tax) == bare(vat.as_str())
+    };
+    let tax_id = tax_id
+        .filter(|t| !t.trim().is_empty())
+        .filter(|t| vat_id.is_none_or(|vat| !same(t, vat)));
+    let vat = vat_id.map(|v| TaxIdentifier {
+        label: "field.vat_id",
+        value: v.as_str().to_string(),
+    });
+    let tax = tax_id.map(|t| TaxIdentifier {
+        label: match VatId::parse(t) {
+            Ok(_) => "field.vat_id",
+            Err(_) => "field.tax_id",
+        },
+        value: t.to_string(),
+    });
+    vat.into_iter().chain(tax).collect()
 }
 
 /// Both sides of a document, and the language it speaks to its customer in.
@@ -172,5 +219,39 @@ mod tests {
         };
         assert_eq!(address_lines(&a), ["Hauptstraße 1", "10115 Berlin", "DE"]);
         assert!(address_lines(&Address::default()).is_empty());
+    }
+
+    #[test]
+    fn documents_print_the_vat_id_and_a_different_tax_number() {
+        let vat = VatId::parse("DE123456789").ok();
+        let printed = |vat: Option<&VatId>, tax: Option<&str>| -> Vec<(&str, String)> {
+            tax_identifiers(vat, tax)
+                .into_iter()
+                .map(|t| (t.label, t.value))
+                .collect()
+        };
+        assert_eq!(
+            printed(vat.as_ref(), Some("12/345/67890")),
+            [
+                ("field.vat_id", "DE123456789".to_string()),
+                ("field.tax_id", "12/345/67890".to_string())
+            ]
+        );
+        // The VAT ID kept in `tax_id` too, as written before `vat_id` existed: printed once.
+        assert_eq!(
+            printed(vat.as_ref(), Some("de 123 456 789")),
+            [("field.vat_id", "DE123456789".to_string())]
+        );
+        // A VAT number in `tax_id` alone keeps its label; a national number gets its own.
+        assert_eq!(
+            printed(None, Some("DE123456789")),
+            [("field.vat_id", "DE123456789".to_string())]
+        );
+        assert_eq!(
+            printed(None, Some("12/345/67890")),
+            [("field.tax_id", "12/345/67890".to_string())]
+        );
+        assert!(printed(None, Some("  ")).is_empty());
+        assert!(printed(None, None).is_empty());
     }
 }

@@ -9,8 +9,16 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 use invoicing_render::{
-    render_pdf, Body, Document, DocumentKind, Line, Locale, Mark, Party, Totals,
+    render_pdf, Body, Document, DocumentKind, Line, Locale, Mark, Party, TaxIdentifier, Totals,
 };
+
+/// A VAT ID as a party block prints it.
+fn vat_id(id: &str) -> TaxIdentifier {
+    TaxIdentifier {
+        label: "field.vat_id",
+        value: id.into(),
+    }
+}
 
 fn party(name: &str) -> Party {
     Party {
@@ -18,7 +26,7 @@ fn party(name: &str) -> Party {
         legal_name: Some(format!("{name} GmbH")),
         address_lines: vec!["Friedrichstraße 123".into(), "10117 Berlin".into()],
         country: Some("Deutschland".into()),
-        tax_id: Some("DE123456789".into()),
+        tax_ids: vec![vat_id("DE123456789")],
         email: Some("billing@example.com".into()),
         ..Party::default()
     }

@@ -23,6 +23,7 @@ pub use from_domain::{
 /// The document's language: its fixed texts come from the domain's catalogues and its amounts and
 /// dates from the domain's formatters.
 pub use invoicing_domain::locale::Locale;
+pub use invoicing_domain::parties::TaxIdentifier;
 /// The merchant's logo as stored with the profile. An image that cannot be decoded makes
 /// [`render_pdf`] fail with [`RenderError::Logo`] rather than print a document without it
 /// unnoticed.
@@ -41,8 +42,8 @@ pub struct Party {
     /// Street, postcode and city lines, in print order.
     pub address_lines: Vec<String>,
     pub country: Option<String>,
-    /// VAT number or other tax identifier.
-    pub tax_id: Option<String>,
+    /// The VAT ID and the tax number, each with its label's catalogue key.
+    pub tax_ids: Vec<TaxIdentifier>,
     pub email: Option<String>,
     pub phone: Option<String>,
     pub website: Option<String>,

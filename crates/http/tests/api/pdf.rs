@@ -42,7 +42,8 @@ fn public_path(link: &str, suffix: &str) -> String {
 
 async fn invoice_pdfs_for_the_merchant_and_the_customer(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
-    let profile = json!({"legal_name": "Musterfirma GmbH", "tax_id": "DE123456789",
+    let profile = json!({"legal_name": "Musterfirma GmbH", "vat_id": "DE123456789",
+        "tax_id": "12/345/67890",
         "payment_instructions": "IBAN DE89 3704 0044 0532 0130 00",
         "address": {"line1": "Hauptstraße 1", "postal_code": "10115", "city": "Berlin", "country": "DE"}});
     assert_eq!(
@@ -92,7 +93,8 @@ async fn invoice_pdfs_for_the_merchant_and_the_customer(h: Harness) {
     for expected in [
         number.as_str(),
         "Musterfirma GmbH",
-        "DE123456789",
+        "USt-IdNr.: DE123456789",
+        "Steuernummer: 12/345/67890",
         "Hauptstraße 1",
         "Jana Kunde",
         "Beratung",
@@ -122,6 +124,18 @@ async fn invoice_pdfs_for_the_merchant_and_the_customer(h: Harness) {
         r.body["status"], "sent",
         "opening the PDF is no view of the page"
     );
+    // The customer's page labels the two numbers as the PDF does (a view, now).
+    let page = fetch(&app, h.anonymous(Method::GET, &public_path(&link, ""))).await;
+    let html = String::from_utf8_lossy(&page.bytes);
+    for expected in [
+        "USt-IdNr.: <span class=\"tax-id\">DE123456789</span>",
+        "Steuernummer: <span class=\"tax-id\">12/345/67890</span>",
+    ] {
+        assert!(
+            html.contains(expected),
+            "the page lacks {expected:?}:\n{html}"
+        );
+    }
 
     // Wrong or missing tokens name nothing.
     let wrong = format!("/invoice/{number}/pdf?token=not-the-token");

@@ -258,17 +258,18 @@ impl Ctx<'_> {
             self.text(x, y, Face::Bold, name_size, INK, &l);
         }
         y += 2.0;
-        let tax_id = p
-            .tax_id
-            .as_ref()
-            .map(|t| format!("{}: {t}", self.loc.text("field.tax_id")));
+        let tax_ids: Vec<String> = p
+            .tax_ids
+            .iter()
+            .map(|t| format!("{}: {}", self.loc.text(t.label), t.value))
+            .collect();
         let legal = p.legal_name.as_ref().filter(|l| **l != p.name);
         let rows = legal
             .into_iter()
             .chain(&p.company)
             .chain(&p.address_lines)
             .chain(&p.country)
-            .chain(&tax_id)
+            .chain(&tax_ids)
             .chain(&p.email)
             .chain(&p.phone)
             .chain(&p.website);

@@ -1,10 +1,12 @@
-//! An address's country prints as its name in the reader's language, through the mapping from
-//! what a page shows (`invoice_document`), as the API, the pages and emails render it.
+//! The party blocks through the mapping from what a page shows (`invoice_document`), as the API,
+//! the pages and emails render them: an address's country as its name in the reader's language,
+//! VAT IDs and tax numbers under their own labels.
 
 use chrono::{TimeZone, Utc};
 use invoicing_domain::customer::{Address, CustomerId};
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::document::LineItemView;
+use invoicing_domain::einvoice::VatId;
 use invoicing_domain::invoice::{Invoice, InvoiceId, PublicInvoice};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::parties::{Issuer, Parties, Recipient};
@@ -139,4 +141,29 @@ fn a_country_that_is_not_a_code_prints_as_written() {
     assert!(t.contains("Allemagne"), "{t}");
     let t = printed(Locale::Fr, "DE", "XX");
     assert!(t.split_whitespace().any(|w| w == "XX"), "{t}");
+}
+
+#[test]
+fn vat_ids_and_tax_numbers_print_under_their_own_labels() {
+    let mut invoice = public_invoice(Locale::De, "DE", "AT");
+    let issuer = &mut invoice.parties.issuer;
+    issuer.vat_id = VatId::parse("DE123456789").ok();
+    issuer.tax_id = Some("12/345/67890".into());
+    let recipient = &mut invoice.parties.recipient;
+    recipient.vat_id = VatId::parse("ATU12345678").ok();
+    // Kept in `tax_id` too, as before `vat_id` existed: printed once.
+    recipient.tax_id = Some("ATU 123 456 78".into());
+    let t = text(&render_pdf(&invoice_document(invoice)).unwrap(), None);
+    let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "USt-IdNr.: DE123456789",
+        "Steuernummer: 12/345/67890",
+        "USt-IdNr.: ATU12345678",
+    ] {
+        assert!(flat.contains(needle), "{needle:?} missing from:\n{t}");
+    }
+    assert!(
+        !flat.contains("ATU 123"),
+        "the customer's VAT ID twice:\n{t}"
+    );
 }

@@ -9,7 +9,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
 use invoicing_render::{
-    Body, Document, DocumentKind, ImageKind, Line, Locale, Logo, Mark, Party, Totals,
+    Body, Document, DocumentKind, ImageKind, Line, Locale, Logo, Mark, Party, TaxIdentifier, Totals,
 };
 
 pub fn money(minor: i64) -> Money {
@@ -55,13 +55,21 @@ pub fn logo_png() -> Vec<u8> {
     out
 }
 
+/// A VAT ID as a party block prints it.
+fn vat_id(id: &str) -> TaxIdentifier {
+    TaxIdentifier {
+        label: "field.vat_id",
+        value: id.into(),
+    }
+}
+
 pub fn seller() -> Party {
     Party {
         name: "Nordlicht Studio".into(),
         legal_name: Some("Nordlicht Studio GmbH".into()),
         address_lines: vec!["Friedrichstraße 123".into(), "10117 Berlin".into()],
         country: Some("Deutschland".into()),
-        tax_id: Some("DE123456789".into()),
+        tax_ids: vec![vat_id("DE123456789")],
         email: Some("billing@nordlicht.example".into()),
         phone: Some("+49 30 1234567".into()),
         website: Some("nordlicht.example".into()),
@@ -75,7 +83,7 @@ pub fn buyer() -> Party {
         company: Some("Åkesson & Søn AB".into()),
         address_lines: vec!["Storgatan 5".into(), "111 51 Stockholm".into()],
         country: Some("Sverige".into()),
-        tax_id: Some("SE556677889901".into()),
+        tax_ids: vec![vat_id("SE556677889901")],
         email: Some("zoe@akesson.example".into()),
         ..Party::default()
     }

@@ -32,7 +32,7 @@ fn extracted_text_has_the_number_dates_parties_lines_totals_and_instructions() {
         "05.03.2025",
         "04.04.2025",
         "Nordlicht Studio GmbH",
-        "DE123456789",
+        "USt-IdNr.: DE123456789",
         "Zoë Åkesson",
         "Åkesson & Søn AB",
         "SE556677889901",

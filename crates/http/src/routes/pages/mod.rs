@@ -21,7 +21,7 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::document::LineItemView;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
-use invoicing_domain::parties::{address_lines_in, Parties};
+use invoicing_domain::parties::{address_lines_in, Parties, TaxIdentifier};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::profile::Logo;
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ pub(crate) struct DocumentView {
     /// The legal name, else the name.
     pub merchant: String,
     pub merchant_lines: Vec<String>,
-    pub merchant_tax_id: Option<String>,
+    pub merchant_tax_ids: Vec<TaxIdentifier>,
     pub merchant_contact: Vec<String>,
     /// A `data:` URI: pages load nothing from elsewhere.
     pub logo: Option<String>,
@@ -54,7 +54,7 @@ pub(crate) struct DocumentView {
     pub number: String,
     pub customer_name: String,
     pub customer_company: Option<String>,
-    pub customer_tax_id: Option<String>,
+    pub customer_tax_ids: Vec<TaxIdentifier>,
     pub customer_email: String,
     pub address_lines: Vec<String>,
     pub issue_date: String,
@@ -106,7 +106,7 @@ impl From<DocumentParts> for DocumentView {
                 .as_ref()
                 .map(|a| address_lines_in(a, t))
                 .unwrap_or_default(),
-            merchant_tax_id: issuer.tax_id.clone(),
+            merchant_tax_ids: issuer.tax_identifiers(),
             merchant_contact,
             logo: d.logo.map(|l| {
                 format!(
@@ -124,9 +124,9 @@ impl From<DocumentParts> for DocumentView {
             lang,
             t,
             number: d.number,
+            customer_tax_ids: recipient.tax_identifiers(),
             customer_name: recipient.name,
             customer_company: recipient.company,
-            customer_tax_id: recipient.tax_id,
             customer_email: recipient.email,
             address_lines: recipient
                 .address
