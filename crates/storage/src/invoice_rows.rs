@@ -3,7 +3,7 @@
 use crate::connection::AnyConnection;
 use crate::documents::DocumentRow;
 use crate::documents::{read_lines, LineRow};
-use crate::rows::from_db;
+use crate::rows::{from_db, AnyOf};
 use crate::schema::{invoices, line_items};
 use crate::store::TxError;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -299,18 +299,31 @@ fn load_rows(
     conn: &mut AnyConnection,
     ids: &[i64],
 ) -> Result<Vec<(InvoiceRow, Option<LineRow>)>, TxError> {
-    let (Some(&first), Some(&last)) = (ids.first(), ids.last()) else {
-        return Ok(Vec::new());
-    };
-    let padding = ids.len().next_power_of_two() - ids.len();
-    let mut query = invoices::table
-        .left_join(lines_of_invoice())
-        .into_boxed()
-        .filter(invoices::id.eq(first));
-    for &id in ids[1..].iter().chain(std::iter::repeat_n(&last, padding)) {
-        query = query.or_filter(invoices::id.eq(id));
+    match ids.len() {
+        0 => Ok(Vec::new()),
+        1 => load_rows_of::<1>(conn, ids),
+        2 => load_rows_of::<2>(conn, ids),
+        3..=4 => load_rows_of::<4>(conn, ids),
+        5..=8 => load_rows_of::<8>(conn, ids),
+        9..=16 => load_rows_of::<16>(conn, ids),
+        _ => load_rows_of::<MOST_AT_ONCE>(conn, ids),
     }
-    Ok(query
+}
+
+/// [`load_rows`] for `N` ids at most (the caller's chunks), padded with the last.
+fn load_rows_of<const N: usize>(
+    conn: &mut AnyConnection,
+    ids: &[i64],
+) -> Result<Vec<(InvoiceRow, Option<LineRow>)>, TxError> {
+    debug_assert!(!ids.is_empty() && ids.len() <= N);
+    let last = ids.last().copied().unwrap_or_default();
+    let values: [i64; N] = std::array::from_fn(|i| ids.get(i).copied().unwrap_or(last));
+    Ok(invoices::table
+        .left_join(lines_of_invoice())
+        .filter(AnyOf {
+            column: invoices::id,
+            values,
+        })
         .order((invoices::id, line_items::position))
         .select((InvoiceRow::as_select(), Option::<LineRow>::as_select()))
         .load(conn)?)

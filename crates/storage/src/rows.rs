@@ -187,3 +187,58 @@ where
         Ok(())
     }
 }
+
+/// `(column = ? OR column = ? …)` for `N` values. A fixed count keeps the statement's type, and
+/// so its cache key, static: diesel then finds the prepared statement by its type instead of
+/// writing the SQL out on every call to look it up by its text (a boxed query does that; it
+/// was a tenth of the server's CPU per batched get).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AnyOf<C, const N: usize> {
+    pub(crate) column: C,
+    pub(crate) values: [i64; N],
+}
+
+/// [`AnyOf`]'s key in the statement cache: one statement per column and count.
+pub(crate) struct AnyOfKey<C, const N: usize>(std::marker::PhantomData<C>);
+
+impl<C, const N: usize> diesel::Expression for AnyOf<C, N> {
+    type SqlType = diesel::sql_types::Bool;
+}
+
+impl<C, GroupBy, const N: usize> diesel::expression::ValidGrouping<GroupBy> for AnyOf<C, N> {
+    type IsAggregate = diesel::expression::is_aggregate::Never;
+}
+
+impl<C: diesel::AppearsOnTable<QS>, QS, const N: usize> diesel::AppearsOnTable<QS> for AnyOf<C, N> {}
+
+impl<C: diesel::query_builder::QueryId, const N: usize> diesel::query_builder::QueryId
+    for AnyOf<C, N>
+{
+    type QueryId = AnyOfKey<C::QueryId, N>;
+    const HAS_STATIC_QUERY_ID: bool = C::HAS_STATIC_QUERY_ID;
+}
+
+impl<C, DB, const N: usize> diesel::query_builder::QueryFragment<DB> for AnyOf<C, N>
+where
+    C: diesel::query_builder::QueryFragment<DB>,
+    DB: diesel::backend::Backend,
+    i64: diesel::serialize::ToSql<diesel::sql_types::BigInt, DB>,
+    DB: diesel::sql_types::HasSqlType<diesel::sql_types::BigInt>,
+{
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, DB>,
+    ) -> diesel::QueryResult<()> {
+        out.push_sql("(");
+        for (i, value) in self.values.iter().enumerate() {
+            if i > 0 {
+                out.push_sql(" OR ");
+            }
+            self.column.walk_ast(out.reborrow())?;
+            out.push_sql(" = ");
+            out.push_bind_param::<diesel::sql_types::BigInt, i64>(value)?;
+        }
+        out.push_sql(")");
+        Ok(())
+    }
+}

@@ -346,6 +346,16 @@ fn invoices_read_together_answer_each_as_alone(db: TestDb) {
         assert_eq!(format!("{answer:?}"), format!("{alone:?}"), "{id:?}");
     }
     assert_eq!(answers[2].as_ref().unwrap(), &of_a);
+    // Each count of ids a statement is prepared for (1, 2, 4, … 32), padded or exact.
+    for n in [1, 2, 3, 4, 5, 8, 9, 16, 17, 32] {
+        let some = &many[..n];
+        let answers = db.store.get_invoices(some).unwrap();
+        assert_eq!(answers.len(), n);
+        for ((scope, id), answer) in some.iter().zip(&answers) {
+            let alone = db.store.get_invoice(*scope, *id);
+            assert_eq!(format!("{answer:?}"), format!("{alone:?}"), "{id:?} of {n}");
+        }
+    }
 }
 
 fn lifecycle_follows_the_table(db: TestDb) {
