@@ -40,7 +40,8 @@ impl VatId {
             .filter(|c| !matches!(c, ' ' | '.' | '-'))
             .flat_map(char::to_uppercase)
             .collect();
-        let (prefix, rest) = id.split_at(id.len().min(2));
+        // `get`, not `split_at`: the first two bytes may end inside a character.
+        let (prefix, rest) = (id.get(..2).unwrap_or(""), id.get(2..).unwrap_or(""));
         let country = prefix.len() == 2 && prefix.bytes().all(|b| b.is_ascii_uppercase());
         let known =
             matches!(prefix, "EL" | "XI") || isocountry::CountryCode::for_alpha2(prefix).is_ok();
