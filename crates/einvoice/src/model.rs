@@ -121,9 +121,7 @@ pub fn check_credit_note(p: &PublicCreditNote) -> Readiness {
 /// filled in now helps the next documents, not this one, and each message says so.
 fn kept(mut r: Readiness) -> Readiness {
     for m in &mut r.missing {
-        m.message.push_str(
-            " (this document keeps the details it was issued with: fill it in for new documents, and correct this one with a credit note and a new invoice)",
-        );
+        m.keep();
     }
     r
 }

@@ -10,7 +10,7 @@ mod rounding;
 mod tests;
 
 pub use codes::{eas_schemes, is_eas_scheme, is_unit_code, is_vatex_code};
-pub use readiness::{check, vat_breakdown, Missing, Readiness, Subject, VatGroup};
+pub use readiness::{check, vat_breakdown, Missing, Readiness, Reason, Subject, VatGroup};
 pub use rounding::{allocate_document_tax, TaxRounding};
 
 use crate::customer::{parse_phone, Email, NAME_MAX};

@@ -7,6 +7,7 @@ use crate::currency::Currency;
 use crate::decimal::TaxRate;
 use crate::document::LineItemView;
 use crate::lines::round_div_half_away;
+use crate::locale::Locale;
 use crate::parties::{Issuer, Recipient};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -20,7 +21,95 @@ pub struct Missing {
     pub term: &'static str,
     /// What to fill in: `account.vat_id`, `customer.address.country`, `line_items[2].tax_category`.
     pub field: String,
+    /// [`Missing::reason`] in English, for the API.
     pub message: String,
+    /// Why, for a message in any language ([`Missing::text`]).
+    #[serde(skip)]
+    pub reason: Reason,
+    /// The line it is about (0 for the first), if one.
+    #[serde(skip)]
+    pub line: Option<usize>,
+    /// Of a document that left draft, which keeps what it was issued with ([`Missing::keep`]).
+    #[serde(skip)]
+    pub kept: bool,
+}
+
+/// Why a document is not yet an e-invoice: each a catalogue text (`einvoice.*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    CurrencyDecimals(Currency),
+    SellerCountry,
+    BuyerCountryCode,
+    BuyerCountry,
+    LineCategory,
+    ExemptionReason(TaxCategory),
+    OneExemptionReason(TaxCategory),
+    OutsideScopeMixed,
+    SellerIdentifier,
+    SellerVatId,
+    BuyerVatId,
+    Rounding(TaxRate),
+}
+
+impl Reason {
+    fn key(self) -> &'static str {
+        match self {
+            Reason::CurrencyDecimals(_) => "einvoice.currency_decimals",
+            Reason::SellerCountry => "einvoice.seller_country",
+            Reason::BuyerCountryCode => "einvoice.buyer_country_code",
+            Reason::BuyerCountry => "einvoice.buyer_country",
+            Reason::LineCategory => "einvoice.line_category",
+            Reason::ExemptionReason(_) => "einvoice.exemption_reason",
+            Reason::OneExemptionReason(_) => "einvoice.one_exemption_reason",
+            Reason::OutsideScopeMixed => "einvoice.outside_scope_mixed",
+            Reason::SellerIdentifier => "einvoice.seller_identifier",
+            Reason::SellerVatId => "einvoice.seller_vat_id",
+            Reason::BuyerVatId => "einvoice.buyer_vat_id",
+            Reason::Rounding(_) => "einvoice.rounding",
+        }
+    }
+
+    /// The reason in `locale`'s words.
+    pub fn text(self, locale: Locale) -> String {
+        let value = match self {
+            Reason::CurrencyDecimals(c) => Some(("currency", c.code().to_string())),
+            Reason::ExemptionReason(c) | Reason::OneExemptionReason(c) => {
+                Some(("category", c.code().to_string()))
+            }
+            Reason::Rounding(rate) => Some(("rate", rate.to_string())),
+            _ => None,
+        };
+        let values: Vec<(&str, &str)> = value.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        locale.fill(self.key(), &values)
+    }
+}
+
+impl Missing {
+    /// What is missing in `locale`'s words, with the line it is about.
+    pub fn text(&self, locale: Locale) -> String {
+        let mut text = self.reason.text(locale);
+        if let Some(i) = self.line {
+            let n = (i + 1).to_string();
+            text = format!("{}: {text}", locale.fill("einvoice.line", &[("n", &n)]));
+        }
+        if self.kept {
+            text = format!("{text} {}", locale.text("einvoice.kept"));
+        }
+        text
+    }
+
+    /// Marks this as of a document that left draft (SPEC §9): filling it in now helps the next
+    /// documents, not this one, and the message says so.
+    pub fn keep(&mut self) {
+        if !self.kept {
+            self.kept = true;
+            self.message = format!(
+                "{} {}",
+                self.reason.text(Locale::En),
+                Locale::En.text("einvoice.kept")
+            );
+        }
+    }
 }
 
 /// The answer of `…/einvoice/check`.
@@ -82,13 +171,24 @@ fn is_country_code(c: &str) -> bool {
 struct Found(Vec<Missing>);
 
 impl Found {
-    fn add(&mut self, term: &'static str, field: impl Into<String>, message: impl Into<String>) {
-        let field = field.into();
+    fn add(&mut self, term: &'static str, field: &str, reason: Reason) {
+        self.add_at(term, field, None, reason);
+    }
+
+    /// A line's: `field` is under `line_items[line]`.
+    fn add_at(&mut self, term: &'static str, field: &str, line: Option<usize>, reason: Reason) {
+        let field = match line {
+            Some(i) => format!("line_items[{i}].{field}"),
+            None => field.to_string(),
+        };
         if !self.0.iter().any(|m| m.term == term && m.field == field) {
             self.0.push(Missing {
                 term,
                 field,
-                message: message.into(),
+                message: reason.text(Locale::En),
+                reason,
+                line,
+                kept: false,
             });
         }
     }
@@ -101,10 +201,7 @@ pub fn check(doc: Subject<'_>) -> Readiness {
         found.add(
             "BR-DEC-23",
             "currency",
-            format!(
-                "{} amounts have three decimals; EN 16931 allows two",
-                doc.currency.code()
-            ),
+            Reason::CurrencyDecimals(doc.currency),
         );
     }
     parties(&mut found, &doc);
@@ -128,11 +225,7 @@ fn parties(found: &mut Found, doc: &Subject<'_>) {
         .as_ref()
         .and_then(|a| a.country.as_deref());
     if !seller_country.is_some_and(is_country_code) {
-        found.add(
-            "BT-40",
-            "account.address.country",
-            "the seller's address needs its country (ISO 3166-1 alpha-2, such as DE)",
-        );
+        found.add("BT-40", "account.address.country", Reason::SellerCountry);
     }
     match doc
         .recipient
@@ -144,13 +237,9 @@ fn parties(found: &mut Found, doc: &Subject<'_>) {
         Some(_) => found.add(
             "BT-55",
             "customer.address.country",
-            "the buyer's country must be an ISO 3166-1 alpha-2 code, such as FR",
+            Reason::BuyerCountryCode,
         ),
-        None => found.add(
-            "BT-55",
-            "customer.address.country",
-            "the buyer's address needs its country (ISO 3166-1 alpha-2, such as FR)",
-        ),
+        None => found.add("BT-55", "customer.address.country", Reason::BuyerCountry),
     }
 }
 
@@ -158,37 +247,29 @@ fn lines(found: &mut Found, lines: &[LineItemView]) {
     // BR-E-01, BR-AE-01…: one breakdown group per category but S, so one reason each.
     let mut reasons: BTreeMap<TaxCategory, &Option<String>> = BTreeMap::new();
     for (i, l) in lines.iter().enumerate() {
-        let at = format!("line_items[{i}]");
+        let at = Some(i);
         let Some(category) = l.tax_category else {
-            found.add(
-                "BT-151",
-                format!("{at}.tax_category"),
-                "a 0 % line needs its VAT category: Z, E, AE, K, G or O",
-            );
+            found.add_at("BT-151", "tax_category", at, Reason::LineCategory);
             continue;
         };
         if !category.needs_exemption_reason() {
             continue;
         }
         if l.tax_exemption_reason.is_none() {
-            found.add(
+            found.add_at(
                 "BT-120",
-                format!("{at}.tax_exemption_reason"),
-                format!(
-                    "category {} needs an exemption reason: text or a VATEX code",
-                    category.code()
-                ),
+                "tax_exemption_reason",
+                at,
+                Reason::ExemptionReason(category),
             );
             continue;
         }
         match reasons.get(&category) {
-            Some(first) if *first != &l.tax_exemption_reason => found.add(
+            Some(first) if *first != &l.tax_exemption_reason => found.add_at(
                 "BR-CO-17",
-                format!("{at}.tax_exemption_reason"),
-                format!(
-                    "all lines of category {} share one VAT breakdown, so one exemption reason",
-                    category.code()
-                ),
+                "tax_exemption_reason",
+                at,
+                Reason::OneExemptionReason(category),
             ),
             Some(_) => {}
             None => {
@@ -198,11 +279,7 @@ fn lines(found: &mut Found, lines: &[LineItemView]) {
     }
     let categories: Vec<TaxCategory> = lines.iter().filter_map(|l| l.tax_category).collect();
     if categories.contains(&TaxCategory::O) && categories.iter().any(|c| *c != TaxCategory::O) {
-        found.add(
-            "BR-O-11",
-            "line_items",
-            "a document with lines outside the scope of VAT (O) cannot have lines of other categories",
-        );
+        found.add("BR-O-11", "line_items", Reason::OutsideScopeMixed);
     }
 }
 
@@ -221,7 +298,7 @@ fn vat_ids(found: &mut Found, doc: &Subject<'_>, categories: &[TaxCategory]) {
             found.add(
                 "BT-29",
                 "account.electronic_address",
-                "outside the scope of VAT, the seller is identified by an electronic address in an ISO 6523 scheme, such as 0088 (GLN) or 0204",
+                Reason::SellerIdentifier,
             );
         }
         return;
@@ -229,18 +306,10 @@ fn vat_ids(found: &mut Found, doc: &Subject<'_>, categories: &[TaxCategory]) {
     // BR-CO-26 (the buyer must be able to tell who the seller is) and BR-S-02, BR-Z-02, BR-E-02,
     // BR-AE-02, BR-IC-02, BR-G-02: the seller's VAT identifier.
     if doc.issuer.vat_id.is_none() {
-        found.add(
-            "BT-31",
-            "account.vat_id",
-            "the seller's VAT identifier with its country prefix, such as DE123456789",
-        );
+        found.add("BT-31", "account.vat_id", Reason::SellerVatId);
     }
     if categories.iter().any(|c| matches!(c, AE | K)) && doc.recipient.vat_id.is_none() {
-        found.add(
-            "BT-48",
-            "customer.vat_id",
-            "reverse charge and intra-community supplies need the buyer's VAT identifier",
-        );
+        found.add("BT-48", "customer.vat_id", Reason::BuyerVatId);
     }
 }
 
@@ -255,14 +324,7 @@ fn rounding(found: &mut Found, currency: Currency, lines: &[LineItemView]) {
             100_000,
         );
         if (i128::from(g.tax) * to_hundredths - expected).abs() >= 100 {
-            found.add(
-                "BR-CO-17",
-                "tax_rounding",
-                format!(
-                    "the {} % lines' taxes, rounded one by one, stray a whole unit from their sum's tax; create the document with the account's tax_rounding set to document",
-                    g.rate
-                ),
-            );
+            found.add("BR-CO-17", "tax_rounding", Reason::Rounding(g.rate));
         }
     }
 }

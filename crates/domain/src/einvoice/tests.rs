@@ -141,3 +141,62 @@ proptest! {
         }
     }
 }
+
+/// What is missing reads in the user's language with the line it is about; the API's message
+/// stays the English text it always was.
+#[test]
+fn reasons_read_in_each_language_and_the_api_keeps_english() {
+    use crate::locale::Locale;
+    let m = Missing {
+        term: "BT-151",
+        field: "line_items[2].tax_category".into(),
+        message: Reason::LineCategory.text(Locale::En),
+        reason: Reason::LineCategory,
+        line: Some(2),
+        kept: false,
+    };
+    assert_eq!(
+        m.message,
+        "a 0 % line needs its VAT category: Z, E, AE, K, G or O"
+    );
+    assert_eq!(
+        m.text(Locale::De),
+        "Position 3: Eine Position zu 0 % braucht ihre USt-Kategorie: Z, E, AE, K, G oder O"
+    );
+    assert_eq!(
+        Reason::ExemptionReason(TaxCategory::E).text(Locale::Fr),
+        "La catégorie E exige un motif d'exonération : un texte ou un code VATEX"
+    );
+    assert_eq!(
+        Reason::Rounding(rate("7")).text(Locale::En),
+        "the 7 % lines' taxes, rounded one by one, stray a whole unit from their sum's tax; \
+         create the document with the account's tax_rounding set to document"
+    );
+    let currency = crate::currency::Currency::parse("BHD").unwrap();
+    let every = [
+        Reason::CurrencyDecimals(currency),
+        Reason::SellerCountry,
+        Reason::BuyerCountryCode,
+        Reason::BuyerCountry,
+        Reason::LineCategory,
+        Reason::ExemptionReason(TaxCategory::AE),
+        Reason::OneExemptionReason(TaxCategory::K),
+        Reason::OutsideScopeMixed,
+        Reason::SellerIdentifier,
+        Reason::SellerVatId,
+        Reason::BuyerVatId,
+        Reason::Rounding(rate("19")),
+    ];
+    for locale in Locale::all() {
+        for reason in every {
+            let text = reason.text(locale);
+            assert!(
+                !text.contains('{') && !text.starts_with("einvoice."),
+                "{text}"
+            );
+            if locale != Locale::En {
+                assert_ne!(text, reason.text(Locale::En), "{locale:?}");
+            }
+        }
+    }
+}

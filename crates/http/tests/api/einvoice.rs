@@ -475,7 +475,24 @@ async fn the_dashboard_lists_what_is_missing_and_offers_the_downloads(h: Harness
     let page = send_raw(&app, owner.get(&format!("/dashboard/invoices/{id}")))
         .await
         .text();
-    assert!(page.contains("account.vat_id"), "{page}");
+    // In words, not the API's field paths.
+    assert!(
+        page.contains("VAT identifier with its country prefix, such as DE123456789"),
+        "{page}"
+    );
+    assert!(!page.contains("account.vat_id"), "{page}");
+    // And in the language the user chose.
+    let german = owner
+        .get(&format!("/dashboard/invoices/{id}"))
+        .insert_header((
+            "cookie",
+            format!("__Host-session={}; __Host-language=de", owner.cookie),
+        ));
+    let page_de = send_raw(&app, german).await.text();
+    assert!(
+        page_de.contains("Die USt-IdNr. des Verkäufers mit Länderkennung, etwa DE123456789"),
+        "{page_de}"
+    );
     assert!(page.contains("href=\"/dashboard/settings#vat_id\""));
     assert!(page.contains("href=\"/dashboard/settings#country\""));
     assert!(

@@ -277,12 +277,12 @@ pub(crate) fn method_label(t: Locale, m: PaymentMethod) -> &'static str {
 /// Whether the invoice is an e-invoice yet, and what to fill in where.
 pub(crate) struct EInvoiceView {
     pub ready: bool,
-    /// Term, message, and the screen where it is filled in.
+    /// Term, message in the user's language, and the screen where it is filled in.
     pub missing: Vec<(&'static str, String, Option<String>)>,
 }
 
 impl EInvoiceView {
-    fn of(r: Readiness, customer_id: i64, invoice_id: i64, draft: bool) -> EInvoiceView {
+    fn of(r: Readiness, t: Locale, customer_id: i64, invoice_id: i64, draft: bool) -> EInvoiceView {
         let link = |field: &str| -> Option<String> {
             let settings = |anchor: &str| Some(format!("/dashboard/settings#{anchor}"));
             match field {
@@ -306,7 +306,7 @@ impl EInvoiceView {
                 .into_iter()
                 .map(|m| {
                     let to = link(&m.field);
-                    (m.term, format!("{}: {}", m.field, m.message), to)
+                    (m.term, m.text(t), to)
                 })
                 .collect(),
         }
@@ -416,6 +416,7 @@ pub async fn detail(
                 mail: state.config.mail_enabled,
                 einvoice: EInvoiceView::of(
                     readiness,
+                    t,
                     inv.customer_id.0,
                     inv.id.0,
                     inv.status == InvoiceStatus::Draft,
