@@ -135,6 +135,14 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
     click("a[href^='/dashboard/invoices/new?customer_id=']");
     browser.wait_for("#lines-0-description");
     check(&browser, axe, "new invoice");
+    if width < 500 {
+        // A select cannot wrap its choice: on a phone the VAT category gets the line's width.
+        let widths = browser.execute(
+            "const w = id => document.getElementById(id).getBoundingClientRect().width; \
+             return [w('lines-0-tax_category'), w('lines-0-description')];",
+        );
+        assert_eq!(widths[0], widths[1], "{widths}");
+    }
     browser.fill("#lines-0-description", "Orbital calculations");
     browser.clear("#lines-0-quantity");
     browser.fill("#lines-0-quantity", "3");
