@@ -118,29 +118,23 @@ pub struct TaxIdentifier {
 /// where a profile kept its VAT ID in `tax_id` before `vat_id` existed. A `tax_id` that reads as
 /// a VAT ID is labelled as one: before `vat_id` it was where the VAT number went.
 fn tax_identifiers(vat_id: Option<&VatId>, tax_id: Option<&str>) -> Vec<TaxIdentifier> {
-    let same = |tax: &str, vat: &VatId| {
-        let bare = |s: &str| -> String {
-            s.chars()
-                .filter(|c| c.is_ascii_alphanumeric())
-                .map(|c| c.to_ascii_uppercase())
-                .collect()
-        };
-        bare(tax) == bare(vat.as_str())
-    };
-    let tax_id = tax_id
-        .filter(|t| !t.trim().is_empty())
-        .filter(|t| vat_id.is_none_or(|vat| !same(t, vat)));
     let vat = vat_id.map(|v| TaxIdentifier {
         label: "field.vat_id",
         value: v.as_str().to_string(),
     });
-    let tax = tax_id.map(|t| TaxIdentifier {
-        label: match VatId::parse(t) {
-            Ok(_) => "field.vat_id",
-            Err(_) => "field.tax_id",
-        },
-        value: t.to_string(),
-    });
+    let tax = tax_id
+        .filter(|t| !t.trim().is_empty())
+        .and_then(|t| match VatId::parse(t) {
+            Ok(same) if Some(&same) == vat_id => None,
+            read => Some(TaxIdentifier {
+                label: if read.is_ok() {
+                    "field.vat_id"
+                } else {
+                    "field.tax_id"
+                },
+                value: t.to_string(),
+            }),
+        });
     vat.into_iter().chain(tax).collect()
 }
 
