@@ -6,6 +6,7 @@
 use crate::document::DocumentKind;
 use crate::invoice_status::InvoiceStatus;
 use crate::quotation_status::QuotationStatus;
+use crate::report::books::{self, Counting};
 use chrono::NaiveDate;
 use std::fmt;
 
@@ -24,6 +25,36 @@ pub trait DocumentStatus: Copy + Eq + fmt::Display + fmt::Debug {
     fn event_type(self) -> &'static str;
     /// Whether the customer's or prospect's public page shows a document in this status.
     fn is_public(self) -> bool;
+    /// What the first view of its public page does to a document in this status (one that was
+    /// never viewed): a sent document moves to viewed; one the calendar moved on before anyone
+    /// opened it (an overdue invoice, an expired quotation) keeps its status but records the view,
+    /// so the merchant sees that the reminder was read (SPEC §9, §10).
+    fn first_view(self) -> FirstView<Self> {
+        if self == Self::SENT {
+            FirstView::Move(Self::VIEWED)
+        } else if self.time_moved() {
+            FirstView::Record
+        } else {
+            FirstView::Nothing
+        }
+    }
+    /// Whether this status is one the scheduler moves a sent or viewed document into.
+    fn time_moved(self) -> bool;
+    /// What a move from this status to `to` books (SPEC §22): only invoices count.
+    fn counting(self, _to: Self) -> Counting {
+        Counting::Nothing
+    }
+}
+
+/// What a first view of a public page does (`DocumentStatus::first_view`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstView<S> {
+    /// Move to this status (viewed), stamping `viewed_at`, with the status's event.
+    Move(S),
+    /// Stamp `viewed_at` and write the viewed event; the status stays.
+    Record,
+    /// Nothing to record.
+    Nothing,
 }
 
 impl DocumentStatus for InvoiceStatus {
@@ -40,6 +71,12 @@ impl DocumentStatus for InvoiceStatus {
     fn is_public(self) -> bool {
         InvoiceStatus::is_public(self)
     }
+    fn time_moved(self) -> bool {
+        self == InvoiceStatus::Overdue
+    }
+    fn counting(self, to: Self) -> Counting {
+        books::on_move(self, to)
+    }
 }
 
 impl DocumentStatus for QuotationStatus {
@@ -55,6 +92,9 @@ impl DocumentStatus for QuotationStatus {
     }
     fn is_public(self) -> bool {
         QuotationStatus::is_public(self)
+    }
+    fn time_moved(self) -> bool {
+        self == QuotationStatus::Expired
     }
 }
 
@@ -100,6 +140,26 @@ pub fn check_patch<S: DocumentStatus>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_view_moves_a_sent_document_and_records_a_late_one() {
+        for s in InvoiceStatus::ALL {
+            let expected = match s {
+                InvoiceStatus::Sent => FirstView::Move(InvoiceStatus::Viewed),
+                InvoiceStatus::Overdue => FirstView::Record,
+                _ => FirstView::Nothing,
+            };
+            assert_eq!(s.first_view(), expected, "{s}");
+        }
+        for s in QuotationStatus::ALL {
+            let expected = match s {
+                QuotationStatus::Sent => FirstView::Move(QuotationStatus::Viewed),
+                QuotationStatus::Expired => FirstView::Record,
+                _ => FirstView::Nothing,
+            };
+            assert_eq!(s.first_view(), expected, "{s}");
+        }
+    }
 
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 3, d).unwrap()

@@ -32,6 +32,7 @@ use invoicing_domain::lines::{document_totals, LineAmounts};
 use invoicing_domain::money::Money;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{CreditNoteRepository, RepoError, RepoResult};
+use invoicing_domain::report::books::{self, BookLine};
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 use std::collections::BTreeMap;
@@ -233,6 +234,13 @@ fn create(
         .returning(returning::<CreditNoteRow>())
         .get_result::<CreditNoteRow>(conn)?;
     let id = row.id;
+    let lines: Vec<BookLine> = items.iter().map(BookLine::from).collect();
+    crate::books::add(
+        conn,
+        scope,
+        &inv.currency,
+        &books::credited(now.date(), &lines),
+    )?;
     insert_lines(
         conn,
         scope,

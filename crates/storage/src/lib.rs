@@ -4,6 +4,7 @@
 
 mod accounts;
 pub mod backup;
+mod books;
 mod capped;
 pub mod connection;
 mod credit_notes;

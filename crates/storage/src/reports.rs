@@ -1,8 +1,10 @@
-//! Reports (SPEC §22): sums of stored integers. The aging and the tax are a `GROUP BY` over the
-//! tenant's open invoices (an index of them) or the range's documents; the revenue reads the sums
-//! the triggers keep by day (`revenue_days`, `receivable_changes`). The domain decides the
-//! buckets (`AgingEdges`) and periods (`ReportInterval`); the statements are the same on both
-//! backends (parameters numbered in order of appearance, dates compared as dates).
+//! Reports (SPEC §22): sums of stored integers. The aging is a `GROUP BY` over the tenant's open
+//! invoices (an index of them); revenue and tax read the books (`booked_days`, what the domain's
+//! rule counts, kept by `books.rs`), what payments brought and what was owed, kept by day
+//! (`collected_days`, `receivable_changes`). The domain decides what counts when
+//! (`report::books`), the buckets (`AgingEdges`) and periods (`ReportInterval`); the statements
+//! are the same on both backends (parameters numbered in order of appearance, dates compared as
+//! dates).
 
 use crate::connection::AnyConnection;
 use crate::customers::load_scoped;
@@ -14,6 +16,7 @@ use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text, Timestamp};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::decimal::TaxRate;
+use invoicing_domain::einvoice::TaxCategory;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{RepoError, RepoResult, ReportRepository};
 use invoicing_domain::report::{
@@ -26,6 +29,10 @@ use invoicing_domain::tenant::Scope;
 const DUE: &str = "CASE WHEN total_cents - amount_paid_cents - amount_credited_cents > 0 \
                    THEN total_cents - amount_paid_cents - amount_credited_cents ELSE 0 END";
 const OPEN: &str = "status IN ('sent', 'viewed', 'overdue')";
+/// An invoice `i` that left its draft (SPEC §22): a draft's cancel stamps no `sent_at`, and a
+/// paid invoice cannot be cancelled.
+const LEFT_DRAFT: &str =
+    "i.status <> 'draft' AND (i.status <> 'cancelled' OR i.sent_at IS NOT NULL)";
 
 /// The bucket sums of one group, the edges bound as `$1`…`$4`. (SQLite numbers parameters in
 /// order of first appearance: the select list comes before the `WHERE`, so the edges come first.)
@@ -200,54 +207,55 @@ struct TaxRow {
     currency: String,
     #[diesel(sql_type = BigInt)]
     rate: i64,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    taxable: Option<i64>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    tax: Option<i64>,
+    #[diesel(sql_type = Text)]
+    category: String,
+    #[diesel(sql_type = BigInt)]
+    taxable: i64,
+    #[diesel(sql_type = BigInt)]
+    tax: i64,
 }
 
-/// The lines of invoices that left draft in the range (not cancelled), less the lines of credit
-/// notes made in it, by currency and rate.
+/// The books' sums of the range by currency, rate and VAT category.
 fn tax(conn: &mut AnyConnection, scope: Scope, range: DateRange) -> Result<Vec<TaxLine>, TxError> {
-    let (from, end) = (
-        range.from.and_hms_opt(0, 0, 0).unwrap_or_default(),
-        range.end().and_hms_opt(0, 0, 0).unwrap_or_default(),
-    );
-    let sql = "SELECT currency, rate, CAST(SUM(taxable) AS BIGINT) AS taxable, \
-                      CAST(SUM(tax) AS BIGINT) AS tax FROM (\
-         SELECT i.currency AS currency, l.tax_rate_milli AS rate, \
-                l.subtotal_cents AS taxable, l.tax_cents AS tax \
-         FROM invoices i JOIN line_items l ON l.account_id = i.account_id \
-           AND l.livemode = i.livemode AND l.document_kind = 'invoice' AND l.document_id = i.id \
-         WHERE i.account_id = $1 AND i.livemode = $2 AND i.status <> 'cancelled' \
-           AND i.status <> 'draft' AND i.sent_at >= $3 AND i.sent_at < $4 \
-         UNION ALL \
-         SELECT n.currency, l.tax_rate_milli, -l.subtotal_cents, -l.tax_cents \
-         FROM credit_notes n JOIN line_items l ON l.account_id = n.account_id \
-           AND l.livemode = n.livemode AND l.document_kind = 'credit_note' AND l.document_id = n.id \
-         WHERE n.account_id = $5 AND n.livemode = $6 AND n.created_at >= $7 AND n.created_at < $8\
-       ) t GROUP BY currency, rate ORDER BY currency, rate";
-    let rows: Vec<TaxRow> = diesel::sql_query(sql)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(from)
-        .bind::<Timestamp, _>(end)
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Timestamp, _>(from)
-        .bind::<Timestamp, _>(end)
-        .load(conn)?;
+    let rows: Vec<TaxRow> = diesel::sql_query(
+        "SELECT currency, tax_rate_milli AS rate, tax_category AS category, \
+           CAST(SUM(taxable) AS BIGINT) AS taxable, CAST(SUM(tax) AS BIGINT) AS tax \
+         FROM booked_days WHERE account_id = $1 AND livemode = $2 AND day >= $3 AND day <= $4 \
+         GROUP BY currency, tax_rate_milli, tax_category \
+         ORDER BY currency, tax_rate_milli, tax_category",
+    )
+    .bind::<BigInt, _>(scope.account_id.0)
+    .bind::<Bool, _>(scope.livemode())
+    .bind::<Date, _>(range.from)
+    .bind::<Date, _>(range.to)
+    .load(conn)?;
     rows.into_iter()
-        .map(|r| {
-            let rate = TaxRate::from_thousandths(r.rate)
-                .map_err(|e| RepoError::Internal(format!("stored tax rate {}: {e}", r.rate)))?;
-            Ok(TaxLine {
-                currency: currency(&r.currency)?,
-                tax_rate: rate.to_string(),
-                taxable_cents: r.taxable.unwrap_or(0),
-                tax_cents: r.tax.unwrap_or(0),
-            })
-        })
+        .filter(|r| (r.taxable, r.tax) != (0, 0))
+        .map(
+            |TaxRow {
+                 currency: code,
+                 rate,
+                 category,
+                 taxable,
+                 tax,
+             }| {
+                let rate = TaxRate::from_thousandths(rate)
+                    .map_err(|e| RepoError::Internal(format!("stored tax rate {rate}: {e}")))?;
+                let tax_category = match category.as_str() {
+                    "" => None,
+                    c => Some(TaxCategory::parse(c).ok_or_else(|| {
+                        RepoError::Internal(format!("stored tax category {c:?}"))
+                    })?),
+                };
+                Ok(TaxLine {
+                    currency: currency(&code)?,
+                    tax_rate: rate.to_string(),
+                    tax_category,
+                    taxable_cents: taxable,
+                    tax_cents: tax,
+                })
+            },
+        )
         .collect()
 }
 
@@ -259,8 +267,8 @@ struct Owed {
     a: Option<i64>,
 }
 
-/// Owed at `until`: what invoices sent before it (and neither cancelled nor marked paid by
-/// then) came to, less what was verified as paid and credited on each before it, never below
+/// Owed at `until`: what invoices issued before it (that left their draft, and were neither
+/// cancelled nor marked paid by then) came to, less what was verified as paid and credited on each before it, never below
 /// zero per invoice; by currency, or of one customer in one currency (`only`).
 fn owed(
     conn: &mut AnyConnection,
@@ -284,19 +292,24 @@ fn owed(
          LEFT JOIN (SELECT invoice_id, SUM(total_cents) AS credited FROM credit_notes \
            WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
            GROUP BY invoice_id) n ON n.invoice_id = i.id \
-         WHERE i.account_id = $7 AND i.livemode = $8 AND i.status <> 'draft' AND i.sent_at < $9 \
+         WHERE i.account_id = $7 AND i.livemode = $8 AND {LEFT_DRAFT} AND i.issue_date < $9 \
            AND (i.cancelled_at IS NULL OR i.cancelled_at >= $10) \
            AND (i.paid_at IS NULL OR i.paid_at >= $11) {of_one} \
          GROUP BY i.currency"
     );
     let mut q = diesel::sql_query(sql).into_boxed();
-    for _ in 0..3 {
+    for _ in 0..2 {
         q = q
             .bind::<BigInt, _>(scope.account_id.0)
             .bind::<Bool, _>(scope.livemode())
             .bind::<Timestamp, _>(until);
     }
-    q = q.bind::<Timestamp, _>(until).bind::<Timestamp, _>(until);
+    q = q
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Date, _>(until.date())
+        .bind::<Timestamp, _>(until)
+        .bind::<Timestamp, _>(until);
     if let Some((customer, code)) = only {
         q = q
             .bind::<BigInt, _>(customer)
@@ -309,42 +322,49 @@ fn owed(
         .collect())
 }
 
-/// One day's kept revenue sums (`revenue_days`, written by the documents' triggers): what
-/// invoices sent that day came to (not cancelled), what credit notes took off, what payments
-/// verified that day brought.
-#[derive(Queryable)]
+/// One day's kept sums: what the books counted (gross and tax) and what payments verified that
+/// day brought.
+#[derive(QueryableByName)]
 struct RevenueDay {
+    #[diesel(sql_type = Text)]
     currency: String,
+    #[diesel(sql_type = Date)]
     day: NaiveDate,
+    #[diesel(sql_type = BigInt)]
     invoiced: i64,
+    #[diesel(sql_type = BigInt)]
     tax: i64,
-    credited: i64,
-    credited_tax: i64,
+    #[diesel(sql_type = BigInt)]
     collected: i64,
 }
 
-/// The kept sums of the days in `[from, until)`: one statement over days.
+/// The kept sums of the days in `[from, until)` (`booked_days`, `collected_days`): one
+/// statement over days.
 fn revenue_days(
     conn: &mut AnyConnection,
     scope: Scope,
     from: NaiveDate,
     until: NaiveDate,
 ) -> Result<Vec<RevenueDay>, TxError> {
-    use crate::rows::scoped;
-    use crate::schema::revenue_days as rd;
-    Ok(scoped!(rd, scope)
-        .filter(rd::day.ge(from))
-        .filter(rd::day.lt(until))
-        .select((
-            rd::currency,
-            rd::day,
-            rd::invoiced,
-            rd::tax,
-            rd::credited,
-            rd::credited_tax,
-            rd::collected,
-        ))
-        .load(conn)?)
+    let mut q = diesel::sql_query(
+        "SELECT currency, day, CAST(SUM(gross) AS BIGINT) AS invoiced, \
+           CAST(SUM(tax) AS BIGINT) AS tax, CAST(SUM(collected) AS BIGINT) AS collected FROM (\
+           SELECT currency, day, taxable + tax AS gross, tax, 0 AS collected FROM booked_days \
+           WHERE account_id = $1 AND livemode = $2 AND day >= $3 AND day < $4 \
+           UNION ALL \
+           SELECT currency, day, 0, 0, collected FROM collected_days \
+           WHERE account_id = $5 AND livemode = $6 AND day >= $7 AND day < $8\
+         ) d GROUP BY currency, day",
+    )
+    .into_boxed();
+    for _ in 0..2 {
+        q = q
+            .bind::<BigInt, _>(scope.account_id.0)
+            .bind::<Bool, _>(scope.livemode())
+            .bind::<Date, _>(from)
+            .bind::<Date, _>(until);
+    }
+    Ok(q.load(conn)?)
 }
 
 /// What invoices owed at the end of each period (`(start, end)`, the end not included), per
@@ -426,12 +446,12 @@ fn revenue(
     let mut out: Vec<RevenuePeriod> = Vec::new();
     for d in revenue_days(conn, scope, from, until)? {
         // A day whose documents were all cancelled again is no activity.
-        if [d.invoiced, d.tax, d.credited, d.credited_tax, d.collected] == [0; 5] {
+        if [d.invoiced, d.tax, d.collected] == [0; 3] {
             continue;
         }
         let row = slot(&mut out, interval, &d.currency, d.day)?;
-        row.invoiced_cents += d.invoiced - d.credited;
-        row.tax_cents += d.tax - d.credited_tax;
+        row.invoiced_cents += d.invoiced;
+        row.tax_cents += d.tax;
         row.collected_cents += d.collected;
     }
     // What was owed at a period's end, for the periods where something happened and the last:
@@ -512,6 +532,17 @@ impl ReportRepository for Store {
     }
 }
 
+/// `LEFT_DRAFT` for diesel's query builder over `invoices`.
+macro_rules! left_draft {
+    () => {
+        invoices::status.ne("draft").and(
+            invoices::status
+                .ne("cancelled")
+                .or(invoices::sent_at.is_not_null()),
+        )
+    };
+}
+
 /// An invoice closed by a cancellation or by marking it paid.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = crate::schema::invoices)]
@@ -544,22 +575,21 @@ fn statement(
         .first()
         .map_or(0, |(_, a)| *a);
     let mut items: Vec<StatementItem> = Vec::new();
-    let sent: Vec<(i64, String, i64, Option<chrono::NaiveDateTime>)> = scoped!(invoices, scope)
+    let issued: Vec<(i64, String, i64, NaiveDate)> = scoped!(invoices, scope)
         .filter(invoices::customer_id.eq(customer))
         .filter(invoices::currency.eq(code))
-        .filter(invoices::status.ne("draft"))
-        .filter(invoices::sent_at.ge(from))
-        .filter(invoices::sent_at.lt(end))
+        .filter(left_draft!())
+        .filter(invoices::issue_date.ge(range.from))
+        .filter(invoices::issue_date.le(range.to))
         .select((
             invoices::id,
             invoices::number,
             invoices::total_cents,
-            invoices::sent_at,
+            invoices::issue_date,
         ))
         .load(conn)?;
-    for (id, number, total, sent_at) in sent {
-        let date = sent_at.map(day).unwrap_or(range.from);
-        items.push((date, StatementEntryKind::Invoice, id, number, total));
+    for (id, number, total, issue_date) in issued {
+        items.push((issue_date, StatementEntryKind::Invoice, id, number, total));
     }
     let paid: Vec<(i64, i64, Option<chrono::NaiveDateTime>, i64)> = scoped!(payments, scope)
         .filter(payments::customer_id.eq(customer))
@@ -614,7 +644,7 @@ fn statement(
     let closed: Vec<Closed> = scoped!(invoices, scope)
         .filter(invoices::customer_id.eq(customer))
         .filter(invoices::currency.eq(code))
-        .filter(invoices::sent_at.is_not_null())
+        .filter(left_draft!())
         .filter(
             invoices::cancelled_at
                 .ge(from)

@@ -323,15 +323,24 @@ diesel::table! {
 }
 
 diesel::table! {
-    revenue_days (account_id, livemode, currency, day) {
+    booked_days (account_id, livemode, currency, day, tax_rate_milli, tax_category) {
         account_id -> BigInt,
         livemode -> Bool,
         currency -> Text,
         day -> Date,
-        invoiced -> BigInt,
+        tax_rate_milli -> BigInt,
+        tax_category -> Text,
+        taxable -> BigInt,
         tax -> BigInt,
-        credited -> BigInt,
-        credited_tax -> BigInt,
+    }
+}
+
+diesel::table! {
+    collected_days (account_id, livemode, currency, day) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        currency -> Text,
+        day -> Date,
         collected -> BigInt,
     }
 }

@@ -3,6 +3,7 @@
 //! in UTC. Storage does the summing over the stored integers (§7), in one statement per report;
 //! nothing here is ever rounded.
 
+pub mod books;
 mod statement;
 
 pub use statement::{
@@ -11,6 +12,7 @@ pub use statement::{
 };
 
 use crate::currency::Currency;
+use crate::einvoice::TaxCategory;
 use crate::validation::Violations;
 use chrono::{Datelike, Days, Months, NaiveDate};
 use serde::Serialize;
@@ -192,8 +194,8 @@ impl ReportInterval {
     }
 }
 
-/// A report's days, both included: `from` and `to` as `YYYY-MM-DD`. A `to` before `from` is an
-/// empty range (as the lists' date filters are), not a mistake.
+/// A report's days, both included: `from` and `to` as `YYYY-MM-DD`, `from` never after `to`
+/// (SPEC §22: a mistake, not an empty range).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DateRange {
     pub from: NaiveDate,
@@ -218,9 +220,20 @@ impl DateRange {
             return Err(v);
         }
         match (from, to) {
-            (Some(from), Some(to)) => Ok(DateRange { from, to }),
+            (Some(from), Some(to)) => DateRange::new(from, to),
             _ => Err(v),
         }
+    }
+
+    /// The days from `from` to `to`; refused on `from` when it comes after `to`.
+    pub fn new(from: NaiveDate, to: NaiveDate) -> Result<DateRange, Violations> {
+        if from > to {
+            return Err(Violations::single(
+                "from",
+                format!("must not be after to ({to})"),
+            ));
+        }
+        Ok(DateRange { from, to })
     }
 
     /// The first day after the range.
@@ -229,9 +242,9 @@ impl DateRange {
     }
 }
 
-/// One currency's figures for one period (SPEC §22): what was invoiced (documents that left
-/// draft in it, less credit notes made in it), its tax, what was collected (payments verified in
-/// it), and what was still owed at its end.
+/// One currency's figures for one period (SPEC §22): what was invoiced, gross, and its tax, as
+/// the books counted them (`books`: invoices on their issue date, less credit notes and voids on
+/// their day), what was collected (payments verified in it), and what was still owed at its end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RevenuePeriod {
@@ -249,8 +262,9 @@ pub struct RevenuePeriod {
     pub outstanding_cents: i64,
 }
 
-/// One currency and tax rate's figures over a range: the lines' taxable amounts and their tax,
-/// of invoices that left draft in it less credit notes made in it (the figures of a VAT return).
+/// One currency, tax rate and VAT category's figures over a range, as the books counted them
+/// (`books`): invoices on their issue date, less credit notes and voids on their day (the
+/// figures of one box of a VAT return).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TaxLine {
@@ -258,6 +272,10 @@ pub struct TaxLine {
     pub currency: Currency,
     /// The rate as a decimal string (`"19"`, `"7.5"`).
     pub tax_rate: String,
+    /// The lines' VAT category (SPEC §23: `S` standard, `Z` zero rated, `E` exempt, `AE` reverse
+    /// charge, `K` intra-community, `G` export, `O` outside the scope); `null` for 0 % lines that
+    /// name none.
+    pub tax_category: Option<TaxCategory>,
     pub taxable_cents: i64,
     pub tax_cents: i64,
 }
@@ -348,9 +366,10 @@ mod tests {
             params(DateRange::parse(Some("2026-13-01"), Some("2026-01-01")).unwrap_err()),
             ["from"]
         );
-        let inverted = DateRange::parse(Some("2026-02-01"), Some("2026-01-01")).unwrap();
-        assert!(ReportInterval::Month
-            .periods(inverted.from, inverted.to)
-            .is_empty());
+        assert_eq!(
+            params(DateRange::parse(Some("2026-02-01"), Some("2026-01-01")).unwrap_err()),
+            ["from"]
+        );
+        assert!(DateRange::parse(Some("2026-02-01"), Some("2026-02-01")).is_ok());
     }
 }

@@ -30,6 +30,8 @@ pub(crate) struct RevenueRow {
 pub(crate) struct TaxRow {
     pub currency: String,
     pub rate: String,
+    /// The VAT category in words (a return's box).
+    pub category: String,
     pub taxable: String,
     pub tax: String,
 }
@@ -178,6 +180,12 @@ pub async fn reports(state: web::Data<AppState>, req: HttpRequest) -> HttpRespon
                 .map(|l| TaxRow {
                     currency: l.currency.code().to_string(),
                     rate: format!("{} %", l.tax_rate),
+                    category: match l.tax_category {
+                        Some(c) => t
+                            .text(&format!("dash.tax_category.{}", c.code()))
+                            .to_string(),
+                        None => t.text("dash.reports.no_category").to_string(),
+                    },
                     taxable: money(t, l.taxable_cents, l.currency),
                     tax: money(t, l.tax_cents, l.currency),
                 })

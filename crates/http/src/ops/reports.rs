@@ -68,17 +68,15 @@ fn bad_parameter(v: Violations) -> ApiError {
     }
 }
 
-/// The statement asked for: the days (default: this year to today) and the currency (default:
+/// The statement asked for: the days (default: from the first of the year `to` falls in, to
+/// today) and the currency (default:
 /// the account's, decided by storage).
 fn statement_of(id: Id<CustomerId>, query: &str) -> Result<StatementOf, ApiError> {
     let customer = id.get()?;
     let q = ListQuery::parse(query, &["from", "to", "currency"])?;
-    let today = Utc::now().date_naive();
-    let first = NaiveDate::from_ymd_opt(today.year(), 1, 1).unwrap_or(today);
-    let range = DateRange {
-        from: q.date("from")?.unwrap_or(first),
-        to: q.date("to")?.unwrap_or(today),
-    };
+    let to = q.date("to")?.unwrap_or_else(|| Utc::now().date_naive());
+    let first = NaiveDate::from_ymd_opt(to.year(), 1, 1).unwrap_or(to);
+    let range = DateRange::new(q.date("from")?.unwrap_or(first), to).map_err(bad_parameter)?;
     let currency = match q.text("currency")? {
         Some(code) => Some(
             Currency::parse(&code)

@@ -211,6 +211,7 @@ pub(crate) fn tax_csv(report: &crate::ops::TaxReport) -> Result<HttpResponse, Ap
     let columns = [
         text("currency"),
         text("tax_rate"),
+        text("tax_category"),
         amount("taxable"),
         amount("tax"),
     ];
@@ -221,6 +222,7 @@ pub(crate) fn tax_csv(report: &crate::ops::TaxReport) -> Result<HttpResponse, Ap
             vec![
                 Cell::Text(l.currency.code().into()),
                 Cell::Text(l.tax_rate.clone()),
+                Cell::Text(l.tax_category.map_or("", |c| c.code()).into()),
                 Cell::Amount(l.taxable_cents, l.currency),
                 Cell::Amount(l.tax_cents, l.currency),
             ]

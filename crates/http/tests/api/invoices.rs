@@ -672,4 +672,57 @@ http_tests!(
     lists_filter_and_refuse_bad_values,
     other_tenants_get_403_on_every_route,
     public_pages_are_limited_per_ip,
+    the_first_view_of_an_overdue_invoice_is_recorded,
 );
+
+/// A customer who first opens an overdue invoice (from a reminder) leaves `viewed_at` and one
+/// `invoice.viewed`; the invoice stays overdue, and a second view records nothing.
+async fn the_first_view_of_an_overdue_invoice_is_recorded(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let inv = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        invoice_body("late@example.com")
+    )
+    .body;
+    let path = format!("/api/v1/invoices/{}", inv["id"]);
+    assert_eq!(
+        call!(&app, h.req(Method::POST, &format!("{path}/send"))).status,
+        200
+    );
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &path),
+        json!({"status": "overdue"})
+    );
+    assert_eq!(r.body["status"], "overdue");
+    assert!(r.body["viewed_at"].is_null());
+    let viewed = || h.req(Method::GET, "/api/v1/events?type=invoice.viewed");
+    assert_eq!(call!(&app, viewed()).body["total"], 0);
+
+    let page = token_path(&inv);
+    assert_eq!(call!(&app, h.anonymous(Method::GET, &page)).status, 200);
+    let after = call!(&app, h.req(Method::GET, &path)).body;
+    assert_eq!(after["status"], "overdue", "it stays overdue");
+    let seen = after["viewed_at"]
+        .as_str()
+        .expect("viewed_at set")
+        .to_string();
+    let events = call!(&app, viewed()).body;
+    assert_eq!(events["total"], 1, "{events}");
+    assert_eq!(
+        events["data"][0]["data"]["object"]["viewed_at"],
+        seen.as_str()
+    );
+    assert_eq!(events["data"][0]["data"]["object"]["status"], "overdue");
+
+    assert_eq!(call!(&app, h.anonymous(Method::GET, &page)).status, 200);
+    assert_eq!(
+        call!(&app, viewed()).body["total"],
+        1,
+        "a second view: none"
+    );
+    let again = call!(&app, h.req(Method::GET, &path)).body;
+    assert_eq!(again["viewed_at"], seen.as_str());
+    assert_eq!(again["status"], "overdue");
+}

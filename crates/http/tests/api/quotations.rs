@@ -1041,4 +1041,49 @@ http_tests!(
     the_page_accepts_and_declines,
     concurrent_converts_make_one_invoice,
     other_tenants_get_403_on_every_route,
+    the_first_view_of_an_expired_quotation_is_recorded,
 );
+
+/// A prospect who first opens a quotation after it expired unseen leaves `viewed_at` and one
+/// `quotation.viewed`; it stays expired, and a second view records nothing.
+async fn the_first_view_of_an_expired_quotation_is_recorded(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let mut body = quote_body("unseen@example.com");
+    body["issue_date"] = json!("2020-01-01");
+    body["valid_until"] = json!("2020-01-31");
+    let q = call!(&app, h.req(Method::POST, "/api/v1/quotations"), body).body;
+    let path = format!("/api/v1/quotations/{}", q["id"]);
+    assert_eq!(
+        call!(&app, h.req(Method::POST, &format!("{path}/send"))).status,
+        200
+    );
+    // A late accept (here by the API) expires it before anyone opened it.
+    let r = call!(&app, h.req(Method::POST, &format!("{path}/accept")));
+    assert_error(&r, 409, "invalid_state_transition");
+    let expired = call!(&app, h.req(Method::GET, &path)).body;
+    assert_eq!(expired["status"], "expired");
+    assert!(expired["viewed_at"].is_null());
+    let viewed = || h.req(Method::GET, "/api/v1/events?type=quotation.viewed");
+    assert_eq!(call!(&app, viewed()).body["total"], 0);
+
+    assert_eq!(page_html(&app, &h, &page_path(&q)).await.0, 200);
+    let after = call!(&app, h.req(Method::GET, &path)).body;
+    assert_eq!(after["status"], "expired", "it stays expired");
+    let seen = after["viewed_at"]
+        .as_str()
+        .expect("viewed_at set")
+        .to_string();
+    let events = call!(&app, viewed()).body;
+    assert_eq!(events["total"], 1, "{events}");
+    assert_eq!(
+        events["data"][0]["data"]["object"]["viewed_at"],
+        seen.as_str()
+    );
+
+    assert_eq!(page_html(&app, &h, &page_path(&q)).await.0, 200);
+    assert_eq!(
+        call!(&app, viewed()).body["total"],
+        1,
+        "a second view: none"
+    );
+}

@@ -164,15 +164,9 @@ async fn every_report_to_the_cent(h: Harness) {
     );
     assert_eq!(later.body["currencies"][0]["amounts"]["current"], 0);
 
-    let (from, to) = (
-        Utc::now()
-            .date_naive()
-            .with_day(1)
-            .unwrap()
-            .format("%Y-%m-%d")
-            .to_string(),
-        day(0),
-    );
+    // Every fixture invoice counts on its issue date (from 91 days ago to 10 days ahead); the
+    // credit note and the void count today.
+    let (from, to) = (day(-91), day(10));
     let tax = call!(
         &app,
         h.req(
@@ -181,7 +175,7 @@ async fn every_report_to_the_cent(h: Harness) {
         )
     );
     assert_eq!(tax.status, 200, "{}", tax.body);
-    let lines: Vec<(String, String, i64, i64)> = tax.body["data"]
+    let lines: Vec<(String, String, Value, i64, i64)> = tax.body["data"]
         .as_array()
         .unwrap()
         .iter()
@@ -189,6 +183,7 @@ async fn every_report_to_the_cent(h: Harness) {
             (
                 l["currency"].as_str().unwrap().to_string(),
                 l["tax_rate"].as_str().unwrap().to_string(),
+                l["tax_category"].clone(),
                 l["taxable_cents"].as_i64().unwrap(),
                 l["tax_cents"].as_i64().unwrap(),
             )
@@ -197,9 +192,9 @@ async fn every_report_to_the_cent(h: Harness) {
     assert_eq!(
         lines,
         vec![
-            ("EUR".into(), "0".into(), 19000, 0),
-            ("EUR".into(), "19".into(), 1000, 190),
-            ("JPY".into(), "0".into(), 12845, 0),
+            ("EUR".into(), "0".into(), Value::Null, 19000, 0),
+            ("EUR".into(), "19".into(), json!("S"), 1000, 190),
+            ("JPY".into(), "0".into(), Value::Null, 12845, 0),
         ]
     );
 
@@ -211,16 +206,28 @@ async fn every_report_to_the_cent(h: Harness) {
         )
     );
     assert_eq!(revenue.status, 200, "{}", revenue.body);
-    let month = &revenue.body["data"];
-    assert_eq!(month.as_array().unwrap().len(), 2);
-    assert_eq!(month[0]["currency"], "EUR");
-    assert_eq!(month[0]["invoiced_cents"], 20190);
-    assert_eq!(month[0]["tax_cents"], 190);
-    assert_eq!(month[0]["collected_cents"], 1500);
-    assert_eq!(month[0]["outstanding_cents"], 18690);
-    assert_eq!(month[1]["currency"], "JPY");
-    assert_eq!(month[1]["invoiced_cents"], 12845);
-    assert_eq!(month[1]["outstanding_cents"], 12845);
+    let periods = revenue.body["data"].as_array().unwrap().clone();
+    let sum = |currency: &str, field: &str| -> i64 {
+        periods
+            .iter()
+            .filter(|p| p["currency"] == currency)
+            .map(|p| p[field].as_i64().unwrap())
+            .sum()
+    };
+    let last = |currency: &str| {
+        periods
+            .iter()
+            .rev()
+            .find(|p| p["currency"] == currency)
+            .unwrap()["outstanding_cents"]
+            .clone()
+    };
+    assert_eq!(sum("EUR", "invoiced_cents"), 20190, "{periods:?}");
+    assert_eq!(sum("EUR", "tax_cents"), 190);
+    assert_eq!(sum("EUR", "collected_cents"), 1500);
+    assert_eq!(last("EUR"), 18690);
+    assert_eq!(sum("JPY", "invoiced_cents"), 12845);
+    assert_eq!(last("JPY"), 12845);
     // A year is the sum of its months; its outstanding is its last month's.
     let year_start = format!("{}-01-01", Utc::now().year());
     let year_end = format!("{}-12-31", Utc::now().year());
@@ -319,7 +326,21 @@ async fn the_reports_screen_shows_the_figures(h: Harness) {
     let r = send_raw(&app, s.get("/dashboard/reports")).await;
     assert_eq!(r.status, 200, "{}", r.text());
     let page = r.text();
-    for figure in ["€186.90", "¥12,845", "€201.90", "€1.90", "€190.00"] {
+    for figure in ["€186.90", "¥12,845", "€1.90", "S: standard rate"] {
+        assert!(page.contains(figure), "{figure} in {page}");
+    }
+    // Over the fixture's days: each VAT box, the category in words.
+    let r = send_raw(
+        &app,
+        s.get(&format!(
+            "/dashboard/reports?from={}&to={}",
+            day(-91),
+            day(10)
+        )),
+    )
+    .await;
+    let page = r.text();
+    for figure in ["€190.00", "¥12,845", "not given (0 %)"] {
         assert!(page.contains(figure), "{figure} in {page}");
     }
     assert!(
@@ -686,6 +707,7 @@ async fn lists_and_reports_answer_csv(h: Harness) {
         [
             "currency",
             "tax_rate",
+            "tax_category",
             "taxable_cents",
             "taxable",
             "tax_cents",
@@ -695,6 +717,7 @@ async fn lists_and_reports_answer_csv(h: Harness) {
     assert!(rows.contains(&vec![
         "EUR".to_string(),
         "19".into(),
+        "S".into(),
         "1000".into(),
         "10.00".into(),
         "190".into(),
@@ -1000,21 +1023,47 @@ async fn bad_report_parameters_are_400(h: Harness) {
         assert_error(&r, 400, "invalid_parameter");
         assert_eq!(r.body["error"]["param"], param, "{path}");
     }
-    // A range that ends before it starts is empty, as the lists' date filters are; a long one is
-    // no mistake either.
+    // A range that ends before it starts is a mistake (400 naming `from`), for every report and
+    // the statement; a long one is not.
+    let customer = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/customers"),
+        json!({"name": "Range", "email": "range@example.com"})
+    )
+    .body["id"]
+        .clone();
     for path in [
-        "/api/v1/reports/tax?from=2026-02-01&to=2026-01-01",
-        "/api/v1/reports/revenue?from=2026-02-01&to=2026-01-01",
-        "/api/v1/reports/revenue?from=0001-01-01&to=9999-12-31&format=",
+        "/api/v1/reports/tax?from=2026-02-01&to=2026-01-01".to_string(),
+        "/api/v1/reports/revenue?from=2026-02-01&to=2026-01-01".to_string(),
+        "/api/v1/reports/tax.csv?from=2026-02-01&to=2026-01-01".to_string(),
+        format!("/api/v1/customers/{customer}/statement?from=2026-02-01&to=2026-01-01"),
     ] {
-        let r = call!(&app, h.req(Method::GET, path));
-        assert_eq!(r.status, 200, "{path}: {}", r.body);
-        assert_eq!(r.body["data"], json!([]), "{path}");
+        let r = call!(&app, h.req(Method::GET, &path));
+        assert_error(&r, 400, "invalid_parameter");
+        assert_eq!(r.body["error"]["param"], "from", "{path}");
+        assert!(
+            r.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("after"),
+            "{path}: {}",
+            r.body
+        );
     }
+    let r = call!(
+        &app,
+        h.req(
+            Method::GET,
+            "/api/v1/reports/revenue?from=0001-01-01&to=9999-12-31&format="
+        )
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["data"], json!([]));
 }
 
 http_tests!(
     every_report_to_the_cent,
+    credited_and_voided_invoices_count_once,
     the_reports_screen_shows_the_figures,
     lists_and_reports_answer_csv,
     a_customer_statement_runs_to_what_they_owe,
@@ -1023,3 +1072,228 @@ http_tests!(
     the_dashboard_exports_every_list_it_shows,
     bad_report_parameters_are_400
 );
+
+/// The VAT return of a month with a fully credited invoice, a void after a partial credit, an
+/// invoice dated 40 days back but sent today, and exempt and reverse-charge lines: every figure
+/// equals the documents', in JSON, in CSV and on the statement (SPEC §22).
+async fn credited_and_voided_invoices_count_once(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let invoice = |email: &str, issued: i64, lines: Value| {
+        json!({"customer": {"name": email.split('@').next().unwrap(), "email": email},
+            "issue_date": day(issued), "due_date": day(issued.max(0)), "line_items": lines})
+    };
+    let line = |cents: i64, rate: &str| json!({"description": "Work", "quantity": 1, "unit_price_cents": cents, "tax_rate": rate});
+    let mut sent = Vec::new();
+    for body in [
+        // A: 2,000.00 + 19 %, fully credited (it turns cancelled).
+        invoice("a@example.com", 0, json!([line(200_000, "19")])),
+        // B: the same, credited 1,000.00 gross, then cancelled (a void).
+        invoice("b@example.com", 0, json!([line(200_000, "19")])),
+        // C: counts as it is.
+        invoice("c@example.com", 0, json!([line(100_000, "19")])),
+        // D: dated 40 days back, sent today: counts on its issue date.
+        invoice("d@example.com", -40, json!([line(50_000, "19")])),
+        // E: an exempt and a reverse-charge line: two boxes, not one "0 %".
+        invoice(
+            "e@example.com",
+            0,
+            json!([
+                {"description": "Training", "quantity": 1, "unit_price_cents": 30_000, "tax_rate": "0",
+                 "tax_category": "E", "tax_exemption_reason": "VATEX-EU-132"},
+                {"description": "Consulting", "quantity": 1, "unit_price_cents": 40_000, "tax_rate": "0",
+                 "tax_category": "AE", "tax_exemption_reason": "VATEX-EU-AE"}
+            ]),
+        ),
+    ] {
+        let made = call!(&app, h.req(Method::POST, "/api/v1/invoices"), body);
+        assert_eq!(made.status, 201, "{}", made.body);
+        let id = made.body["id"].as_i64().unwrap();
+        let r = call!(
+            &app,
+            h.req(Method::POST, &format!("/api/v1/invoices/{id}/send"))
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        sent.push(r.body);
+    }
+    let credit = |id: &Value, body: Value| {
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/credit_notes"))
+            .set_json(body)
+    };
+    let r = call!(&app, credit(&sent[0]["id"], json!({"reason": "duplicate"})));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let r = call!(
+        &app,
+        credit(
+            &sent[1]["id"],
+            json!({"reason": "order_change", "amount_cents": 100_000})
+        )
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let a = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/invoices/{}", sent[0]["id"]))
+    );
+    assert_eq!(a.body["status"], "cancelled", "fully credited: {}", a.body);
+    let b = call!(
+        &app,
+        h.req(
+            Method::PATCH,
+            &format!("/api/v1/invoices/{}", sent[1]["id"])
+        ),
+        json!({"status": "cancelled"})
+    );
+    assert_eq!(b.status, 200, "{}", b.body);
+
+    let (from, to) = (day(-45), day(0));
+    let tax = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/tax?from={from}&to={to}")
+        )
+    );
+    assert_eq!(tax.status, 200, "{}", tax.body);
+    let boxes: Vec<(String, Value, i64, i64)> = tax.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["tax_rate"].as_str().unwrap().to_string(),
+                l["tax_category"].clone(),
+                l["taxable_cents"].as_i64().unwrap(),
+                l["tax_cents"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    // A and B net to nothing; C and D are the standard box; E's lines are a box each.
+    assert_eq!(
+        boxes,
+        vec![
+            ("0".to_string(), json!("AE"), 40_000, 0),
+            ("0".to_string(), json!("E"), 30_000, 0),
+            ("19".to_string(), json!("S"), 150_000, 28_500),
+        ],
+        "{}",
+        tax.body
+    );
+    // The same boxes in CSV.
+    let r = send_raw(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/tax?from={from}&to={to}&format=csv"),
+        ),
+    )
+    .await;
+    let (header, rows) = parse_csv(&r);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let csv: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r[col("tax_category")].clone(),
+                r[col("taxable_cents")].clone(),
+                r[col("tax_cents")].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        csv,
+        vec![
+            ("AE".to_string(), "40000".to_string(), "0".to_string()),
+            ("E".into(), "30000".into(), "0".into()),
+            ("S".into(), "150000".into(), "28500".into()),
+        ]
+    );
+
+    // Revenue over the same days: the documents' gross, once.
+    let revenue = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!("/api/v1/reports/revenue?from={from}&to={to}&interval=month")
+        )
+    );
+    let periods = revenue.body["data"].as_array().unwrap();
+    let sum = |field: &str| -> i64 { periods.iter().map(|p| p[field].as_i64().unwrap()).sum() };
+    assert_eq!(
+        sum("invoiced_cents"),
+        119_000 + 59_500 + 70_000,
+        "{}",
+        revenue.body
+    );
+    assert_eq!(sum("tax_cents"), 28_500);
+    // D counts in the period of its issue date, not of its sending.
+    let d_day = day(-40);
+    let d_period = periods
+        .iter()
+        .find(|p| {
+            p["period_start"].as_str().unwrap() <= d_day.as_str()
+                && p["period_end"].as_str().unwrap() >= d_day.as_str()
+        })
+        .expect("D's month");
+    assert!(
+        d_period["invoiced_cents"].as_i64().unwrap() >= 59_500,
+        "{d_period}"
+    );
+
+    // D's statement from 30 days back opens with D owed: it was issued before the range.
+    let statement = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!(
+                "/api/v1/customers/{}/statement?from={}&to={to}",
+                sent[3]["customer_id"],
+                day(-30)
+            )
+        )
+    );
+    assert_eq!(statement.status, 200, "{}", statement.body);
+    assert_eq!(
+        statement.body["opening_balance_cents"], 59_500,
+        "{}",
+        statement.body
+    );
+    assert_eq!(statement.body["entries"], json!([]));
+    assert_eq!(statement.body["closing_balance_cents"], 59_500);
+    // Over D's day, it is an entry on its issue date.
+    let statement = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!(
+                "/api/v1/customers/{}/statement?from={from}&to={to}",
+                sent[3]["customer_id"]
+            )
+        )
+    );
+    assert_eq!(statement.body["opening_balance_cents"], 0);
+    assert_eq!(statement.body["entries"][0]["date"], d_day.as_str());
+    assert_eq!(statement.body["entries"][0]["amount_cents"], 59_500);
+    // B's statement: the invoice, its credit note and the void's rest, to zero.
+    let statement = call!(
+        &app,
+        h.req(
+            Method::GET,
+            &format!(
+                "/api/v1/customers/{}/statement?from={from}&to={to}",
+                sent[1]["customer_id"]
+            )
+        )
+    );
+    let kinds: Vec<&str> = statement.body["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["invoice", "credit_note", "cancellation"],
+        "{}",
+        statement.body
+    );
+    assert_eq!(statement.body["closing_balance_cents"], 0);
+}

@@ -12,7 +12,7 @@ use crate::rows::now_db;
 use crate::store::{Store, TxError};
 use chrono::{NaiveDate, NaiveDateTime};
 use invoicing_domain::customer::CustomerId;
-use invoicing_domain::document_rules::{self, DocumentStatus, PatchRefused, PatchShape};
+use invoicing_domain::document_rules::{self, DocumentStatus, FirstView, PatchRefused, PatchShape};
 use invoicing_domain::ports::{RepoError, RepoResult};
 use invoicing_domain::tenant::{Actor, Scope};
 use invoicing_domain::validation::Violations;
@@ -44,6 +44,16 @@ pub(crate) trait DocumentRow: Sized {
         to: Self::Status,
         now: NaiveDateTime,
     ) -> Result<usize, TxError>;
+
+    /// `UPDATE … SET viewed_at = now, updated_at = now WHERE id = id AND status = status AND
+    /// viewed_at IS NULL` in the scope; the number of rows stamped (0 or 1).
+    fn stamp_viewed(
+        conn: &mut AnyConnection,
+        scope: Scope,
+        id: i64,
+        status: Self::Status,
+        now: NaiveDateTime,
+    ) -> Result<usize, TxError>;
 }
 
 fn refused(reason: impl ToString) -> TxError {
@@ -64,14 +74,15 @@ pub(crate) fn move_status<R: DocumentRow>(
     if from == R::Status::DRAFT && to != R::Status::DRAFT {
         keep_parties(conn, scope, R::Status::KIND, row.id(), row.customer())?;
     }
-    if R::update_status(conn, scope, row.id(), from, to, now_db())? == 0 {
+    let now = now_db();
+    if R::update_status(conn, scope, row.id(), from, to, now)? == 0 {
         let now = R::reload(conn, scope, row.id())?.status()?;
         return Err(refused(format!(
             "a {} cannot go from {now} to {to}: it changed meanwhile",
             R::Status::KIND.as_str()
         )));
     }
-    Ok(())
+    crate::books::on_invoice_move(conn, scope, row.id(), from.counting(to), now.date())
 }
 
 /// `move_status`, then the document as `load` reads it, recorded in the row's tenant as `to`'s
@@ -94,20 +105,36 @@ pub(crate) fn move_and_record<R: DocumentRow, D: Serialize>(
     Ok(document)
 }
 
-/// A public read of a sent document: the first one moves it to viewed and writes the event,
-/// caused by the customer. Concurrent first views, or a cancel committed meanwhile, find the
-/// status moved, which is no error for a reader (and writes nothing).
+/// A public read of a document: the first one does what the domain says (`first_view`): a
+/// sent document moves to viewed; an overdue invoice or expired quotation nobody had opened
+/// keeps its status and gets `viewed_at`; either writes the viewed event, caused by the
+/// customer. Concurrent first views, or a cancel committed meanwhile, find the row changed,
+/// which is no error for a reader (and writes nothing).
 pub(crate) fn first_view<R: DocumentRow, D: Serialize>(
     conn: &mut AnyConnection,
     row: &R,
     load: impl FnOnce(&mut AnyConnection) -> Result<D, TxError>,
 ) -> Result<(), TxError> {
-    if row.status()? != R::Status::SENT {
-        return Ok(());
-    }
-    match move_and_record(conn, Actor::Customer, row, R::Status::VIEWED, load) {
-        Ok(_) | Err(TxError::Repo(RepoError::InvalidTransition(_))) => Ok(()),
-        Err(e) => Err(e),
+    let status = row.status()?;
+    match status.first_view() {
+        FirstView::Nothing => Ok(()),
+        FirstView::Move(to) => match move_and_record(conn, Actor::Customer, row, to, load) {
+            Ok(_) | Err(TxError::Repo(RepoError::InvalidTransition(_))) => Ok(()),
+            Err(e) => Err(e),
+        },
+        FirstView::Record => {
+            let scope = row.scope();
+            if R::stamp_viewed(conn, scope, row.id(), status, now_db())? == 0 {
+                return Ok(());
+            }
+            let document = load(conn)?;
+            record(
+                conn,
+                scope.acting_as(Actor::Customer),
+                R::Status::VIEWED.event_type(),
+                &document,
+            )
+        }
     }
 }
 
@@ -239,6 +266,21 @@ macro_rules! document_row {
                         .execute(conn)?,)*
                     $($status::$plain)|* => diesel::update(target).set(moved).execute(conn)?,
                 })
+            }
+            fn stamp_viewed(
+                conn: &mut $crate::connection::AnyConnection,
+                scope: invoicing_domain::tenant::Scope,
+                id: i64,
+                status: $status,
+                now: chrono::NaiveDateTime,
+            ) -> Result<usize, $crate::store::TxError> {
+                let target = $crate::rows::scoped!($table, scope)
+                    .filter($table::id.eq(id))
+                    .filter($table::status.eq(status.as_str()))
+                    .filter($table::viewed_at.is_null());
+                Ok(diesel::update(target)
+                    .set(($table::viewed_at.eq(now), $table::updated_at.eq(now)))
+                    .execute(conn)?)
             }
         }
     };

@@ -1,0 +1,262 @@
+//! The books (SPEC §22): the sums by day, currency, tax rate and VAT category of what the domain
+//! books for each document (`invoicing_domain::report::books`), written in the transaction of
+//! the change that books it. Revenue, tax, statements and their CSV read these sums; nothing
+//! here decides what counts.
+
+use crate::connection::AnyConnection;
+use crate::rows::scoped;
+use crate::schema::{credit_notes, invoices};
+use crate::store::TxError;
+use chrono::NaiveDate;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Date, Text};
+use invoicing_domain::document::DocumentKind;
+use invoicing_domain::document_lines::LineItemView;
+use invoicing_domain::report::books::{self, BookLine, Booking, Counting};
+use invoicing_domain::tenant::Scope;
+
+use crate::documents::read_lines;
+
+fn amounts(lines: &[LineItemView]) -> Vec<BookLine> {
+    lines.iter().map(BookLine::from).collect()
+}
+
+/// The stored form of a category: '' for none (a key column cannot be NULL).
+fn category_column(booking: &Booking) -> &'static str {
+    booking.category.map_or("", |c| c.code())
+}
+
+/// Adds `bookings` to the kept sums of `currency`.
+pub(crate) fn add(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    currency: &str,
+    bookings: &[Booking],
+) -> Result<(), TxError> {
+    for b in bookings {
+        diesel::sql_query(
+            "INSERT INTO booked_days (account_id, livemode, currency, day, tax_rate_milli, \
+               tax_category, taxable, tax) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (account_id, livemode, currency, day, tax_rate_milli, tax_category) \
+             DO UPDATE SET taxable = booked_days.taxable + excluded.taxable, \
+               tax = booked_days.tax + excluded.tax",
+        )
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Text, _>(currency)
+        .bind::<Date, _>(b.day)
+        .bind::<BigInt, _>(b.rate.thousandths())
+        .bind::<Text, _>(category_column(b))
+        .bind::<BigInt, _>(b.taxable)
+        .bind::<BigInt, _>(b.tax)
+        .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Books what a status move of invoice `id` counts for (`DocumentStatus::counting`), on `today`
+/// for a void.
+pub(crate) fn on_invoice_move(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: i64,
+    counting: Counting,
+    today: NaiveDate,
+) -> Result<(), TxError> {
+    if counting == Counting::Nothing {
+        return Ok(());
+    }
+    let (currency, issue_date): (String, NaiveDate) = scoped!(invoices, scope)
+        .filter(invoices::id.eq(id))
+        .select((invoices::currency, invoices::issue_date))
+        .first(conn)?;
+    let lines = amounts(
+        &read_lines(conn, scope, DocumentKind::Invoice, &[id])?
+            .remove(&id)
+            .unwrap_or_default(),
+    );
+    let bookings = match counting {
+        Counting::Issue => books::issued(issue_date, &lines),
+        Counting::Void => {
+            let notes: Vec<i64> = scoped!(credit_notes, scope)
+                .filter(credit_notes::invoice_id.eq(id))
+                .select(credit_notes::id)
+                .load(conn)?;
+            let credited: Vec<BookLine> = if notes.is_empty() {
+                Vec::new()
+            } else {
+                read_lines(conn, scope, DocumentKind::CreditNote, &notes)?
+                    .values()
+                    .flat_map(|l| amounts(l))
+                    .collect()
+            };
+            books::voided(today, &lines, &credited)
+        }
+        Counting::Nothing => Vec::new(),
+    };
+    add(conn, scope, &currency, &bookings)
+}
+
+/// A day's books of one tenant, currency, rate and category: (taxable, tax).
+#[cfg(feature = "testing")]
+pub(crate) type Recount =
+    std::collections::BTreeMap<(i64, bool, String, NaiveDate, i64, String), (i64, i64)>;
+
+/// The books as the domain's rule makes them from every document stored, for tests to hold
+/// the kept sums against (`TestDb::assert_kept_counts`): the rule applied afresh, not the
+/// kept sums' own writer.
+#[cfg(feature = "testing")]
+pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
+    use crate::schema::line_items;
+    use chrono::NaiveDateTime;
+    use invoicing_domain::invoice_status::InvoiceStatus;
+    type Key = (i64, bool, String, i64);
+    let mut lines: std::collections::HashMap<Key, Vec<BookLine>> = Default::default();
+    let rows: Vec<(i64, bool, String, i64, i64, Option<String>, i64, i64)> = line_items::table
+        .select((
+            line_items::account_id,
+            line_items::livemode,
+            line_items::document_kind,
+            line_items::document_id,
+            line_items::tax_rate_milli,
+            line_items::tax_category,
+            line_items::subtotal_cents,
+            line_items::tax_cents,
+        ))
+        .load(conn)?;
+    for (account, live, kind, doc, rate, category, taxable, tax) in rows {
+        let line = BookLine {
+            rate: invoicing_domain::decimal::TaxRate::from_thousandths(rate)
+                .map_err(|e| internal(e.to_string()))?,
+            category: category
+                .as_deref()
+                .and_then(invoicing_domain::einvoice::TaxCategory::parse),
+            taxable,
+            tax,
+        };
+        lines
+            .entry((account, live, kind, doc))
+            .or_default()
+            .push(line);
+    }
+    let of = |account: i64, live: bool, kind: &str, id: i64| {
+        lines
+            .get(&(account, live, kind.to_string(), id))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut out = Recount::new();
+    let mut book = |account: i64, live: bool, currency: &str, bookings: Vec<Booking>| {
+        for b in bookings {
+            let key = (
+                account,
+                live,
+                currency.to_string(),
+                b.day,
+                b.rate.thousandths(),
+                category_column(&b).to_string(),
+            );
+            let sum = out.entry(key).or_default();
+            sum.0 += b.taxable;
+            sum.1 += b.tax;
+        }
+    };
+    let notes: Vec<(i64, bool, i64, i64, String, NaiveDateTime)> = credit_notes::table
+        .select((
+            credit_notes::account_id,
+            credit_notes::livemode,
+            credit_notes::id,
+            credit_notes::invoice_id,
+            credit_notes::currency,
+            credit_notes::created_at,
+        ))
+        .load(conn)?;
+    for (account, live, id, _, currency, at) in &notes {
+        let l = of(*account, *live, "credit_note", *id);
+        book(*account, *live, currency, books::credited(at.date(), &l));
+    }
+    type InvoiceCols = (
+        i64,
+        bool,
+        i64,
+        String,
+        NaiveDate,
+        String,
+        Option<NaiveDateTime>,
+    );
+    let all: Vec<InvoiceCols> = invoices::table
+        .select((
+            invoices::account_id,
+            invoices::livemode,
+            invoices::id,
+            invoices::currency,
+            invoices::issue_date,
+            invoices::status,
+            invoices::cancelled_at,
+        ))
+        .load(conn)?;
+    let sent: std::collections::HashSet<i64> = invoices::table
+        .filter(invoices::sent_at.is_not_null())
+        .select(invoices::id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .collect();
+    for (account, live, id, currency, issue_date, status, cancelled_at) in all {
+        let l = of(account, live, "invoice", id);
+        let status =
+            InvoiceStatus::parse(&status).ok_or_else(|| internal(format!("status {status}")))?;
+        // How it got where it is: drafts never left; a cancel without a send was a draft's.
+        let left_draft = match status {
+            InvoiceStatus::Draft => false,
+            InvoiceStatus::Cancelled => sent.contains(&id),
+            _ => true,
+        };
+        if !left_draft {
+            continue;
+        }
+        book(account, live, &currency, books::issued(issue_date, &l));
+        if let (InvoiceStatus::Cancelled, Some(at)) = (status, cancelled_at) {
+            let credited: Vec<BookLine> = notes
+                .iter()
+                .filter(|n| n.3 == id && n.0 == account && n.1 == live)
+                .flat_map(|n| of(account, live, "credit_note", n.2))
+                .collect();
+            book(
+                account,
+                live,
+                &currency,
+                books::voided(at.date(), &l, &credited),
+            );
+        }
+    }
+    out.retain(|_, sum| *sum != (0, 0));
+    Ok(out)
+}
+
+/// The kept books, as `recount` keys them.
+#[cfg(feature = "testing")]
+pub(crate) fn kept(conn: &mut AnyConnection) -> Result<Recount, TxError> {
+    use crate::schema::booked_days as b;
+    let rows: Vec<(i64, bool, String, NaiveDate, i64, String, i64, i64)> = b::table
+        .filter(b::taxable.ne(0).or(b::tax.ne(0)))
+        .select((
+            b::account_id,
+            b::livemode,
+            b::currency,
+            b::day,
+            b::tax_rate_milli,
+            b::tax_category,
+            b::taxable,
+            b::tax,
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(a, l, c, d, r, k, taxable, tax)| ((a, l, c, d, r, k), (taxable, tax)))
+        .collect())
+}
+
+#[cfg(feature = "testing")]
+fn internal(message: String) -> TxError {
+    invoicing_domain::ports::RepoError::Internal(message).into()
+}
