@@ -44,8 +44,12 @@ pub const fn amount(name: &'static str) -> Column {
     Column { name, amount: true }
 }
 
-/// Whether the request asks for CSV.
+/// Whether the request asks for CSV: at its `.csv` path, with `Accept: text/csv` or with
+/// `?format=csv`.
 pub fn wanted(req: &HttpRequest) -> bool {
+    if req.path().ends_with(".csv") {
+        return true;
+    }
     let accept = req
         .headers()
         .get(header::ACCEPT)

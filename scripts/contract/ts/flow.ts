@@ -50,3 +50,22 @@ export async function files(invoiceId: number, png: Blob): Promise<number> {
   await api.PUT("/api/v1/account/logo", { body: "not an image" });
   return response.status + (bytes?.size ?? 0);
 }
+
+// A list is its page, read as `data.data` with no cast; its CSV is an operation of its own, read
+// as text, with the same filters and no paging.
+export async function lists(): Promise<string> {
+  const { data: page } = await api.GET("/api/v1/invoices", { params: { query: { status: "sent", per_page: 10 } } });
+  const numbers: string[] = (page?.data ?? []).map((i: Invoice) => i.invoice_number);
+  const more: boolean | undefined = page?.has_more;
+  const { data: csv } = await api.GET("/api/v1/invoices.csv", { params: { query: { status: "sent" } }, parseAs: "text" });
+  const rows: string | undefined = csv;
+  const { data: tax } = await api.GET("/api/v1/reports/tax.csv", {
+    params: { query: { from: "2026-01-01", to: "2026-03-31" } },
+    parseAs: "text",
+  });
+  const { data: report } = await api.GET("/api/v1/reports/tax", { params: { query: { from: "2026-01-01", to: "2026-03-31" } } });
+  const boxes: string[] = (report?.data ?? []).map((l) => `${l.tax_rate} ${l.tax_category ?? ""}`);
+  // @ts-expect-error a CSV has no pages
+  await api.GET("/api/v1/invoices.csv", { params: { query: { per_page: 10 } } });
+  return `${numbers.join(",")} ${more} ${rows?.length} ${tax?.length} ${boxes.join(",")}`;
+}

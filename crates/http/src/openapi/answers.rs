@@ -147,6 +147,7 @@ fn dashboard_pages(op: &mut Operation, path: &str, method: &HttpMethod) {
         "/dashboard/set-password",
         "/dashboard/forgot-password",
         "/dashboard/assets/",
+        "/dashboard/openapi.json",
     ];
     if !open.iter().any(|p| path.starts_with(p)) {
         let description = match method {
@@ -195,7 +196,11 @@ fn is_form(op: &Operation) -> bool {
 const FORM: &str = "application/x-www-form-urlencoded";
 
 /// The only operations that never touch the database, so never answer 503 for it.
-const WITHOUT_STORAGE: &[&str] = &["/healthz", "/api/v1/openapi.json"];
+const WITHOUT_STORAGE: &[&str] = &[
+    "/healthz",
+    "/api/v1/openapi.json",
+    "/dashboard/openapi.json",
+];
 
 impl Modify for CommonAnswers {
     fn modify(&self, doc: &mut Document) {

@@ -454,8 +454,13 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         ("/api/v1/customers/{id}/statement/pdf", "get"),
         ("/api/v1/customers/{id}/statement/email", "post"),
     ] {
-        let params = &mut doc["paths"][path][method]["parameters"];
-        for param in params.as_array_mut().into_iter().flatten() {
+        // (Read, never made: the dashboard's document has no such path.)
+        let params = doc["paths"]
+            .get_mut(path)
+            .and_then(|item| item.get_mut(method))
+            .and_then(|op| op.get_mut("parameters"))
+            .and_then(Value::as_array_mut);
+        for param in params.into_iter().flatten() {
             if param["name"] == "currency" {
                 param["schema"] = json!({"type": "string", "enum": currencies});
             }

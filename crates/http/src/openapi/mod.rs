@@ -1,5 +1,5 @@
-//! `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the handlers'
-//! annotations, with the error answers every operation shares added from the same rules the
+//! `GET /api/v1/openapi.json` and `GET /dashboard/openapi.json`: the OpenAPI 3.1 documents of the
+//! API (with the public pages) and of the dashboard, generated from the handlers' annotations, with the error answers every operation shares added from the same rules the
 //! middleware applies, so the document cannot drift from the code.
 
 mod answers;
@@ -103,25 +103,47 @@ pub struct ErrorDetail {
 )]
 struct ApiDoc;
 
-/// The generated document (built once), without `servers`: that comes from the configuration
-/// when it is served.
+/// The API's generated document (built once), without `servers`: that comes from the
+/// configuration when it is served.
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| finished(generated(ApiDoc::openapi(), routes::api_endpoints())))
+}
+
+/// The dashboard's document (SPEC §1, §21): its HTML screens and forms, from the same route
+/// table, apart from the API's so generated clients carry none of them.
+pub fn dashboard_document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
-        let mut doc = serde_json::to_value(generated()).unwrap_or_default();
-        declare_headers(&mut doc);
-        outputs_as_sent(&mut doc);
-        inputs_as_parsed(&mut doc);
-        files_as_binary(&mut doc);
+        let mut base = ApiDoc::openapi();
+        base.info.title = "Invoicing dashboard".to_string();
+        base.info.description = Some(
+            "The merchant dashboard's HTML screens and forms (SPEC §21): for browsers, signed in \
+             with a session; the API is described at `/api/v1/openapi.json`."
+                .to_string(),
+        );
+        let mut doc = finished(generated(base, routes::dashboard_endpoints()));
+        drop_unused_schemas(&mut doc);
         doc
     })
 }
 
-/// The derived document with an operation for every endpoint of the route table (the one list
-/// of endpoints), then the answers every operation shares.
-fn generated() -> utoipa::openapi::OpenApi {
-    let mut api = ApiDoc::openapi();
-    for e in routes::endpoints() {
+fn finished(api: utoipa::openapi::OpenApi) -> Value {
+    let mut doc = serde_json::to_value(api).unwrap_or_default();
+    declare_headers(&mut doc);
+    outputs_as_sent(&mut doc);
+    inputs_as_parsed(&mut doc);
+    files_as_binary(&mut doc);
+    doc
+}
+
+/// `base` with an operation for every one of `endpoints` (a part of the one route table), then
+/// the answers every operation shares.
+fn generated(
+    mut api: utoipa::openapi::OpenApi,
+    endpoints: Vec<routes::Endpoint>,
+) -> utoipa::openapi::OpenApi {
+    for e in endpoints {
         api.paths
             .add_path_operation(&e.path, e.methods, e.operation);
         api.components
@@ -131,6 +153,45 @@ fn generated() -> utoipa::openapi::OpenApi {
     }
     CommonAnswers.modify(&mut api);
     api
+}
+
+/// Removes the component schemas no operation reaches (the API's, from the dashboard's
+/// document), following references from the paths until nothing new is reached.
+fn drop_unused_schemas(doc: &mut Value) {
+    fn refs(v: &Value, into: &mut std::collections::BTreeSet<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v.as_str()) {
+                        ("$ref", Some(r)) => {
+                            if let Some(name) = r.strip_prefix("#/components/schemas/") {
+                                into.insert(name.to_string());
+                            }
+                        }
+                        _ => refs(v, into),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| refs(i, into)),
+            _ => {}
+        }
+    }
+    let mut used = std::collections::BTreeSet::new();
+    refs(&doc["paths"], &mut used);
+    refs(&doc["components"]["headers"], &mut used);
+    loop {
+        let mut more = used.clone();
+        for name in &used {
+            refs(&doc["components"]["schemas"][name], &mut more);
+        }
+        if more.len() == used.len() {
+            break;
+        }
+        used = more;
+    }
+    if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+        schemas.retain(|name, _| used.contains(name));
+    }
 }
 
 /// An image, PDF or ZIP body is the file's bytes (`string`, `binary`), not the array of numbers
@@ -177,17 +238,24 @@ fn files_as_binary(doc: &mut Value) {
     }
 }
 
-/// The document as this server serves it: its `servers` entry is the configured `PUBLIC_URL`,
-/// under which both the API and the public pages answer.
-pub fn served_document(public_url: &str) -> Value {
-    let mut doc = document().clone();
+/// `doc` as this server serves it: its `servers` entry is the configured `PUBLIC_URL`, under
+/// which the API, the public pages and the dashboard answer.
+pub fn served(doc: &Value, public_url: &str) -> Value {
+    let mut doc = doc.clone();
     doc["servers"] = json!([{"url": public_url}]);
     doc
 }
 
-/// The OpenAPI 3.1 document of this API.
+/// The OpenAPI 3.1 document of this API and the customers' public pages.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "openapi", operation_id = "document",
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object)))]
 pub async fn serve(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(served_document(&state.config.public_url))
+    HttpResponse::Ok().json(served(document(), &state.config.public_url))
+}
+
+/// The OpenAPI 3.1 document of the dashboard's screens and forms.
+#[utoipa::path(get, path = "/dashboard/openapi.json", tag = "dashboard", operation_id = "document",
+    responses((status = 200, description = "The OpenAPI 3.1 document of the dashboard", body = Object)))]
+pub async fn serve_dashboard(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(served(dashboard_document(), &state.config.public_url))
 }

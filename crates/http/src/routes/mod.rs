@@ -126,10 +126,19 @@ macro_rules! routes {
     };
 }
 
-/// Every endpoint the app serves, in the order `Allow` lists a path's methods. The OpenAPI
-/// document is made of the same list (`openapi::document`).
+/// Every endpoint the app serves, in the order `Allow` lists a path's methods: the API's and the
+/// public pages', then the dashboard's. Each OpenAPI document is made of its own part of the
+/// same list (`openapi::document`, `openapi::dashboard_document`).
 pub fn endpoints() -> Vec<Endpoint> {
-    routes![
+    let mut all = api_endpoints();
+    all.extend(dashboard_endpoints());
+    all
+}
+
+/// The JSON API, the health probes and the customers' public pages: what clients are generated
+/// from. Every list that answers CSV gets a CSV operation of its own (`csv_operations`).
+pub fn api_endpoints() -> Vec<Endpoint> {
+    csv_operations(routes![
         health::healthz,
         health::readyz,
         openapi::serve,
@@ -218,6 +227,14 @@ pub fn endpoints() -> Vec<Endpoint> {
         pages::quote::pdf,
         pages::quote::accept,
         pages::quote::decline,
+    ])
+}
+
+/// The merchant dashboard's HTML screens and forms (SPEC §21), described in a document of their
+/// own so no generated API client carries them.
+pub fn dashboard_endpoints() -> Vec<Endpoint> {
+    routes![
+        openapi::serve_dashboard,
         dashboard::assets::stylesheet,
         dashboard::assets::copy_script,
         dashboard::sign_in::login_page,
@@ -311,6 +328,68 @@ pub fn endpoints() -> Vec<Endpoint> {
         dashboard::payments::verify,
         dashboard::payments::reject,
     ]
+}
+
+const CSV: &str = "text/csv";
+
+/// Each `GET` that answers JSON or, asked for it, CSV (SPEC §22) as two operations, so each has
+/// one body type and generated clients type a list as its page: the JSON one at its path (still
+/// answering CSV to `Accept: text/csv` or `?format=csv`, said in words), and the CSV one at the
+/// path plus `.csv`, with the same filters and no paging, served by the same handler
+/// (`csv_export::wanted` knows the path).
+fn csv_operations(endpoints: Vec<Endpoint>) -> Vec<Endpoint> {
+    let mut out = Vec::with_capacity(endpoints.len() + 16);
+    for mut e in endpoints {
+        let answers_csv = e.methods == [HttpMethod::Get]
+            && e.operation.responses.responses.get("200").is_some_and(
+                |r| matches!(r, RefOr::T(r) if r.content.contains_key(CSV) && r.content.len() > 1),
+            );
+        if !answers_csv {
+            out.push(e);
+            continue;
+        }
+        let mut csv = e.operation.clone();
+        let csv_path = format!("{}.csv", e.path);
+        if let Some(RefOr::T(ok)) = e.operation.responses.responses.get_mut("200") {
+            ok.content.shift_remove(CSV);
+        }
+        if let Some(params) = e.operation.parameters.as_mut() {
+            params.retain(|p| p.name != "format");
+        }
+        let said = format!(
+            "Also as CSV: `GET {csv_path}` with the same filters, or this path asked with \
+             `Accept: text/csv` or `?format=csv` (SPEC §22)."
+        );
+        e.operation.description = Some(match e.operation.description.take() {
+            Some(d) => format!("{d}\n\n{said}"),
+            None => said,
+        });
+        if let Some(RefOr::T(ok)) = csv.responses.responses.get_mut("200") {
+            ok.content.retain(|media, _| media == CSV);
+            ok.description = "Every matching row as CSV: UTF-8 with a byte-order mark, RFC 4180, \
+                              a header row, amounts as `_cents` integers and decimals"
+                .to_string();
+        }
+        if let Some(params) = csv.parameters.as_mut() {
+            params.retain(|p| !matches!(p.name.as_str(), "format" | "page" | "per_page"));
+        }
+        csv.operation_id = csv.operation_id.map(|id| format!("{id}_csv"));
+        csv.summary = csv.summary.map(|s| format!("{s} (CSV)"));
+        csv.description = Some(format!(
+            "`GET {}` as CSV: every matching row, no paging, streamed.",
+            e.path
+        ));
+        let route = e.route;
+        out.push(e);
+        out.push(Endpoint {
+            methods: vec![HttpMethod::Get],
+            path: csv_path,
+            operation: csv,
+            schemas: Vec::new(),
+            route,
+        });
+    }
+    out
 }
 
 pub fn register(cfg: &mut web::ServiceConfig) {

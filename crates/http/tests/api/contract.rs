@@ -332,7 +332,8 @@ async fn openapi_lists_exactly_the_served_routes() {
     let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
     assert_eq!(r.status, 200);
     assert_api_headers(&r);
-    let doc = &r.body;
+    let api_doc = r.body.clone();
+    let doc = &both_documents(&app, &h).await;
     assert_eq!(doc["openapi"], "3.1.0");
     let paths = doc["paths"].as_object().unwrap();
     let mut documented: Vec<(String, String)> = paths
@@ -468,13 +469,81 @@ async fn openapi_lists_exactly_the_served_routes() {
         let name = piece.split('"').next().unwrap();
         assert!(schemas.contains_key(name), "dangling $ref {name}");
     }
-    // Kept for the external validators that scripts/test applies (openapi-spec-validator, Redocly).
-    if let Ok(out) = std::env::var("OPENAPI_OUT") {
-        if let Some(dir) = std::path::Path::new(&out).parent() {
-            std::fs::create_dir_all(dir).unwrap();
+    // Kept for the external validators and client generators that scripts/test applies
+    // (openapi-spec-validator, Redocly, the Python and TypeScript clients, the fuzzer).
+    let dashboard_doc = send(&app, h.anonymous(Method::GET, "/dashboard/openapi.json"))
+        .await
+        .body;
+    for (var, doc) in [
+        ("OPENAPI_OUT", &api_doc),
+        ("DASHBOARD_OPENAPI_OUT", &dashboard_doc),
+    ] {
+        if let Ok(out) = std::env::var(var) {
+            if let Some(dir) = std::path::Path::new(&out).parent() {
+                std::fs::create_dir_all(dir).unwrap();
+            }
+            std::fs::write(out, serde_json::to_vec_pretty::<Value>(doc).unwrap()).unwrap();
         }
-        std::fs::write(out, serde_json::to_vec_pretty::<Value>(doc).unwrap()).unwrap();
     }
+}
+
+/// The two served documents as one (their paths and schemas together), after checking that
+/// each holds its own paths only: the API's the API, the probes and the public pages, the
+/// dashboard's the dashboard; and that no success mixes JSON with another body type (a list's
+/// CSV is an operation of its own).
+async fn both_documents<S, B>(app: &S, h: &Harness) -> Value
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let api = send(app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
+    let dashboard = send(app, h.anonymous(Method::GET, "/dashboard/openapi.json")).await;
+    assert_eq!(dashboard.status, 200, "{}", dashboard.body);
+    let (api, dashboard) = (api.body, dashboard.body);
+    for (path, _) in api["paths"].as_object().unwrap() {
+        assert!(
+            !path.starts_with("/dashboard"),
+            "{path} in the API's document"
+        );
+    }
+    for (path, _) in dashboard["paths"].as_object().unwrap() {
+        assert!(
+            path.starts_with("/dashboard"),
+            "{path} in the dashboard's document"
+        );
+    }
+    for (path, item) in api["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, answer) in op["responses"].as_object().unwrap() {
+                let media: Vec<&String> = answer["content"]
+                    .as_object()
+                    .map(|c| c.keys().collect())
+                    .unwrap_or_default();
+                // A success a client reads as JSON is JSON only (images may come as PNG or JPEG,
+                // one binary body type).
+                let json = media.iter().any(|m| *m == "application/json");
+                assert!(
+                    !status.starts_with('2') || !json || media.len() == 1,
+                    "{method} {path} {status}: one body type, not {media:?}"
+                );
+                if path.ends_with(".csv") && status == "200" {
+                    assert_eq!(media, ["text/csv"], "{path}");
+                }
+            }
+        }
+    }
+    let mut both = api.clone();
+    for (path, item) in dashboard["paths"].as_object().unwrap() {
+        both["paths"][path] = item.clone();
+    }
+    for (name, schema) in dashboard["components"]["schemas"].as_object().unwrap() {
+        both["components"]["schemas"][name] = schema.clone();
+    }
+    both
 }
 
 /// `{tag}_{handler}` in snake case, the tag naming the resource.
@@ -499,8 +568,7 @@ async fn openapi_declares_headers_security_bodies_and_ids() {
     use invoicing_domain::{payment, payment_amount, quotation};
     let h = Harness::new(Backend::Sqlite).unwrap();
     let app = init_service(build_app(h.state.clone())).await;
-    let r = send(&app, h.anonymous(Method::GET, "/api/v1/openapi.json")).await;
-    let doc = &r.body;
+    let doc = &both_documents(&app, &h).await;
     assert_eq!(doc["servers"], serde_json::json!([{"url": PUBLIC_URL}]));
     let headers = doc["components"]["headers"].as_object().unwrap();
     let rate_limit = [

@@ -733,6 +733,53 @@ async fn lists_and_reports_answer_csv(h: Harness) {
     .await;
     let (_, rows) = parse_csv(&r);
     assert_eq!(rows.len(), 2, "EUR and JPY");
+
+    // Every CSV operation of the document answers what its JSON path answers when asked for
+    // CSV, with the same filters (SPEC §22).
+    let doc = invoicing_http::openapi::document();
+    let customer = call!(&app, h.req(Method::GET, "/api/v1/customers?per_page=1")).body["data"][0]
+        ["id"]
+        .clone();
+    let webhook = call!(&app, h.req(Method::GET, "/api/v1/webhooks?per_page=1")).body["data"][0]
+        ["id"]
+        .clone();
+    let mut csv_paths = 0;
+    for path in doc["paths"].as_object().unwrap().keys() {
+        let Some(json_path) = path.strip_suffix(".csv") else {
+            continue;
+        };
+        csv_paths += 1;
+        let id = if json_path.starts_with("/api/v1/webhooks/") {
+            &webhook
+        } else {
+            &customer
+        };
+        let json_path = json_path.replace("{id}", &id.to_string());
+        let query = match json_path.as_str() {
+            p if p.contains("/reports/") && !p.ends_with("/aging") => {
+                format!("from={}&to={}", day(-91), day(10))
+            }
+            "/api/v1/invoices" => "status=sent".to_string(),
+            _ => String::new(),
+        };
+        let own = send_raw(
+            &app,
+            h.req(Method::GET, &format!("{json_path}.csv?{query}")),
+        )
+        .await;
+        let asked = send_raw(
+            &app,
+            h.req(Method::GET, &format!("{json_path}?{query}&format=csv")),
+        )
+        .await;
+        assert_eq!(own.status, 200, "{json_path}.csv: {}", own.text());
+        assert!(
+            own.header("content-type").starts_with("text/csv"),
+            "{json_path}.csv"
+        );
+        assert_eq!(own.text(), asked.text(), "{json_path}.csv");
+    }
+    assert!(csv_paths >= 14, "every list and report: {csv_paths}");
 }
 
 async fn a_customer_statement_runs_to_what_they_owe(h: Harness) {

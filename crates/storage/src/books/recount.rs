@@ -1,118 +1,34 @@
-//! The books (SPEC §22): the sums by day, currency, tax rate and VAT category of what the domain
-//! books for each document (`invoicing_domain::report::books`), written in the transaction of
-//! the change that books it. Revenue, tax, statements and their CSV read these sums; nothing
-//! here decides what counts.
+//! The books recounted from every stored document with the domain's rule, for tests to hold the
+//! kept sums against (`TestDb::assert_kept_counts`): the rule applied afresh, not the kept sums'
+//! own writer.
 
+use super::category_column;
 use crate::connection::AnyConnection;
-use crate::rows::scoped;
 use crate::schema::{credit_notes, invoices};
 use crate::store::TxError;
 use chrono::NaiveDate;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Date, Text};
-use invoicing_domain::document::DocumentKind;
-use invoicing_domain::document_lines::LineItemView;
-use invoicing_domain::report::books::{self, BookLine, Booking, Counting};
-use invoicing_domain::tenant::Scope;
-
-use crate::documents::read_lines;
-
-fn amounts(lines: &[LineItemView]) -> Vec<BookLine> {
-    lines.iter().map(BookLine::from).collect()
-}
-
-/// The stored form of a category: '' for none (a key column cannot be NULL).
-fn category_column(booking: &Booking) -> &'static str {
-    booking.category.map_or("", |c| c.code())
-}
-
-/// Adds `bookings` to the kept sums of `currency`.
-pub(crate) fn add(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    currency: &str,
-    bookings: &[Booking],
-) -> Result<(), TxError> {
-    for b in bookings {
-        diesel::sql_query(
-            "INSERT INTO booked_days (account_id, livemode, currency, day, tax_rate_milli, \
-               tax_category, taxable, tax) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-             ON CONFLICT (account_id, livemode, currency, day, tax_rate_milli, tax_category) \
-             DO UPDATE SET taxable = booked_days.taxable + excluded.taxable, \
-               tax = booked_days.tax + excluded.tax",
-        )
-        .bind::<BigInt, _>(scope.account_id.0)
-        .bind::<Bool, _>(scope.livemode())
-        .bind::<Text, _>(currency)
-        .bind::<Date, _>(b.day)
-        .bind::<BigInt, _>(b.rate.thousandths())
-        .bind::<Text, _>(category_column(b))
-        .bind::<BigInt, _>(b.taxable)
-        .bind::<BigInt, _>(b.tax)
-        .execute(conn)?;
-    }
-    Ok(())
-}
-
-/// Books what a status move of invoice `id` counts for (`DocumentStatus::counting`), on `today`
-/// for a void.
-pub(crate) fn on_invoice_move(
-    conn: &mut AnyConnection,
-    scope: Scope,
-    id: i64,
-    counting: Counting,
-    today: NaiveDate,
-) -> Result<(), TxError> {
-    if counting == Counting::Nothing {
-        return Ok(());
-    }
-    let (currency, issue_date): (String, NaiveDate) = scoped!(invoices, scope)
-        .filter(invoices::id.eq(id))
-        .select((invoices::currency, invoices::issue_date))
-        .first(conn)?;
-    let lines = amounts(
-        &read_lines(conn, scope, DocumentKind::Invoice, &[id])?
-            .remove(&id)
-            .unwrap_or_default(),
-    );
-    let bookings = match counting {
-        Counting::Issue => books::issued(issue_date, &lines),
-        Counting::Void => {
-            let notes: Vec<i64> = scoped!(credit_notes, scope)
-                .filter(credit_notes::invoice_id.eq(id))
-                .select(credit_notes::id)
-                .load(conn)?;
-            let credited: Vec<BookLine> = if notes.is_empty() {
-                Vec::new()
-            } else {
-                read_lines(conn, scope, DocumentKind::CreditNote, &notes)?
-                    .values()
-                    .flat_map(|l| amounts(l))
-                    .collect()
-            };
-            books::voided(today, &lines, &credited)
-        }
-        Counting::Nothing => Vec::new(),
-    };
-    add(conn, scope, &currency, &bookings)
-}
+use invoicing_domain::report::books::{self, BookLine, Booking};
 
 /// A day's books of one tenant, currency, rate and category: (taxable, tax).
-#[cfg(feature = "testing")]
-pub(crate) type Recount =
-    std::collections::BTreeMap<(i64, bool, String, NaiveDate, i64, String), (i64, i64)>;
+pub(crate) type Recount = std::collections::BTreeMap<Key, (i64, i64)>;
+
+/// Tenant, live, currency, day, rate in thousandths, category ('' for none).
+type Key = (i64, bool, String, NaiveDate, i64, String);
+
+/// A line's tenant, live, kind, document, rate, category, taxable, tax.
+type LineCols = (i64, bool, String, i64, i64, Option<String>, i64, i64);
 
 /// The books as the domain's rule makes them from every document stored, for tests to hold
 /// the kept sums against (`TestDb::assert_kept_counts`): the rule applied afresh, not the
 /// kept sums' own writer.
-#[cfg(feature = "testing")]
 pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
     use crate::schema::line_items;
     use chrono::NaiveDateTime;
     use invoicing_domain::invoice_status::InvoiceStatus;
-    type Key = (i64, bool, String, i64);
-    let mut lines: std::collections::HashMap<Key, Vec<BookLine>> = Default::default();
-    let rows: Vec<(i64, bool, String, i64, i64, Option<String>, i64, i64)> = line_items::table
+    let mut lines: std::collections::HashMap<(i64, bool, String, i64), Vec<BookLine>> =
+        Default::default();
+    let rows: Vec<LineCols> = line_items::table
         .select((
             line_items::account_id,
             line_items::livemode,
@@ -234,29 +150,29 @@ pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
 }
 
 /// The kept books, as `recount` keys them.
-#[cfg(feature = "testing")]
 pub(crate) fn kept(conn: &mut AnyConnection) -> Result<Recount, TxError> {
     use crate::schema::booked_days as b;
-    let rows: Vec<(i64, bool, String, NaiveDate, i64, String, i64, i64)> = b::table
+    let rows: Vec<(Key, i64, i64)> = b::table
         .filter(b::taxable.ne(0).or(b::tax.ne(0)))
         .select((
-            b::account_id,
-            b::livemode,
-            b::currency,
-            b::day,
-            b::tax_rate_milli,
-            b::tax_category,
+            (
+                b::account_id,
+                b::livemode,
+                b::currency,
+                b::day,
+                b::tax_rate_milli,
+                b::tax_category,
+            ),
             b::taxable,
             b::tax,
         ))
         .load(conn)?;
     Ok(rows
         .into_iter()
-        .map(|(a, l, c, d, r, k, taxable, tax)| ((a, l, c, d, r, k), (taxable, tax)))
+        .map(|(key, taxable, tax)| (key, (taxable, tax)))
         .collect())
 }
 
-#[cfg(feature = "testing")]
 fn internal(message: String) -> TxError {
     invoicing_domain::ports::RepoError::Internal(message).into()
 }
