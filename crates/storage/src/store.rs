@@ -145,6 +145,35 @@ impl Store {
         self.backend
     }
 
+    /// Reverts the migrations down to and including the one whose version ends with `version`,
+    /// then applies them again: a test of what a migration makes of the data already there.
+    #[cfg(feature = "testing")]
+    pub fn replay_migrations_from(&self, version: &str) -> Result<(), StoreError> {
+        let mut conn = self
+            .write_conn()
+            .map_err(|e| StoreError::Connect(e.to_string()))?;
+        let conn = &mut conn.conn;
+        let postgres = matches!(conn, AnyConnection::Postgresql(_));
+        let migrations = || {
+            if postgres {
+                PG_MIGRATIONS
+            } else {
+                SQLITE_MIGRATIONS
+            }
+        };
+        loop {
+            let reverted = conn
+                .revert_last_migration(migrations())
+                .map_err(|e| StoreError::Migrate(e.to_string()))?;
+            if reverted.to_string().ends_with(version) {
+                break;
+            }
+        }
+        conn.run_pending_migrations(migrations())
+            .map(|_| ())
+            .map_err(|e| StoreError::Migrate(e.to_string()))
+    }
+
     /// Applies pending migrations; on PostgreSQL under an advisory lock so that processes
     /// starting together apply each migration once.
     pub fn migrate(&self) -> Result<(), StoreError> {
