@@ -131,11 +131,13 @@ pub(crate) fn non_blank(s: &str) -> Option<String> {
     Some(s.trim()).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
-/// A query string without its blank fields: what the API's list operations read.
+/// A query string without its blank fields and without the notice a screen was sent back with
+/// (`done`, read by `Chrome`): what the API's list operations read, so every screen accepts
+/// the notices it is sent back with.
 pub(crate) fn without_blanks(query: &str) -> String {
     let mut out = form_urlencoded::Serializer::new(String::new());
     for (k, v) in form_urlencoded::parse(query.as_bytes()) {
-        if !v.trim().is_empty() {
+        if !v.trim().is_empty() && k != "done" {
             out.append_pair(&k, &v);
         }
     }
@@ -191,6 +193,10 @@ mod tests {
     #[test]
     fn blank_filters_are_dropped_and_values_replaced() {
         assert_eq!(without_blanks("status=&q=acme+ltd&page="), "q=acme+ltd");
+        assert_eq!(
+            without_blanks("done=environment&status=sent"),
+            "status=sent"
+        );
         assert_eq!(
             with_value("status=paid&page=2", "page", "3"),
             "status=paid&page=3"

@@ -266,7 +266,8 @@ pub async fn environment(
         blocking(move || repos.switch_session_environment(session, env)).await?;
         // The same screen's list, not a document of the other environment.
         let back = safe_next(form.get("back"));
-        let section = back.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+        let path = back.split('?').next().unwrap_or("/dashboard");
+        let section = path.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
         Ok(see_other(&format!(
             "{}?done=environment",
             safe_next(Some(&section))

@@ -1204,6 +1204,7 @@ async fn a_user_changes_their_password_and_ends_their_sessions(h: Harness) {
 }
 
 http_tests!(
+    every_screen_switches_environment_and_takes_its_notice,
     a_user_changes_their_password_and_ends_their_sessions,
     the_email_log_shows_what_was_sent_and_what_failed,
     owners_change_the_profile_and_nobody_else_can,
@@ -1216,3 +1217,41 @@ http_tests!(
     a_day_of_billing_through_the_forms,
     roles_tenants_and_environments_are_kept_apart,
 );
+
+/// "Switch to live/test" from every screen lands on a screen, never on an error: the form goes
+/// back to the screen's section with the notice, and every screen accepts `done` beside its
+/// own filters.
+async fn every_screen_switches_environment_and_takes_its_notice(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let screens = every_screen(&app, &h).await;
+    let s = sign_in(&app, "owner@example.com").await;
+    for path in &screens {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let r = send_raw(&app, s.get(&format!("{path}{sep}done=environment"))).await;
+        assert_eq!(r.status, 200, "{path} with a notice: {}", r.text());
+        for env in ["live", "test"] {
+            let r = send_raw(
+                &app,
+                s.post(
+                    "/dashboard/environment",
+                    &[("environment", env), ("back", path)],
+                ),
+            )
+            .await;
+            assert_eq!(r.status, 303, "{path} -> {env}: {}", r.text());
+            let to = r.header("location").to_string();
+            assert!(to.contains("done=environment"), "{to}");
+            let landed = send_raw(&app, s.get(&to)).await;
+            assert_eq!(
+                landed.status,
+                200,
+                "{path} -> {env} -> {to}: {}",
+                landed.text()
+            );
+            let page = landed.text();
+            assert_eq!(page.contains("test-banner"), env == "test", "{to} in {env}");
+            assert!(page.contains("class=\"notice\""), "{to}: the notice shows");
+        }
+    }
+}
