@@ -161,8 +161,9 @@ impl ApiError {
     }
 }
 
-/// A response that carries an error gets the SPEC §4 body with the request id, keeping the
-/// headers added on the way out (rate limits, `Allow`, `Retry-After`).
+/// A response that carries an error gets the SPEC §4 body with the request id (or, for a
+/// person's browser outside the API, a page), keeping the headers added on the way out (rate
+/// limits, `Allow`, `Retry-After`).
 fn with_error_body(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<BoxBody> {
     let Some(err) = res.response().error() else {
         return res;
@@ -175,7 +176,13 @@ fn with_error_body(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<B
         log::error!("{id} unhandled error: {err}");
     }
     let (req, old) = res.into_parts();
-    let mut new = render(&api_error, id);
+    // A person's browser outside the API gets a page in its language (SPEC §27).
+    let page = if crate::people::wants_a_page(&req) {
+        crate::people::error_page(&req, api_error.status)
+    } else {
+        None
+    };
+    let mut new = page.unwrap_or_else(|| render(&api_error, id));
     for (name, value) in old.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             new.headers_mut().insert(name.clone(), value.clone());

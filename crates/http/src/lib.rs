@@ -19,6 +19,7 @@ pub mod openapi;
 pub mod ops;
 pub mod path_id;
 pub mod pdf;
+pub mod people;
 pub mod query;
 pub mod ratelimit;
 pub mod routes;

@@ -1,4 +1,4 @@
-//! The dashboard's stylesheet and its one small script, compiled in: no file on disk to deploy,
+//! The dashboard's stylesheet, its one small script and the icon, compiled in: no file on disk to deploy,
 //! nothing loaded from elsewhere (the CSP allows styles and scripts from this origin only, and
 //! no inline ones).
 
@@ -7,6 +7,7 @@ use actix_web::HttpResponse;
 
 const STYLESHEET: &str = include_str!("../../assets/dashboard.css");
 const COPY_SCRIPT: &str = include_str!("../../assets/copy.js");
+const FAVICON: &str = include_str!("../../assets/favicon.svg");
 
 /// The dashboard's stylesheet.
 #[utoipa::path(get, path = "/dashboard/assets/dashboard.css", tag = "dashboard", operation_id = "dashboard_stylesheet",
@@ -28,4 +29,16 @@ pub async fn copy_script() -> HttpResponse {
         .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .body(COPY_SCRIPT)
+}
+
+/// The icon browsers show beside the tab's title, for the dashboard and every public page
+/// (`/favicon.ico` is sent here too).
+#[utoipa::path(get, path = "/dashboard/assets/favicon.svg", tag = "dashboard", operation_id = "dashboard_favicon",
+    responses((status = 200, description = "The icon", content_type = "image/svg+xml", body = String)))]
+pub async fn favicon() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("image/svg+xml")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(FAVICON)
 }

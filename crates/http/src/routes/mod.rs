@@ -237,6 +237,7 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         openapi::serve_dashboard,
         dashboard::assets::stylesheet,
         dashboard::assets::copy_script,
+        dashboard::assets::favicon,
         dashboard::sign_in::login_page,
         dashboard::sign_in::login,
         dashboard::sign_in::logout,
@@ -427,7 +428,11 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     }
 }
 
-/// The app's default service: a path no route matches.
+/// The app's default service: a path no route matches (outside the API, `/` and a trailing
+/// slash lead on: `people::redirect`).
 pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    if let Some(on) = crate::people::redirect(&req) {
+        return Ok(on);
+    }
     Err(ApiError::route_not_found(req.method().as_str(), req.path()))
 }

@@ -328,7 +328,7 @@ where
     let r = send_raw(app, h.anonymous(Method::GET, path)).await;
     assert_eq!(r.status, 200);
     let csp = r.header("content-security-policy");
-    assert!(csp.contains("img-src data:"), "{csp}");
+    assert!(csp.contains("img-src 'self' data:"), "{csp}");
     r.text()
 }
 

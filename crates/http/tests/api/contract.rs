@@ -162,6 +162,99 @@ async fn unknown_routes_and_methods(h: Harness) {
     assert_eq!(r.header("allow"), "GET, PATCH, DELETE");
 }
 
+/// SPEC §27: outside the API a browser gets an HTML page in its language with a way on, an API
+/// client the JSON of §4; `/`, a trailing slash and `/favicon.ico` lead on, never off the host.
+async fn people_get_pages_and_clients_get_json(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let browser = |path: &str, language: &str| {
+        h.anonymous(Method::GET, path)
+            .insert_header(("accept", "text/html,application/xhtml+xml,*/*;q=0.8"))
+            .insert_header(("accept-language", language))
+    };
+    let r = send_raw(&app, h.anonymous(Method::GET, "/")).await;
+    assert_eq!((r.status, r.header("location")), (303, "/dashboard"));
+    for (from, to) in [
+        ("/dashboard/", "/dashboard"),
+        (
+            "/dashboard/invoices/?status=sent",
+            "/dashboard/invoices?status=sent",
+        ),
+        ("/favicon.ico", "/dashboard/assets/favicon.svg"),
+    ] {
+        let r = send_raw(&app, browser(from, "en")).await;
+        assert_eq!((r.status, r.header("location")), (301, to), "{from}");
+    }
+    let icon = send_raw(
+        &app,
+        h.anonymous(Method::GET, "/dashboard/assets/favicon.svg"),
+    )
+    .await;
+    assert_eq!(icon.status, 200);
+    assert_eq!(icon.header("content-type"), "image/svg+xml");
+    // Never to another host, and never for the API.
+    let r = send_raw(&app, browser("//evil.example/", "en")).await;
+    assert_eq!(r.status, 404);
+    assert!(r.headers.get("location").is_none());
+    let r = send(&app, h.req(Method::GET, "/api/v1/customers/")).await;
+    assert_error(&r, 404, "route_not_found");
+    // An unknown page, in the browser's language, with a way on.
+    let r = send_raw(&app, browser("/nothing-here", "de-DE,de;q=0.9,en;q=0.5")).await;
+    assert_eq!(r.status, 404);
+    assert!(
+        r.header("content-type").starts_with("text/html"),
+        "{}",
+        r.header("content-type")
+    );
+    let page = r.text();
+    assert!(
+        page.contains("<html lang=\"de\">") && page.contains("Diese Seite gibt es nicht"),
+        "{page}"
+    );
+    assert!(page.contains("href=\"/dashboard\""), "a way on: {page}");
+    assert!(!r.header("x-request-id").is_empty());
+    // A customer's link that lost a character: a page in their language, not "No such invoice".
+    let inv = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({"customer": {"name": "Ana", "email": "ana@example.com"},
+            "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]})
+    );
+    let id = inv.body["id"].as_i64().unwrap();
+    let sent = call!(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/invoices/{id}/send"))
+    );
+    let link = sent.body["payment_link"].as_str().unwrap().to_string();
+    let cut = link.strip_prefix(PUBLIC_URL).unwrap();
+    let cut = &cut[..cut.len() - 1];
+    let r = send_raw(&app, browser(cut, "fr")).await;
+    assert_eq!(r.status, 404);
+    let page = r.text();
+    assert!(
+        page.contains("<html lang=\"fr\">") && page.contains("Cette page n&#39;existe pas"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("No such invoice") && !page.contains(&link),
+        "{page}"
+    );
+    // API clients (no HTML asked for) and the API itself keep SPEC §4's JSON.
+    let r = send(&app, h.anonymous(Method::GET, cut)).await;
+    assert_error(&r, 404, "resource_missing");
+    assert_error(
+        &send(&app, h.anonymous(Method::GET, "/nothing-here")).await,
+        404,
+        "route_not_found",
+    );
+    let r = send(
+        &app,
+        h.req(Method::GET, "/api/v1/widgets")
+            .insert_header(("accept", "text/html")),
+    )
+    .await;
+    assert_error(&r, 404, "route_not_found");
+}
+
 async fn health_probes_and_outage(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     assert_eq!(
@@ -200,6 +293,7 @@ http_tests!(
     request_ids_are_kept_or_made,
     bodies_are_checked_in_order,
     unknown_routes_and_methods,
+    people_get_pages_and_clients_get_json,
     health_probes_and_outage,
 );
 

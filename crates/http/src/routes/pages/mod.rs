@@ -309,7 +309,7 @@ pub(crate) fn html(body: String) -> HttpResponse {
         (header::X_FRAME_OPTIONS, "DENY"),
         (
             header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
         ),
     ] {
         headers.insert(name, HeaderValue::from_static(value));
