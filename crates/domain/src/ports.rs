@@ -616,6 +616,9 @@ pub trait ProfileRepository {
     fn get_logo(&self, scope: Scope) -> RepoResult<Option<Logo>>;
     /// `false` when there was none.
     fn delete_logo(&self, scope: Scope) -> RepoResult<bool>;
+    /// Copies the test profile and logo of `scope`'s account over its live ones (SPEC §27;
+    /// never keys, webhooks or secrets); the live profile as it is then.
+    fn copy_profile_to_live(&self, scope: Scope) -> RepoResult<Profile>;
 }
 
 pub trait HealthCheck {

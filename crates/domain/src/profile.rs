@@ -196,6 +196,36 @@ pub struct Profile {
 impl Profile {
     pub const OBJECT: &'static str = "account";
 
+    /// What the seller must show before a live document leaves its draft (SPEC §27): a legal
+    /// name (or name) and an address with its country, so no customer receives a real invoice
+    /// from "Default" with no address. Test documents are never held back. Each gap names its
+    /// `account.*` field.
+    pub fn missing_to_send(&self) -> Violations {
+        let mut v = Violations::new();
+        if !self.livemode {
+            return v;
+        }
+        let blank = |t: Option<&str>| t.is_none_or(|t| t.trim().is_empty());
+        if blank(self.legal_name.as_deref()) && blank(Some(&self.name)) {
+            v.push(
+                "account.legal_name",
+                "is required before a live document is sent: the name you invoice under (Settings)",
+            );
+        }
+        match &self.address {
+            None => v.push(
+                "account.address",
+                "is required before a live document is sent: your address with its country (Settings)",
+            ),
+            Some(a) if blank(a.country.as_deref()) => v.push(
+                "account.address.country",
+                "is required before a live document is sent (Settings)",
+            ),
+            Some(_) => {}
+        }
+        v
+    }
+
     /// The name documents are issued under.
     pub fn display_name(&self) -> &str {
         self.legal_name.as_deref().unwrap_or(&self.name)

@@ -33,6 +33,17 @@ fn live(
     current(conn, scope, &profile, &customer)
 }
 
+/// Refuses (422 naming the `account.*` fields) to fix a live document's parties while the
+/// profile lacks what the domain requires of a seller (`Profile::missing_to_send`).
+pub(crate) fn sendable(profile: &Profile) -> Result<(), TxError> {
+    let missing = profile.missing_to_send();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(RepoError::Invalid(missing).into())
+    }
+}
+
 /// The parties as the profile and the customer are now, and the logo.
 pub(crate) fn current(
     conn: &mut AnyConnection,
@@ -60,7 +71,10 @@ pub(crate) fn keep_parties(
     id: i64,
     customer: CustomerId,
 ) -> Result<(), TxError> {
-    let (parties, logo) = live(conn, scope, customer)?;
+    let profile = load_profile(conn, scope)?;
+    sendable(&profile)?;
+    let customer = load_scoped(conn, scope, customer)?;
+    let (parties, logo) = current(conn, scope, &profile, &customer)?;
     if let (Some(logo), Some(h)) = (&logo, &parties.issuer.logo) {
         diesel::sql_query(
             "INSERT INTO document_logos (account_id, hash, content_type, bytes) \

@@ -15,7 +15,7 @@ use invoicing_domain::einvoice::{TaxRounding, VatId};
 use invoicing_domain::locale::Locale;
 use invoicing_domain::ports::{ProfileRepository, RepoError, RepoResult};
 use invoicing_domain::profile::{BrandColor, ImageKind, Logo, Profile, ProfilePatch, Reminders};
-use invoicing_domain::tenant::Scope;
+use invoicing_domain::tenant::{Environment, Scope};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = account_profiles)]
@@ -257,6 +257,28 @@ impl ProfileRepository for Store {
 
     fn delete_logo(&self, scope: Scope) -> RepoResult<bool> {
         self.write(|conn| Ok(diesel::delete(scoped!(account_logos, scope)).execute(conn)? > 0))
+    }
+
+    fn copy_profile_to_live(&self, scope: Scope) -> RepoResult<Profile> {
+        let test = Scope::new(scope.account_id, Environment::Test);
+        let live = Scope::new(scope.account_id, Environment::Live);
+        self.write(|conn| {
+            let profile = load_profile(conn, test)?;
+            save(conn, live, &profile)?;
+            diesel::delete(scoped!(account_logos, live)).execute(conn)?;
+            if let Some(logo) = load_logo(conn, test)? {
+                diesel::insert_into(account_logos::table)
+                    .values((
+                        account_logos::account_id.eq(scope.account_id.0),
+                        account_logos::livemode.eq(true),
+                        account_logos::content_type.eq(logo.kind.content_type()),
+                        account_logos::bytes.eq(&logo.bytes),
+                        account_logos::updated_at.eq(now_db()),
+                    ))
+                    .execute(conn)?;
+            }
+            load_profile(conn, live)
+        })
     }
 }
 

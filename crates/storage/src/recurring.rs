@@ -217,7 +217,10 @@ fn issue_one(
         },
         url,
     )?;
-    if row.auto_send {
+    // A live profile that cannot send yet (SPEC §27) leaves the period's invoice a draft for
+    // the merchant to send once it can, rather than holding the schedule back.
+    let can_send = crate::parties::sendable(&crate::profiles::load_profile(conn, scope)?).is_ok();
+    if row.auto_send && can_send {
         let draft = crate::invoice_rows::load_row(conn, scope, invoice.id)?;
         let sent = move_and_record(conn, scope.actor, &draft, InvoiceStatus::Sent, |c| {
             load_invoice(c, scope, invoice.id, url)

@@ -53,6 +53,23 @@ impl Ops {
         self.run(scope, "profile", |r, s| r.get_profile(s)).await
     }
 
+    /// Copies the test profile and logo into live (SPEC §27): asked from test, where the
+    /// merchant set up, by who may change the profile. A live key is refused (403): it would
+    /// overwrite the profile its own documents are sent with.
+    pub async fn copy_profile_to_live(&self) -> Result<Profile, ApiError> {
+        let scope = self.caller.require(ApiResource::Account, Access::Write)?;
+        if scope.livemode() {
+            return Err(ApiError::new(
+                actix_web::http::StatusCode::FORBIDDEN,
+                crate::error::ErrorType::PermissionError,
+                "insufficient_permissions",
+                "Copying the profile to live takes a test key: the test profile is what is copied",
+            ));
+        }
+        self.run(scope, "profile", |r, s| r.copy_profile_to_live(s))
+            .await
+    }
+
     pub async fn update_profile(&self, input: ProfilePatchInput) -> Result<Profile, ApiError> {
         let scope = self.caller.require(ApiResource::Account, Access::Write)?;
         let patch = input.parse()?;

@@ -144,6 +144,7 @@ pub fn api_endpoints() -> Vec<Endpoint> {
         openapi::serve,
         account::get,
         account::update,
+        account::copy_to_live,
         account::export,
         account::logo::put_logo,
         account::logo::get_logo,

@@ -491,6 +491,7 @@ async fn the_customers_locale_sets_the_pages_language(h: Harness) {
 }
 
 http_tests!(
+    going_live_copies_the_test_profile_and_needs_a_seller,
     the_customers_locale_sets_the_pages_language,
     sent_documents_keep_the_profile_and_customer_they_were_sent_with,
     the_profile_starts_from_the_account_and_takes_every_field,
@@ -499,3 +500,110 @@ http_tests!(
     logo_is_decoded_bounded_and_served_back,
     customers_carry_their_locale_and_tax_id,
 );
+
+/// SPEC §27: a live document is not sent while the live profile lacks a seller (422 naming the
+/// `account.*` fields, nothing changed); a test key copies the test profile and logo into live
+/// (a live key may not), and then the live invoice goes out with them. Test documents are never
+/// held back, and another account's live profile is untouched.
+async fn going_live_copies_the_test_profile_and_needs_a_seller(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let live = h.live_key();
+    let invoice = json!({"customer": {"name": "Ana", "email": "ana@example.com"},
+        "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]});
+    let made = call!(
+        &app,
+        h.req_as(&live, Method::POST, "/api/v1/invoices"),
+        invoice.clone()
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    let send_path = format!("/api/v1/invoices/{}/send", made.body["id"]);
+    let r = call!(&app, h.req_as(&live, Method::POST, &send_path));
+    assert_error(&r, 422, "validation_failed");
+    let params: Vec<&str> = r.body["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["param"].as_str().unwrap())
+        .collect();
+    assert_eq!(params, ["account.address"], "{}", r.body);
+    let still = call!(
+        &app,
+        h.req_as(
+            &live,
+            Method::GET,
+            &format!("/api/v1/invoices/{}", made.body["id"])
+        )
+    );
+    assert_eq!(still.body["status"], "draft", "nothing changed");
+    // Test documents are never held back by an empty profile.
+    let test = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        invoice.clone()
+    );
+    let r = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", test.body["id"])
+        )
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // Set up in test, with a logo, then copy.
+    let other = h.stranger_key("Other");
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        profile_body()
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let logo = image(ImageFormat::Png, 40, 20);
+    let r = send(
+        &app,
+        h.req(Method::PUT, "/api/v1/account/logo")
+            .insert_header(("content-type", "image/png"))
+            .set_payload(logo.clone()),
+    )
+    .await;
+    assert_eq!(r.status, 204, "{}", r.body);
+    let r = call!(
+        &app,
+        h.req_as(&live, Method::POST, "/api/v1/account/copy_to_live")
+    );
+    assert_error(&r, 403, "insufficient_permissions");
+    let reader = h.make_key(h.account, Environment::Test, "account:read", GENEROUS, None);
+    let r = call!(
+        &app,
+        h.req_as(&reader, Method::POST, "/api/v1/account/copy_to_live")
+    );
+    assert_error(&r, 403, "insufficient_permissions");
+    let r = call!(&app, h.req(Method::POST, "/api/v1/account/copy_to_live"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["livemode"], true);
+    let live_profile = call!(&app, h.req_as(&live, Method::GET, "/api/v1/account")).body;
+    let test_profile = call!(&app, h.req(Method::GET, "/api/v1/account")).body;
+    for field in [
+        "name",
+        "legal_name",
+        "address",
+        "tax_id",
+        "payment_instructions",
+        "locale",
+        "brand_color",
+        "has_logo",
+    ] {
+        assert_eq!(live_profile[field], test_profile[field], "{field}");
+    }
+    assert_eq!(live_profile["livemode"], true);
+    let r = send_raw(&app, h.req_as(&live, Method::GET, "/api/v1/account/logo")).await;
+    assert_eq!((r.status, r.bytes.clone()), (200, logo));
+    // Another account's live profile is its own.
+    let theirs = call!(&app, h.req_as(&other, Method::GET, "/api/v1/account")).body;
+    assert!(theirs["legal_name"].is_null(), "{theirs}");
+
+    // Now the live invoice goes out, issued by the copied seller.
+    let r = call!(&app, h.req_as(&live, Method::POST, &send_path));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["status"], "sent");
+}

@@ -19,6 +19,21 @@ pub async fn get(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse,
     Ok(HttpResponse::Ok().json(profile))
 }
 
+/// Copy the test profile and logo into live (never keys, webhooks or secrets): set up in test,
+/// then go live with the same business details. Takes a test key with `account:write`.
+#[utoipa::path(post, path = "/api/v1/account/copy_to_live", tag = "account",
+    responses(
+        (status = 200, description = "The live profile, now a copy of the test one", body = Profile),
+        (status = 403, description = "A live key, or a key without `account:write` (`insufficient_permissions`)", body = crate::openapi::ErrorBody)),
+    security(("api_key" = [])))]
+pub async fn copy_to_live(
+    state: web::Data<AppState>,
+    auth: Auth,
+) -> Result<HttpResponse, ApiError> {
+    let profile = Ops::for_key(&state, &auth).copy_profile_to_live().await?;
+    Ok(HttpResponse::Ok().json(profile))
+}
+
 /// Change the profile; absent fields stay, `null` clears an optional field. Documents already
 /// sent keep the profile they were sent with.
 #[utoipa::path(patch, path = "/api/v1/account", tag = "account",
