@@ -16,8 +16,9 @@ use invoicing_domain::payment::{
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::{
     AccountRepository, CustomerRepository, EventRepository, InvoiceRepository, PaymentRepository,
-    RepoError,
+    ProfileRepository, RepoError,
 };
+use invoicing_domain::profile::ProfilePatchInput;
 use invoicing_domain::tenant::{Environment, Scope};
 use invoicing_storage::testing::TestDb;
 use invoicing_storage::{backend_tests, Backend};
@@ -482,6 +483,14 @@ fn customer_reports_a_payment_on_the_page(db: TestDb) {
         .create_account("Yen", Currency::parse("JPY").unwrap())
         .unwrap();
     let yen = Scope::new(yen.id, Environment::Live);
+    // A live invoice is sent by a seller with an address (SPEC §27).
+    let seller = serde_json::from_value::<ProfilePatchInput>(
+        json!({"address": {"line1": "1 Chome", "city": "Tokyo", "country": "JP"}}),
+    )
+    .unwrap()
+    .parse()
+    .unwrap();
+    db.store.update_profile(yen, seller).unwrap();
     let inv = invoice(&db, yen, "ada@example.com", 3_300, true);
     let (number, token) = (inv.invoice_number.clone(), token_of(&inv));
     let p = db

@@ -53,6 +53,7 @@ const NOTICES: &[(&str, &str)] = &[
     ("test_queued", "dash.done.test_queued"),
     ("logo", "dash.done.logo"),
     ("logo_removed", "dash.done.logo_removed"),
+    ("copied_to_live", "dash.done.copied_to_live"),
 ];
 
 pub(crate) struct Chrome {

@@ -296,6 +296,7 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         dashboard::settings::profile_page,
         dashboard::settings::save_profile,
         dashboard::settings::test_email,
+        dashboard::settings::copy_to_live,
         dashboard::settings::logo::upload,
         dashboard::settings::logo::image,
         dashboard::settings::logo::delete,

@@ -902,6 +902,7 @@ async fn only_owners_change_settings(h: Harness) {
 }
 
 http_tests!(
+    an_owner_copies_the_test_profile_to_live,
     keys_are_made_shown_once_work_on_the_api_and_need_the_password_again,
     webhook_endpoints_through_the_dashboard_as_the_api_sees_them,
     an_invitation_works_once_for_its_account_and_people_can_be_changed,
@@ -1105,4 +1106,58 @@ async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h:
 mod second_factor {
     use super::*;
     http_tests!(a_second_factor_is_asked_after_the_password_and_each_code_works_once);
+}
+
+/// SPEC §27 in the dashboard: in live, an owner's settings offer "Copy the test profile to
+/// live"; the copy makes the live profile the test one (as the API's does); staff may not.
+async fn an_owner_copies_the_test_profile_to_live(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "staff@example.com", Role::Staff);
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        json!({"legal_name": "Acme Handels GmbH",
+            "address": {"line1": "Hauptstraße 1", "city": "Berlin", "postal_code": "10115", "country": "DE"}})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let s = sign_in(&app, "owner@example.com").await;
+    let page = send_raw(&app, s.get("/dashboard/settings")).await.text();
+    assert!(
+        !page.contains("/dashboard/settings/copy-to-live"),
+        "not offered in test"
+    );
+    let r = send_raw(
+        &app,
+        s.post("/dashboard/environment", &[("environment", "live")]),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let page = send_raw(&app, s.get("/dashboard/settings")).await.text();
+    assert!(
+        page.contains("action=\"/dashboard/settings/copy-to-live\""),
+        "offered in live"
+    );
+    let staff = sign_in(&app, "staff@example.com").await;
+    let r = send_raw(&app, staff.post("/dashboard/settings/copy-to-live", &[])).await;
+    assert_eq!(r.status, 403, "{}", r.text());
+    let live = h.live_key();
+    let before = call!(&app, h.req_as(&live, Method::GET, "/api/v1/account")).body;
+    assert!(before["legal_name"].is_null());
+    let r = send_raw(&app, s.post("/dashboard/settings/copy-to-live", &[])).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert_eq!(
+        r.header("location"),
+        "/dashboard/settings?done=copied_to_live"
+    );
+    let after = call!(&app, h.req_as(&live, Method::GET, "/api/v1/account")).body;
+    assert_eq!(after["legal_name"], "Acme Handels GmbH");
+    assert_eq!(after["address"]["country"], "DE");
+    let page = send_raw(&app, s.get("/dashboard/settings?done=copied_to_live"))
+        .await
+        .text();
+    assert!(
+        page.contains("Acme Handels GmbH"),
+        "the live form shows the copy"
+    );
 }

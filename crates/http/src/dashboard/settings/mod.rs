@@ -461,6 +461,41 @@ pub async fn save_profile(
     respond(&req, answer)
 }
 
+/// Copies the test profile and logo over the live ones (SPEC §27), as
+/// `POST /api/v1/account/copy_to_live` does; owners, after typing their password again.
+#[utoipa::path(post, path = "/dashboard/settings/copy-to-live", tag = "dashboard", operation_id = "dashboard_copy_to_live",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
+    responses(
+        (status = 303, description = "Copied", headers(("Location" = String, description = "The settings"))),
+        (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
+        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
+        (status = 422, description = "A wrong password", content_type = "text/html", body = String),
+    ))]
+pub async fn copy_to_live(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let ops = me.ops(&state);
+        ops.caller().require_owner()?;
+        if let Some(ask) = super::reauth::ask_unless_recent(&state, &req, &me, &form, || {
+            section_chrome(&me, &req, "dash.nav.settings")
+        })
+        .await?
+        {
+            return Ok(ask);
+        }
+        ops.copy_profile_to_live().await?;
+        Ok(see_other("/dashboard/settings?done=copied_to_live"))
+    }
+    .await;
+    respond(&req, answer)
+}
+
 /// Sends a test email to the address typed (the user's own by default), queued like every
 /// other; the settings then show how it went.
 #[utoipa::path(post, path = "/dashboard/settings/test-email", tag = "dashboard", operation_id = "dashboard_test_email",
