@@ -343,6 +343,18 @@ fn customer_reports_a_payment_in_the_browser() {
         "a report never pays"
     );
     assert_eq!(browser.text("#amount-due"), "€25.00");
+    // The page says it has the report, and offers the form for the rest only.
+    assert!(
+        browser
+            .text("#reports-checked")
+            .contains("We have your report of €10.50 from"),
+        "{}",
+        browser.text("#reports-checked")
+    );
+    assert_eq!(
+        browser.execute("return document.querySelector('#amount').value;"),
+        serde_json::json!("14.50")
+    );
     browser.screenshot(&dir.join("reported.png"));
     drop(browser);
 

@@ -21,6 +21,20 @@ pub enum PaymentAmountError {
     /// More than the invoice still owes: nothing may over-pay an invoice.
     #[error("must not exceed the invoice's amount due ({})", due.minor())]
     ExceedsDue { due: Money },
+    /// A customer's report of more than is neither paid nor reported already: the same
+    /// transfer is not reported twice (`left` may be zero: everything is being checked).
+    #[error("must not exceed what is neither paid nor reported yet ({})", left.minor())]
+    ExceedsUnreported { left: Money },
+}
+
+/// What the customer reported and the merchant has yet to check: the invoice's pending
+/// payments.
+pub fn reported<'a>(payments: impl IntoIterator<Item = &'a crate::payment::Payment>) -> Money {
+    payments
+        .into_iter()
+        .filter(|p| p.status == crate::payment_status::PaymentStatus::Pending)
+        .filter_map(|p| Money::new(p.amount_cents).ok())
+        .fold(Money::ZERO, |sum, m| sum.checked_add(m).unwrap_or(sum))
 }
 
 /// An invoice's total, the sum of its verified payments and what its credit notes took.
@@ -83,6 +97,33 @@ impl InvoiceBalance {
     pub fn is_settled(self) -> bool {
         i128::from(self.paid.minor()) + i128::from(self.credited.minor())
             >= i128::from(self.total.minor())
+    }
+
+    /// What a customer may still report on the invoice's page: what is due less what they
+    /// reported and is being checked (`reported`), never below zero (SPEC §13: the form is
+    /// offered, and prefilled, for that much only).
+    pub fn reportable(self, reported: Money) -> Money {
+        self.due()
+            .checked_sub(reported)
+            .ok()
+            .filter(|m| !m.is_negative())
+            .unwrap_or(Money::ZERO)
+    }
+
+    /// Whether a customer may report paying `amount`: positive, and at most what is neither
+    /// paid nor `reported` already (more than is due, when nothing is reported yet).
+    pub fn check_report(self, amount: Money, reported: Money) -> Result<(), PaymentAmountError> {
+        if amount <= Money::ZERO {
+            return Err(PaymentAmountError::NotPositive);
+        }
+        let left = self.reportable(reported);
+        if amount <= left {
+            Ok(())
+        } else if reported == Money::ZERO {
+            Err(PaymentAmountError::ExceedsDue { due: left })
+        } else {
+            Err(PaymentAmountError::ExceedsUnreported { left })
+        }
     }
 
     /// The balance after one more verified payment of `amount`, which must be positive and at
@@ -210,6 +251,33 @@ mod tests {
 
     fn m(v: i64) -> Money {
         Money::new(v).unwrap()
+    }
+
+    #[test]
+    fn a_report_takes_only_what_is_neither_paid_nor_reported() {
+        let b = InvoiceBalance::new(145_300, 300).unwrap();
+        assert_eq!(b.reportable(Money::ZERO), m(145_000));
+        assert_eq!(b.reportable(m(100_000)), m(45_000));
+        assert_eq!(b.reportable(m(145_000)), Money::ZERO);
+        assert_eq!(b.reportable(m(999_999)), Money::ZERO, "never below zero");
+        assert_eq!(b.check_report(m(45_000), m(100_000)), Ok(()));
+        assert_eq!(
+            b.check_report(m(45_001), m(100_000)),
+            Err(PaymentAmountError::ExceedsUnreported { left: m(45_000) })
+        );
+        assert_eq!(
+            b.check_report(m(1), m(145_000)),
+            Err(PaymentAmountError::ExceedsUnreported { left: Money::ZERO })
+        );
+        assert_eq!(
+            b.check_report(Money::ZERO, Money::ZERO),
+            Err(PaymentAmountError::NotPositive)
+        );
+        // Nothing reported yet: more than is due is the plain refusal.
+        assert_eq!(
+            b.check_report(m(145_001), Money::ZERO),
+            Err(PaymentAmountError::ExceedsDue { due: m(145_000) })
+        );
     }
 
     #[test]

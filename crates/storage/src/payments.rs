@@ -134,7 +134,9 @@ fn verify(
                 due.minor()
             ),
         ),
-        PaymentAmountError::NotPositive => invalid("amount_cents", e.to_string()),
+        PaymentAmountError::NotPositive | PaymentAmountError::ExceedsUnreported { .. } => {
+            invalid("amount_cents", e.to_string())
+        }
     })?;
     let now = now_db();
     diesel::update(scoped!(payments, scope).filter(payments::id.eq(row.id)))
@@ -258,16 +260,37 @@ fn report(
         .amount
         .to_minor(currency)
         .map_err(|e| invalid("amount", e.to_string()))?;
-    balance_of(&inv)?.apply(amount).map_err(|e| match e {
-        PaymentAmountError::ExceedsDue { due } => invalid(
-            "amount",
-            format!(
-                "must not exceed the amount due, {}",
-                invoicing_domain::locale::Locale::En.money(due, currency)
+    // What the customer reported before and the merchant has yet to check.
+    let pending: Vec<i64> = scoped!(payments, scope)
+        .filter(payments::invoice_id.eq(inv.id))
+        .filter(payments::status.eq(PaymentStatus::Pending.as_str()))
+        .select(payments::amount_cents)
+        .load(conn)?;
+    let reported = pending
+        .into_iter()
+        .filter_map(|a| Money::new(a).ok())
+        .fold(Money::ZERO, |sum, a| sum.checked_add(a).unwrap_or(sum));
+    let english = |m: Money| invoicing_domain::locale::Locale::En.money(m, currency);
+    balance_of(&inv)?
+        .check_report(amount, reported)
+        .map_err(|e| match e {
+            PaymentAmountError::ExceedsUnreported { left } if left == Money::ZERO => invalid(
+                "amount",
+                "has been reported already: the merchant is checking it".to_string(),
             ),
-        ),
-        PaymentAmountError::NotPositive => invalid("amount", e.to_string()),
-    })?;
+            PaymentAmountError::ExceedsUnreported { left } => invalid(
+                "amount",
+                format!(
+                    "must not exceed what is neither paid nor reported yet, {}",
+                    english(left)
+                ),
+            ),
+            PaymentAmountError::ExceedsDue { due } => invalid(
+                "amount",
+                format!("must not exceed the amount due, {}", english(due)),
+            ),
+            PaymentAmountError::NotPositive => invalid("amount", e.to_string()),
+        })?;
     insert_pending(
         conn,
         scope,

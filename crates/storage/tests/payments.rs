@@ -452,12 +452,33 @@ fn customer_reports_a_payment_on_the_page(db: TestDb) {
         (after.amount_paid_cents, after.status),
         (0, InvoiceStatus::Sent)
     );
-    // The page lists it while it is checked; the full amount may be reported again.
+    // The page lists it while it is checked; only what is neither paid nor reported may be
+    // reported again, so the same transfer is not reported twice.
     let public = db.store.view_public_invoice(&number, &token).unwrap();
     assert_eq!(public.payments, vec![p.clone()]);
-    db.store
+    match db
+        .store
         .report_payment(&number, &token, report("15.95", "TRX-43"))
+    {
+        Err(RepoError::Invalid(v)) => assert_eq!(
+            v.errors()[0].message,
+            "must not exceed what is neither paid nor reported yet, €5.45"
+        ),
+        other => panic!("{other:?}"),
+    }
+    db.store
+        .report_payment(&number, &token, report("5.45", "TRX-43"))
         .unwrap();
+    match db
+        .store
+        .report_payment(&number, &token, report("1", "TRX-44"))
+    {
+        Err(RepoError::Invalid(v)) => assert_eq!(
+            v.errors()[0].message,
+            "has been reported already: the merchant is checking it"
+        ),
+        other => panic!("{other:?}"),
+    }
     assert!(
         events_of(&db, scope, "invoice.paid").is_empty(),
         "a report never pays"

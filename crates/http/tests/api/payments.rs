@@ -631,14 +631,15 @@ async fn the_page_form_is_checked_and_never_pays(h: Harness) {
     let r = call!(&app, h.req(Method::GET, "/api/v1/payments"));
     assert_eq!(r.body["total"], 0, "refused reports recorded nothing");
 
-    // The full amount, reported twice: both pending, the invoice stays open.
-    for reference in ["A", "B"] {
+    // The full amount, reported twice: the second is refused (the same transfer is not
+    // reported twice), the first stays pending and the invoice open.
+    for (reference, expected) in [("A", 303), ("B", 422)] {
         let (status, _, _) = html(
             &app,
             post(format!("token={t}&amount=25,95&reference={reference}")),
         )
         .await;
-        assert_eq!(status, 303);
+        assert_eq!(status, expected, "{reference}");
     }
     let inv_now = call!(
         &app,
@@ -659,7 +660,7 @@ async fn the_page_form_is_checked_and_never_pays(h: Harness) {
     );
     assert_eq!(
         call!(&app, h.req(Method::GET, "/api/v1/payments?status=pending")).body["total"],
-        2
+        1
     );
 
     // Cancelled: the form is gone and a late post goes back to the page without a thank-you.
@@ -756,9 +757,76 @@ async fn other_tenants_get_403_on_every_route(h: Harness) {
 }
 
 http_tests!(
+    a_reported_transfer_is_not_reported_twice,
     partial_report_then_verified_rest_pays_the_invoice,
     payment_routes_answer_every_status,
     payment_requests_check_the_key,
     the_page_form_is_checked_and_never_pays,
     other_tenants_get_403_on_every_route,
 );
+
+/// After a report, the page says it has it and is checking it, and offers the form (prefilled)
+/// only for what is neither paid nor reported; reporting more is refused on the page, and once
+/// everything is reported the form is gone.
+async fn a_reported_transfer_is_not_reported_twice(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let inv = sent_invoice!(&app, h, "twice@example.com");
+    let page = page_path(&inv);
+    let number = inv["invoice_number"].as_str().unwrap();
+    let post = |amount: &str, reference: &str| {
+        form(
+            &h,
+            &format!("/invoice/{number}/payments"),
+            &format!(
+                "token={}&amount={amount}&reference={reference}",
+                token(&inv)
+            ),
+        )
+    };
+    let (status, _, _) = html(&app, post("10.00", "TRX-1")).await;
+    assert_eq!(status, 303);
+    let (_, body, _) = html(&app, h.anonymous(Method::GET, &page)).await;
+    assert!(
+        body.contains("We have your report of €10.00 from ")
+            && body.contains("it is being checked"),
+        "{body}"
+    );
+    assert!(
+        body.contains("id=\"report-payment\""),
+        "the rest may be reported"
+    );
+    assert!(
+        body.contains("value=\"15.95\""),
+        "prefilled with the rest: {body}"
+    );
+    // The same transfer again: refused, beside the form, nothing recorded.
+    let (status, refused, _) = html(&app, post("25.95", "TRX-1")).await;
+    assert_eq!(status, 422);
+    assert!(
+        refused.contains("more than what is neither paid nor reported yet (€15.95)"),
+        "{refused}"
+    );
+    let pending = call!(&app, h.req(Method::GET, "/api/v1/payments?status=pending"));
+    assert_eq!(pending.body["total"], 1);
+    // The rest: then nothing is left to report, and the form is gone.
+    let (status, _, _) = html(&app, post("15.95", "TRX-2")).await;
+    assert_eq!(status, 303);
+    let (_, body, _) = html(&app, h.anonymous(Method::GET, &page)).await;
+    assert!(!body.contains("id=\"report-payment\""), "{body}");
+    assert_eq!(body.matches("We have your report of").count(), 2, "{body}");
+    let (status, refused, _) = html(&app, post("1", "TRX-3")).await;
+    assert_eq!(status, 422);
+    assert!(
+        refused.contains("reported already and is being checked"),
+        "{refused}"
+    );
+    // A rejected report frees its amount again.
+    let first = pending.body["data"][0]["id"].clone();
+    let r = call!(
+        &app,
+        h.req(Method::POST, &format!("/api/v1/payments/{first}/reject"))
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let (_, body, _) = html(&app, h.anonymous(Method::GET, &page)).await;
+    assert!(body.contains("value=\"10.00\""), "{body}");
+}

@@ -19,7 +19,9 @@ use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
-use invoicing_domain::payment_amount::{self as amount_text, MajorAmount};
+use invoicing_domain::payment_amount::{
+    self as amount_text, reported, InvoiceBalance, MajorAmount,
+};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::Repositories;
 use invoicing_domain::validation::FieldError;
@@ -50,8 +52,10 @@ struct InvoicePage {
     show_due: bool,
     amount_due: String,
     token: String,
-    /// The report form, while the invoice takes payments.
+    /// The report form, while the invoice takes payments that are neither made nor reported.
     accepts_reports: bool,
+    /// The customer's reports being checked, in their words ("We have your report of …").
+    reports_checked: Vec<String>,
     amount_value: String,
     reference_value: String,
     form_errors: Vec<String>,
@@ -76,6 +80,28 @@ impl InvoicePage {
         let cur = inv.currency;
         let t = p.parties.locale();
         let due = Money::new(inv.amount_due_cents).unwrap_or(Money::ZERO);
+        // The form offers, prefilled, only what is neither paid nor reported (SPEC §13).
+        let left = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
+            .and_then(|b| b.with_credited(inv.amount_credited_cents))
+            .map(|b| b.reportable(reported(&p.payments)))
+            .unwrap_or(due);
+        let reports_checked = if inv.status.is_open() {
+            p.payments
+                .iter()
+                .filter(|pay| pay.status == PaymentStatus::Pending)
+                .map(|pay| {
+                    t.fill(
+                        "report.received",
+                        &[
+                            ("amount", &money(t, pay.amount_cents, cur)),
+                            ("date", &t.date(pay.created_at.date_naive())),
+                        ],
+                    )
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let merchant = p.parties.issuer.display_name();
         let number = inv.invoice_number.as_str();
         InvoicePage {
@@ -92,8 +118,9 @@ impl InvoicePage {
             show_due: inv.status.is_open(),
             amount_due: money(t, inv.amount_due_cents, cur),
             token,
-            accepts_reports: inv.status.is_open() && due > Money::ZERO,
-            amount_value: MajorAmount::format(due, cur),
+            accepts_reports: inv.status.is_open() && left > Money::ZERO,
+            reports_checked,
+            amount_value: MajorAmount::format(left, cur),
             reference_value: String::new(),
             form_errors: Vec::new(),
             thanks: None,
@@ -326,6 +353,7 @@ pub async fn report(
             form.amount.as_deref(),
             form.reference.as_deref(),
             &shown.invoice,
+            reported(&shown.payments),
         );
         if !found.is_empty() {
             let currency = shown.invoice.currency;

@@ -20,15 +20,19 @@ pub(crate) enum Problem {
     NotPositive,
     TooLarge,
     ExceedsDue(Money),
+    /// More than is neither paid nor reported yet (zero: everything is being checked).
+    ExceedsUnreported(Money),
     ReferenceMissing,
     ReferenceTooLong,
 }
 
-/// What is wrong with the form for this invoice; empty when it may be recorded.
+/// What is wrong with the form for this invoice, `reported` being what the customer reported
+/// before and is being checked; empty when it may be recorded.
 pub(crate) fn problems(
     amount: Option<&str>,
     reference: Option<&str>,
     inv: &Invoice,
+    reported: Money,
 ) -> Vec<Problem> {
     let mut found = Vec::new();
     match amount.map(str::trim).filter(|a| !a.is_empty()) {
@@ -43,9 +47,12 @@ pub(crate) fn problems(
                 Ok(paid) => {
                     let balance = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
                         .and_then(|b| b.with_credited(inv.amount_credited_cents));
-                    match balance.map(|b| b.apply(paid)) {
+                    match balance.map(|b| b.check_report(paid, reported)) {
                         Ok(Err(PaymentAmountError::ExceedsDue { due })) => {
                             found.push(Problem::ExceedsDue(due))
+                        }
+                        Ok(Err(PaymentAmountError::ExceedsUnreported { left })) => {
+                            found.push(Problem::ExceedsUnreported(left))
                         }
                         Ok(Err(PaymentAmountError::NotPositive)) => {
                             found.push(Problem::NotPositive)
@@ -88,6 +95,13 @@ pub(crate) fn describe(t: Locale, problem: &Problem, currency: Currency) -> Stri
         Problem::ExceedsDue(due) => t.fill(
             "form.amount.exceeds_due",
             &[("amount", &t.money(*due, currency))],
+        ),
+        Problem::ExceedsUnreported(left) if *left == Money::ZERO => {
+            t.text("form.amount.all_reported").to_string()
+        }
+        Problem::ExceedsUnreported(left) => t.fill(
+            "form.amount.exceeds_unreported",
+            &[("amount", &t.money(*left, currency))],
         ),
         Problem::ReferenceMissing => t.text("form.reference.required").to_string(),
         Problem::ReferenceTooLong => t.fill(
