@@ -214,8 +214,10 @@ fn an_invoice_email_reaches_the_customer_in_their_language() {
         .unwrap()
         .starts_with("text/html"));
 
-    // The log says sent, with the Message-ID, and `email.sent` was written.
-    let e = last_email(&api);
+    // The log says sent, with the Message-ID, and `email.sent` was written. The server records
+    // `sent` after the SMTP exchange ends, so the sink may hold the message a moment before.
+    let eid = last_email(&api)["id"].as_i64().unwrap();
+    let e = wait_email(&api, eid, 30, |e| e["status"] != "queued");
     assert_eq!(e["status"], "sent");
     assert_eq!(e["attempts"], 1);
     assert_eq!(e["message_id"], format!("<{message_id}>"));
@@ -391,7 +393,10 @@ fn smtps_with_a_private_ca() {
         true,
         "sent over TLS"
     );
-    assert_eq!(last_email(&api)["status"], "sent");
+    // Recorded once the SMTP exchange has ended, which may be after the sink holds the message.
+    let eid = last_email(&api)["id"].as_i64().unwrap();
+    let e = wait_email(&api, eid, 30, |e| e["status"] != "queued");
+    assert_eq!(e["status"], "sent", "{e}");
     assert!(server.stop().success());
     sink.stop();
     let _ = std::fs::remove_dir_all(&dir);
