@@ -104,11 +104,23 @@ fn signed_delivery_filtering_retries_redelivery_and_rotation() {
         gaps.iter().all(|g| (1..=3).contains(g)),
         "about a second apart: {gaps:?}"
     );
-    let log = api.ok(
-        "GET",
-        &format!("/webhooks/{wh}/deliveries?per_page=3"),
-        None,
-    );
+    // The last attempt's outcome is written after its answer arrived: wait for that state.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let log = loop {
+        let log = api.ok(
+            "GET",
+            &format!("/webhooks/{wh}/deliveries?per_page=3"),
+            None,
+        );
+        if log["data"][0]["state"] == "failed" {
+            break log;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the third attempt was never recorded as failed: {log}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
     let states: Vec<(&str, i64, i64)> = log["data"]
         .as_array()
         .unwrap()
