@@ -72,7 +72,7 @@ RULES = [
 # message) regular expressions: a report's or statement's range (SPEC §22), where `to` may
 # also default to today.
 PARAMETER_RULES = [
-    (r"from", r"must not be after to \(\d{4}-\d{2}-\d{2}\)"),
+    (r"from", r"(from: )?must not be after to \(\d{4}-\d{2}-\d{2}\)"),
 ]
 
 # Refusals about stored documents rather than the request: an invoice that lacks what EN 16931
