@@ -84,6 +84,8 @@ struct ErrorPage {
     heading: &'static str,
     message: String,
     details: Vec<String>,
+    /// Where the refusal is put right, when a screen elsewhere does it: (link, text).
+    fix: Option<(&'static str, &'static str)>,
     back: &'static str,
 }
 
@@ -97,8 +99,12 @@ pub(crate) fn error_page(t: Locale, e: &ApiError) -> HttpResponse {
         s if s.is_server_error() => "dash.error.unavailable",
         _ => "dash.error.refused",
     };
+    // A live document refused for the seller's profile (SPEC §27) is put right in Settings.
+    let seller_missing = e.details.iter().any(|d| d.param.starts_with("account."));
     let message = if e.status.is_server_error() {
         t.text("dash.error.try_again").to_string()
+    } else if seller_missing {
+        t.text("dash.error.profile_needed").to_string()
     } else if e.status == StatusCode::FORBIDDEN && e.code == "insufficient_permissions" {
         t.text("dash.error.role").to_string()
     } else {
@@ -108,11 +114,15 @@ pub(crate) fn error_page(t: Locale, e: &ApiError) -> HttpResponse {
         lang: t.code(),
         heading: t.text(heading),
         message,
-        details: e
-            .details
-            .iter()
-            .map(|d| format!("{}: {}", d.param, d.message))
-            .collect(),
+        details: if seller_missing {
+            Vec::new()
+        } else {
+            e.details
+                .iter()
+                .map(|d| format!("{}: {}", d.param, d.message))
+                .collect()
+        },
+        fix: seller_missing.then(|| ("/dashboard/settings", t.text("dash.error.to_settings"))),
         back: t.text("dash.back_home"),
     };
     let body = page.render().unwrap_or_else(|_| e.message.clone());

@@ -1144,6 +1144,22 @@ async fn an_owner_copies_the_test_profile_to_live(h: Harness) {
     let live = h.live_key();
     let before = call!(&app, h.req_as(&live, Method::GET, "/api/v1/account")).body;
     assert!(before["legal_name"].is_null());
+    // A live invoice cannot go out yet: the refusal says what to add and links to Settings.
+    let draft = call!(
+        &app,
+        h.req_as(&live, Method::POST, "/api/v1/invoices"),
+        json!({"customer": {"name": "Ana", "email": "ana@example.com"},
+            "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]})
+    );
+    let send_path = format!("/dashboard/invoices/{}/send", draft.body["id"]);
+    let r = send_raw(&app, s.post(&send_path, &[])).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let page = r.text();
+    assert!(
+        page.contains("legal name and its address with the country in Settings"),
+        "{page}"
+    );
+    assert!(page.contains("href=\"/dashboard/settings\""), "{page}");
     let r = send_raw(&app, s.post("/dashboard/settings/copy-to-live", &[])).await;
     assert_eq!(r.status, 303, "{}", r.text());
     assert_eq!(
@@ -1160,4 +1176,6 @@ async fn an_owner_copies_the_test_profile_to_live(h: Harness) {
         page.contains("Acme Handels GmbH"),
         "the live form shows the copy"
     );
+    let r = send_raw(&app, s.post(&send_path, &[])).await;
+    assert_eq!(r.status, 303, "now it goes out: {}", r.text());
 }
