@@ -104,7 +104,8 @@ fn signed_delivery_filtering_retries_redelivery_and_rotation() {
         gaps.iter().all(|g| (1..=3).contains(g)),
         "about a second apart: {gaps:?}"
     );
-    // The last attempt's outcome is written after its answer arrived: wait for that state.
+    // Each attempt's outcome is written after its answer arrived: wait for the last one, and
+    // for all six (the three successes above included) to be in the log.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let log = loop {
         let log = api.ok(
@@ -112,12 +113,12 @@ fn signed_delivery_filtering_retries_redelivery_and_rotation() {
             &format!("/webhooks/{wh}/deliveries?per_page=3"),
             None,
         );
-        if log["data"][0]["state"] == "failed" {
+        if log["data"][0]["state"] == "failed" && log["total"] == 6 {
             break log;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the third attempt was never recorded as failed: {log}"
+            "the third attempt was never recorded as failed, or not all six attempts were: {log}"
         );
         std::thread::sleep(Duration::from_millis(200));
     };
@@ -198,11 +199,24 @@ fn signed_delivery_filtering_retries_redelivery_and_rotation() {
         test_events.iter().all(|e| e["livemode"] == false),
         "{test_events:?}"
     );
-    let live_log = live_api.ok(
-        "GET",
-        &format!("/webhooks/{}/deliveries", live_wh["id"]),
-        None,
-    );
+    // Nothing above waited for the live attempt (refused: nothing speaks TLS there); it is
+    // logged once it has ended.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let live_log = loop {
+        let live_log = live_api.ok(
+            "GET",
+            &format!("/webhooks/{}/deliveries", live_wh["id"]),
+            None,
+        );
+        if live_log["total"].as_i64() >= Some(1) {
+            break live_log;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the live endpoint's attempt was never logged: {live_log}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
     assert!(live_log["total"].as_i64().unwrap() >= 1, "{live_log}");
     for attempt in live_log["data"].as_array().unwrap() {
         let e = live_api.ok("GET", &format!("/events/{}", attempt["event_id"]), None);
@@ -250,12 +264,29 @@ fn pending_deliveries_survive_a_restart() {
         "the same three events, delivered after the restart"
     );
     let api = Api::new(&server, &dir, &key);
-    std::thread::sleep(Duration::from_millis(500));
-    let log = api.ok(
-        "GET",
-        &format!("/webhooks/{}/deliveries", endpoint["id"]),
-        None,
-    );
+    // Each success is logged after the receiver answered it: wait until all three are.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let log = loop {
+        let log = api.ok(
+            "GET",
+            &format!("/webhooks/{}/deliveries", endpoint["id"]),
+            None,
+        );
+        let succeeded = log["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["state"] == "succeeded")
+            .count();
+        if succeeded >= 3 {
+            break log;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the deliveries after the restart were never all logged as succeeded: {log}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
     let states: Vec<&str> = log["data"]
         .as_array()
         .unwrap()

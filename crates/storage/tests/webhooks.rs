@@ -1188,8 +1188,26 @@ fn postgres_a_committed_job_wakes_the_workers_of_every_process() {
     let endpoint = register(&db, a, &["*"]);
     let event = add_customer(&db, a, "ada@example.com");
     listen(&db.url);
-    // The listener is up once it has rung for its (re)connection.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // The listener is up once its connection has run LISTEN: a notification before that is
+    // lost, so wait for it rather than for a time.
+    {
+        use diesel::{Connection, PgConnection, RunQueryDsl};
+        let mut watcher = PgConnection::establish(&db.url).unwrap();
+        let listening = || {
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                "(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                  AND query = 'LISTEN invoicing_jobs')",
+            ))
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while listening().get_result::<i64>(&mut watcher).unwrap() == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the job listener never ran LISTEN"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
     let insert = format!(
         "INSERT INTO webhook_deliveries (account_id, livemode, endpoint_id, event_id, state, \
          attempts, next_attempt_at, created_at, updated_at) VALUES ({}, false, {}, {}, \

@@ -136,12 +136,19 @@ fn a_backup_taken_under_writes_restores_everything_acknowledged_before_it() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(1500));
-    let before: Vec<i64> = acknowledged.lock().unwrap().clone();
-    assert!(
-        before.len() > 20,
-        "the clients were writing: {}",
-        before.len()
-    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let before: Vec<i64> = loop {
+        let before = acknowledged.lock().unwrap().clone();
+        if before.len() > 20 {
+            break before;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the clients were writing: {}",
+            before.len()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let backup = dir.join("backups/first.db");
     let written = cli(&dir, &["backup", "--to", backup.to_str().unwrap()]);
     assert_eq!(written["path"], backup.to_str().unwrap());
@@ -151,6 +158,14 @@ fn a_backup_taken_under_writes_restores_everything_acknowledged_before_it() {
     );
     assert!(written["took_ms"].is_u64());
     std::thread::sleep(Duration::from_millis(500));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while acknowledged.lock().unwrap().len() <= before.len() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no write acknowledged after the backup began"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     stop.store(true, Ordering::Relaxed);
     for c in clients {
         c.join().unwrap();
@@ -257,15 +272,20 @@ fn the_server_takes_scheduled_backups_and_keeps_the_newest_n() {
         names.sort();
         names
     };
-    // Five periods or more pass; three stay.
+    // Five periods or more pass; three stay. A backup is written under its name before the old
+    // ones go: stop the server only once the newest has been pruned after, not between the two.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let mut seen = std::collections::BTreeSet::new();
-    while seen.len() < 5 {
+    loop {
+        let now = listed();
+        seen.extend(now.iter().cloned());
+        if seen.len() >= 5 && now.len() == 3 {
+            break;
+        }
         assert!(
             std::time::Instant::now() < deadline,
-            "backups seen: {seen:?}"
+            "backups seen: {seen:?}, listed: {now:?}"
         );
-        seen.extend(listed());
         std::thread::sleep(Duration::from_millis(200));
     }
     drop(server);
