@@ -156,6 +156,20 @@ pub enum AmountTextError {
     NotPositive,
     #[error("is too large")]
     TooLarge,
+    /// A mark that may be a decimal point or grouping (`1.453` on a French page); the example
+    /// is the amount written as the page's locale writes it.
+    #[error("is ambiguous: write it as {0}")]
+    Ambiguous(String),
+}
+
+/// Whether `text` is digits grouped by `mark` as people group them: a first group of one to
+/// three digits, then groups of exactly three.
+fn grouped(text: &str, mark: char) -> bool {
+    let mut parts = text.split(mark);
+    let first_ok = parts
+        .next()
+        .is_some_and(|p| (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    first_ok && parts.all(|p| p.len() == 3 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The most fraction digits any currency has (CLF, UYW: 4).
@@ -205,6 +219,103 @@ impl MajorAmount {
         Ok(MajorAmount { digits, scale })
     }
 
+    /// An amount as a person types it on a page in `locale` (SPEC §27): the locale's decimal
+    /// separator, its digit grouping (any space groups too), with or without the currency's sign
+    /// or code: de `1.453,00`, `1.453,00 €`; fr `1 453,00`; en `1,453.00`. The other
+    /// punctuation mark alone reads as a decimal point where it cannot be grouping (`12.50` typed
+    /// on a German page), and as grouping where the locale groups with it (`1.453` in German is
+    /// 1453). A mark that could be either in a locale that groups with spaces (`1.453` in French)
+    /// is ambiguous: refused with an example in the locale's own writing.
+    pub fn parse_in(
+        text: &str,
+        locale: crate::locale::Locale,
+        currency: Currency,
+    ) -> Result<MajorAmount, AmountTextError> {
+        let ambiguous = || {
+            let example = Money::new(145_300 * 10i64.pow(u32::from(currency.exponent())) / 100)
+                .map(|m| locale.amount_field(m, currency))
+                .unwrap_or_default();
+            AmountTextError::Ambiguous(example)
+        };
+        let mut s = text.trim().to_string();
+        if s.chars().count() > MAX_TEXT * 2 {
+            return Err(AmountTextError::Invalid);
+        }
+        for sign in [
+            locale.currency_sign(currency),
+            currency.code(),
+            "€",
+            "$",
+            "£",
+        ] {
+            if let Some(rest) = s.strip_prefix(sign) {
+                s = rest.to_string();
+            }
+            if let Some(rest) = s.strip_suffix(sign) {
+                s = rest.to_string();
+            }
+        }
+        let decimal = locale.decimal_separator();
+        let group = if locale.group_separator().is_whitespace() {
+            ' '
+        } else {
+            locale.group_separator()
+        };
+        // Spaces of any kind are grouping; the rest must be digits or the two marks.
+        let s: String = s
+            .trim()
+            .chars()
+            .map(|c| if c.is_whitespace() { ' ' } else { c })
+            .collect();
+        if s.chars()
+            .any(|c| !(c.is_ascii_digit() || c == '.' || c == ',' || c == ' '))
+        {
+            return Err(AmountTextError::Invalid);
+        }
+        let other = if decimal == '.' { ',' } else { '.' };
+        let (whole, fraction) = match (s.matches(decimal).count(), s.matches(other).count()) {
+            (0, 0) => (s.as_str(), ""),
+            (1, _) => {
+                let at = s.rfind(decimal).unwrap_or(0);
+                (&s[..at], &s[at + 1..])
+            }
+            (0, n) => {
+                let at = s.rfind(other).unwrap_or(0);
+                let after = &s[at + 1..];
+                let groups_by_other = other == group && grouped(&s, other);
+                if groups_by_other {
+                    (s.as_str(), "")
+                } else if n == 1 && after.len() != 3 {
+                    // Cannot be grouping: a decimal point from another habit.
+                    (&s[..at], after)
+                } else if n == 1 {
+                    return Err(ambiguous());
+                } else {
+                    return Err(AmountTextError::Invalid);
+                }
+            }
+            _ => return Err(AmountTextError::Invalid),
+        };
+        // What stands before the decimal point may be grouped, by the locale's mark or spaces.
+        let marks = |c: char| c == group || c == ' ' || (c == other && other == group);
+        let whole_digits: String = if whole.chars().any(marks) {
+            if !grouped(whole, if whole.contains(' ') { ' ' } else { group }) {
+                return Err(AmountTextError::Invalid);
+            }
+            whole.chars().filter(char::is_ascii_digit).collect()
+        } else {
+            whole.to_string()
+        };
+        if fraction.chars().any(|c| !c.is_ascii_digit()) || whole_digits.contains(other) {
+            return Err(AmountTextError::Invalid);
+        }
+        if fraction.is_empty() {
+            MajorAmount::parse(&whole_digits)
+        } else {
+            MajorAmount::parse(&format!("{whole_digits}.{fraction}"))
+        }
+    }
+
     /// The amount in `currency`'s minor unit.
     pub fn to_minor(self, currency: Currency) -> Result<Money, AmountTextError> {
         let exponent = u32::from(currency.exponent());
@@ -251,6 +362,63 @@ mod tests {
 
     fn m(v: i64) -> Money {
         Money::new(v).unwrap()
+    }
+
+    #[test]
+    fn amounts_read_as_each_locale_writes_them() {
+        use crate::locale::Locale::{self, *};
+        let eur = cur("EUR");
+        let read = |text: &str, l: Locale| {
+            MajorAmount::parse_in(text, l, eur).and_then(|a| a.to_minor(eur))
+        };
+        for (text, locale, minor) in [
+            ("1.453,00", De, 145_300),
+            ("1.453,00 €", De, 145_300),
+            ("€ 1.453,00", Nl, 145_300),
+            ("1.453", De, 145_300),
+            ("12.50", De, 1_250),
+            ("12,5", De, 1_250),
+            ("1453", Es, 145_300),
+            ("1 453,00", Fr, 145_300),
+            ("1\u{202f}453,00\u{a0}€", Fr, 145_300),
+            ("12.50", Fr, 1_250),
+            ("1,453.00", En, 145_300),
+            ("€1,453.00", En, 145_300),
+            ("1,453", En, 145_300),
+            ("12,50", En, 1_250),
+            ("1 453.00", En, 145_300),
+            ("EUR 1.000.000,01", Pt, 100_000_001),
+        ] {
+            assert_eq!(
+                read(text, locale).map(|m| m.minor()),
+                Ok(minor),
+                "{text} in {locale:?}"
+            );
+        }
+        // Ambiguous where the locale groups with spaces: refused with its own writing.
+        assert_eq!(
+            read("1.453", Fr),
+            Err(AmountTextError::Ambiguous("1\u{202f}453,00".into()))
+        );
+        for (text, locale) in [
+            ("1,453.00", De),
+            ("1.45.3", De),
+            ("12,3,4", En),
+            ("1.4530,00", De),
+            ("abc", En),
+            ("1 45,00", Fr),
+        ] {
+            assert!(read(text, locale).is_err(), "{text} in {locale:?}");
+        }
+        // What a field shows is what it reads back.
+        for locale in Locale::ALL {
+            let shown = locale.amount_field(Money::new(145_300).unwrap(), eur);
+            assert_eq!(
+                read(&shown, locale).map(|m| m.minor()),
+                Ok(145_300),
+                "{shown}"
+            );
+        }
     }
 
     #[test]

@@ -119,6 +119,35 @@ impl Locale {
         }
     }
 
+    /// The decimal separator people write in this locale (`.` in English, `,` elsewhere).
+    pub fn decimal_separator(self) -> char {
+        self.conventions().decimal
+    }
+
+    /// The digit-group separator people write in this locale (`,` en, `.` de/es/nl/pt; French
+    /// writes a narrow no-break space, and people type any space).
+    pub fn group_separator(self) -> char {
+        self.conventions().group
+    }
+
+    /// An amount as a form field shows it in this locale: its separators, the currency's
+    /// decimals, no sign (en `1,453.00`, de `1.453,00`, fr `1 453,00`), read back by
+    /// `MajorAmount::parse_in`.
+    pub fn amount_field(self, amount: Money, currency: Currency) -> String {
+        let c = self.conventions();
+        let exponent = u32::from(currency.exponent());
+        let scale = 10u64.checked_pow(exponent).unwrap_or(u64::MAX);
+        let magnitude = amount.minor().unsigned_abs();
+        let fraction = (exponent > 0).then(|| Fraction::Fixed(magnitude % scale, exponent));
+        let minus = if amount.is_negative() { "-" } else { "" };
+        format!("{minus}{}", c.number(magnitude / scale, fraction))
+    }
+
+    /// The currency's sign as this locale writes it, or its code.
+    pub fn currency_sign(self, currency: Currency) -> &'static str {
+        self.currency_symbol(currency).unwrap_or(currency.code())
+    }
+
     /// A calendar date: en `Dec 31, 2026`, de `31.12.2026`, fr/es/pt `31/12/2026`,
     /// nl `31-12-2026`.
     pub fn date(self, date: NaiveDate) -> String {

@@ -591,7 +591,7 @@ async fn the_page_form_is_checked_and_never_pays(h: Harness) {
         ),
         (
             format!("token={t}&amount=twelve&reference=R"),
-            "Please enter an amount such as 12.50.",
+            "Please enter an amount such as 1,453.00.",
         ),
         (
             format!("token={t}&amount=5&reference=+"),
@@ -757,6 +757,7 @@ async fn other_tenants_get_403_on_every_route(h: Harness) {
 }
 
 http_tests!(
+    amounts_are_read_as_the_page_writes_them,
     a_reported_transfer_is_not_reported_twice,
     partial_report_then_verified_rest_pays_the_invoice,
     payment_routes_answer_every_status,
@@ -829,4 +830,66 @@ async fn a_reported_transfer_is_not_reported_twice(h: Harness) {
     assert_eq!(r.status, 200, "{}", r.body);
     let (_, body, _) = html(&app, h.anonymous(Method::GET, &page)).await;
     assert!(body.contains("value=\"10.00\""), "{body}");
+}
+
+/// SPEC §27: a German page shows and reads `1.453,00`, a French one `1 453,00`; an amount the
+/// page's locale could read two ways is refused with an example in its own writing.
+async fn amounts_are_read_as_the_page_writes_them(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let mut ids = Vec::new();
+    for (email, locale) in [("de@example.com", "de"), ("fr@example.com", "fr")] {
+        let inv = call!(
+            &app,
+            h.req(Method::POST, "/api/v1/invoices"),
+            json!({"customer": {"name": "Kunde", "email": email, "locale": locale},
+                "line_items": [{"description": "Arbeit", "quantity": 1, "unit_price_cents": 145_300}]})
+        )
+        .body;
+        let path = format!("/api/v1/invoices/{}/send", inv["id"]);
+        assert_eq!(call!(&app, h.req(Method::POST, &path)).status, 200);
+        ids.push(inv);
+    }
+    let (de, fr) = (&ids[0], &ids[1]);
+    let (_, page, _) = html(&app, h.anonymous(Method::GET, &page_path(de))).await;
+    assert!(
+        page.contains("value=\"1.453,00\""),
+        "prefilled as German writes it: {page}"
+    );
+    let post = |inv: &Value, amount: &str| {
+        form(
+            &h,
+            &format!(
+                "/invoice/{}/payments",
+                inv["invoice_number"].as_str().unwrap()
+            ),
+            &format!(
+                "token={}&amount={}&reference=SEPA-1",
+                token(inv),
+                form_urlencoded::byte_serialize(amount.as_bytes()).collect::<String>()
+            ),
+        )
+    };
+    let (status, body, _) = html(&app, post(de, "1.453,00 €")).await;
+    assert_eq!(status, 303, "{body}");
+    let (_, page, _) = html(&app, h.anonymous(Method::GET, &page_path(fr))).await;
+    assert!(
+        page.contains("value=\"1\u{202f}453,00\""),
+        "prefilled as French writes it"
+    );
+    let (status, refused, _) = html(&app, post(fr, "1.453")).await;
+    assert_eq!(status, 422);
+    assert!(
+        refused.contains("1\u{202f}453,00"),
+        "an example in French: {refused}"
+    );
+    let (status, _, _) = html(&app, post(fr, "1 453,00")).await;
+    assert_eq!(status, 303);
+    let pending = call!(&app, h.req(Method::GET, "/api/v1/payments?status=pending"));
+    let amounts: Vec<i64> = pending.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["amount_cents"].as_i64().unwrap())
+        .collect();
+    assert_eq!(amounts, [145_300, 145_300], "{}", pending.body);
 }

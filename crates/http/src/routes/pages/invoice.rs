@@ -120,7 +120,7 @@ impl InvoicePage {
             token,
             accepts_reports: inv.status.is_open() && left > Money::ZERO,
             reports_checked,
-            amount_value: MajorAmount::format(left, cur),
+            amount_value: t.amount_field(left, cur),
             reference_value: String::new(),
             form_errors: Vec::new(),
             thanks: None,
@@ -252,9 +252,10 @@ impl utoipa::PartialSchema for PaymentReportForm {
                 "amount",
                 form_text(
                     amount_text::MAX_TEXT,
-                    "In major units as typed, e.g. `12.50` or `12,50`: digits with at most one \
-                     separator and 4 decimals (fewer where the currency has fewer), more than 0 \
-                     and at most the amount due",
+                    "In major units as the page's language writes them, e.g. `1,453.00` (en), \
+                     `1.453,00` (de), `1 453,00` (fr), with or without the currency's sign: at \
+                     most 4 decimals (fewer where the currency has fewer), more than 0 and at \
+                     most what is neither paid nor reported",
                 )
                 .pattern(Some(AMOUNT_PATTERN)),
             )
@@ -271,8 +272,9 @@ impl utoipa::PartialSchema for PaymentReportForm {
 
 impl utoipa::ToSchema for PaymentReportForm {}
 
-/// What [`MajorAmount::parse`] reads once the text is trimmed.
-const AMOUNT_PATTERN: &str = r"^\s*([0-9]+([.,][0-9]{0,4})?|[.,][0-9]{1,4})\s*$";
+/// The shape of what [`MajorAmount::parse_in`] reads: digits with separators and spaces, a
+/// currency sign or code before or after (the grouping itself is the parser's to check).
+const AMOUNT_PATTERN: &str = r"^\s*[^0-9\s]{0,4}\s*[0-9.,][0-9.,\s]*\s*[^0-9\s]{0,4}\s*$";
 
 /// The page again, answering 422 with what the customer typed and what is wrong with it, so
 /// they can correct it without losing their input.
@@ -354,6 +356,7 @@ pub async fn report(
             form.reference.as_deref(),
             &shown.invoice,
             reported(&shown.payments),
+            locale,
         );
         if !found.is_empty() {
             let currency = shown.invoice.currency;
@@ -364,8 +367,17 @@ pub async fn report(
             return refused(&state, number, token, typed, messages).await;
         }
     }
+    // The amount as the page's locale writes it (`1.453,00`), handed on as the operation reads
+    // amounts; text the locale cannot read goes on as typed, for the operation to refuse.
+    let currency = shown.invoice.currency;
+    let amount = form.amount.map(|typed| {
+        MajorAmount::parse_in(&typed, locale, currency)
+            .and_then(|a| a.to_minor(currency))
+            .map(|m| MajorAmount::format(m, currency))
+            .unwrap_or(typed)
+    });
     let input = PaymentReportInput {
-        amount: form.amount,
+        amount,
         reference: form.reference,
     };
     let report = match input.parse() {

@@ -1,6 +1,7 @@
 //! The "report a payment" form's problems in the customer's words (SPEC §16). Each is a typed
-//! cause read from the domain's own parsers (amount text, the currency's exponent, the invoice's
-//! balance) and shown through the `form.*` catalogue keys; the API keeps the English messages.
+//! cause read from the domain's own parsers (amount text as the page's locale writes it (§27),
+//! the currency's exponent, the invoice's balance) and shown through the `form.*` catalogue
+//! keys; the API keeps the English messages.
 
 use invoicing_domain::currency::Currency;
 use invoicing_domain::invoice::Invoice;
@@ -33,14 +34,18 @@ pub(crate) fn problems(
     reference: Option<&str>,
     inv: &Invoice,
     reported: Money,
+    locale: Locale,
 ) -> Vec<Problem> {
     let mut found = Vec::new();
     match amount.map(str::trim).filter(|a| !a.is_empty()) {
         None => found.push(Problem::AmountMissing),
         Some(text) => {
-            let minor = MajorAmount::parse(text).and_then(|a| a.to_minor(inv.currency));
+            let minor = MajorAmount::parse_in(text, locale, inv.currency)
+                .and_then(|a| a.to_minor(inv.currency));
             match minor {
-                Err(AmountTextError::Invalid) => found.push(Problem::AmountUnreadable),
+                Err(AmountTextError::Invalid | AmountTextError::Ambiguous(_)) => {
+                    found.push(Problem::AmountUnreadable)
+                }
                 Err(AmountTextError::TooPrecise(_)) => found.push(Problem::TooPrecise),
                 Err(AmountTextError::NotPositive) => found.push(Problem::NotPositive),
                 Err(AmountTextError::TooLarge) => found.push(Problem::TooLarge),
@@ -78,8 +83,9 @@ pub(crate) fn describe(t: Locale, problem: &Problem, currency: Currency) -> Stri
     match problem {
         Problem::AmountMissing => t.text("form.amount.required").to_string(),
         Problem::AmountUnreadable => {
-            let example = Money::new(1250 * 10i64.pow(u32::from(currency.exponent())) / 100)
-                .map(|m| MajorAmount::format(m, currency))
+            // In the page's own writing, with grouping: `1.453,00` on a German page.
+            let example = Money::new(145_300 * 10i64.pow(u32::from(currency.exponent())) / 100)
+                .map(|m| t.amount_field(m, currency))
                 .unwrap_or_else(|_| "12.50".into());
             t.fill("form.amount.invalid", &[("example", &example)])
         }
