@@ -23,8 +23,8 @@ use invoicing_domain::customer::CustomerInput;
 use invoicing_domain::document_lines::{LineItemInput, LineItemView};
 use invoicing_domain::invoice::{Invoice, InvoiceId, InvoiceInput, InvoicePatchInput};
 use invoicing_domain::invoice_status::InvoiceStatus;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
-use invoicing_domain::payment_amount::MajorAmount;
 use invoicing_domain::quotation::{Quotation, QuotationId, QuotationInput, QuotationPatchInput};
 use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::recurring::{
@@ -208,14 +208,14 @@ impl Typed {
         }
     }
 
-    fn of_recurring(r: &RecurringInvoice) -> Typed {
+    fn of_recurring(r: &RecurringInvoice, t: Locale) -> Typed {
         Typed {
             customer_id: r.customer_id.0.to_string(),
             currency: r.currency.code().to_string(),
             payment_terms: r.payment_terms.clone(),
             date: r.start_date.to_string(),
             notes: r.notes.clone().unwrap_or_default(),
-            lines: Typed::of_lines(r.currency, &r.line_items),
+            lines: Typed::of_lines(r.currency, &r.line_items, t),
             interval: r.interval.as_str().to_string(),
             interval_count: r.interval_count.to_string(),
             end_date: r.end_date.map(|d| d.to_string()).unwrap_or_default(),
@@ -225,7 +225,8 @@ impl Typed {
         }
     }
 
-    fn of_lines(cur: Currency, lines: &[LineItemView]) -> Vec<LineField> {
+    /// The lines as the form shows them, prices as `t` writes amounts (SPEC §27).
+    fn of_lines(cur: Currency, lines: &[LineItemView], t: Locale) -> Vec<LineField> {
         lines
             .iter()
             .enumerate()
@@ -235,7 +236,7 @@ impl Typed {
                 description: l.description.clone(),
                 quantity: l.quantity.to_string(),
                 unit_price: Money::new(l.unit_price_cents)
-                    .map(|m| MajorAmount::format(m, cur))
+                    .map(|m| t.amount_field(m, cur))
                     .unwrap_or_default(),
                 tax_rate: l.tax_rate.to_string(),
                 unit: l.unit.clone(),
@@ -248,7 +249,7 @@ impl Typed {
             .collect()
     }
 
-    fn of_invoice(inv: &Invoice) -> Typed {
+    fn of_invoice(inv: &Invoice, t: Locale) -> Typed {
         Typed {
             customer_id: inv.customer_id.0.to_string(),
             new_name: String::new(),
@@ -257,12 +258,12 @@ impl Typed {
             payment_terms: String::new(),
             date: inv.due_date.to_string(),
             notes: inv.notes.clone().unwrap_or_default(),
-            lines: Typed::of_lines(inv.currency, &inv.line_items),
+            lines: Typed::of_lines(inv.currency, &inv.line_items, t),
             ..Typed::blank(inv.currency)
         }
     }
 
-    fn of_quotation(q: &Quotation) -> Typed {
+    fn of_quotation(q: &Quotation, t: Locale) -> Typed {
         Typed {
             customer_id: q.customer_id.0.to_string(),
             new_name: String::new(),
@@ -271,7 +272,7 @@ impl Typed {
             payment_terms: String::new(),
             date: q.valid_until.to_string(),
             notes: q.notes.clone().unwrap_or_default(),
-            lines: Typed::of_lines(q.currency, &q.line_items),
+            lines: Typed::of_lines(q.currency, &q.line_items, t),
             ..Typed::blank(q.currency)
         }
     }
@@ -314,7 +315,7 @@ impl Typed {
 
     /// The lines as the API takes them; a price that is no amount of the currency is refused
     /// here, beside its field.
-    fn line_inputs(&self, errors: &mut HashMap<String, String>) -> Vec<LineItemInput> {
+    fn line_inputs(&self, errors: &mut HashMap<String, String>, t: Locale) -> Vec<LineItemInput> {
         let currency = Currency::parse(&self.currency).ok();
         self.lines
             .iter()
@@ -323,7 +324,7 @@ impl Typed {
                 let i = l.index;
                 let unit_price_cents = match (non_blank(&l.unit_price), currency) {
                     (None, _) | (_, None) => None,
-                    (Some(p), Some(cur)) => match price_minor(&p, cur) {
+                    (Some(p), Some(cur)) => match price_minor(&p, cur, t) {
                         Ok(cents) => Some(cents),
                         Err(message) => {
                             errors.insert(format!("lines-{i}-unit_price"), message);
@@ -507,7 +508,7 @@ pub(crate) async fn save_new(
         return show(state, req, &me, &ops, kind, None, typed, HashMap::new()).await;
     }
     let mut errors = HashMap::new();
-    let line_items = typed.line_inputs(&mut errors);
+    let line_items = typed.line_inputs(&mut errors, super::locale_of(req));
     let customer_id = form.id("customer_id").unwrap_or_else(|e| {
         errors.extend(errors_of(&e));
         None
@@ -618,7 +619,12 @@ pub(crate) async fn save_new(
 }
 
 /// What the draft's form starts from: the document, while it is a draft.
-async fn draft(kind: Kind, ops: &Ops, raw_id: i64) -> Result<((i64, String), Typed), ApiError> {
+async fn draft(
+    kind: Kind,
+    ops: &Ops,
+    raw_id: i64,
+    t: Locale,
+) -> Result<((i64, String), Typed), ApiError> {
     ops.caller().require(kind.resource(), Access::Write)?;
     let only_draft = || ApiError::invalid_state_transition("Only a draft can be edited");
     match kind {
@@ -629,7 +635,7 @@ async fn draft(kind: Kind, ops: &Ops, raw_id: i64) -> Result<((i64, String), Typ
             }
             Ok((
                 (inv.id.0, inv.invoice_number.clone()),
-                Typed::of_invoice(&inv),
+                Typed::of_invoice(&inv, t),
             ))
         }
         Kind::Quotation => {
@@ -637,7 +643,7 @@ async fn draft(kind: Kind, ops: &Ops, raw_id: i64) -> Result<((i64, String), Typ
             if q.status != QuotationStatus::Draft {
                 return Err(only_draft());
             }
-            Ok(((q.id.0, q.quote_number.clone()), Typed::of_quotation(&q)))
+            Ok(((q.id.0, q.quote_number.clone()), Typed::of_quotation(&q, t)))
         }
         Kind::Recurring => {
             let r = ops.recurring(Id::parse(&raw_id.to_string())).await?;
@@ -647,7 +653,7 @@ async fn draft(kind: Kind, ops: &Ops, raw_id: i64) -> Result<((i64, String), Typ
                 ));
             }
             // A schedule has no number: the form's title says what it is.
-            Ok(((r.id.0, String::new()), Typed::of_recurring(&r)))
+            Ok(((r.id.0, String::new()), Typed::of_recurring(&r, t)))
         }
     }
 }
@@ -662,7 +668,7 @@ pub(crate) async fn edit_page(
     let me = visitor(state, req).await?;
     let ops = me.ops(state);
     let id = parse_id(kind, raw_id)?;
-    let (editing, typed) = draft(kind, &ops, id).await?;
+    let (editing, typed) = draft(kind, &ops, id, super::locale_of(req)).await?;
     show(
         state,
         req,
@@ -697,7 +703,7 @@ pub(crate) async fn save_edit(
     check_post(&me, req, &form)?;
     let ops = me.ops(state);
     let id = parse_id(kind, raw_id)?;
-    let (editing, stored) = draft(kind, &ops, id).await?;
+    let (editing, stored) = draft(kind, &ops, id, super::locale_of(req)).await?;
     let mut typed = Typed::read(&form);
     if typed.currency.is_empty() {
         // A schedule's form has no currency field: its prices are in the schedule's.
@@ -717,7 +723,7 @@ pub(crate) async fn save_edit(
         .await;
     }
     let mut errors = HashMap::new();
-    let line_items = typed.line_inputs(&mut errors);
+    let line_items = typed.line_inputs(&mut errors, super::locale_of(req));
     let customer_id = form.id("customer_id").unwrap_or_else(|e| {
         errors.extend(errors_of(&e));
         None

@@ -7,6 +7,7 @@ use crate::error::ApiError;
 use crate::routes::pages::{require_form, FormBody};
 use actix_web::HttpRequest;
 use invoicing_domain::currency::Currency;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::payment_amount::MajorAmount;
 
 /// The positive number a dashboard path names (`/…/{id}/…`); anything else is no such `what`.
@@ -110,8 +111,9 @@ pub(crate) fn is_field_mistake(e: &ApiError) -> bool {
     matches!(e.status.as_u16(), 400 | 422)
 }
 
-/// A unit price as typed (`12.50`, `-5`, `0`) in minor units of `currency`.
-pub(crate) fn price_minor(text: &str, currency: Currency) -> Result<i64, String> {
+/// A unit price as typed (`12.50`, `-5`, `0`; `1.200,00` in German: as `t` writes amounts,
+/// SPEC §27) in minor units of `currency`.
+pub(crate) fn price_minor(text: &str, currency: Currency, t: Locale) -> Result<i64, String> {
     let (negative, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text),
@@ -119,7 +121,7 @@ pub(crate) fn price_minor(text: &str, currency: Currency) -> Result<i64, String>
     if !digits.is_empty() && digits.trim_start_matches(['0', '.', ',']).is_empty() {
         return Ok(0);
     }
-    let minor = MajorAmount::parse(digits)
+    let minor = MajorAmount::parse_in(digits, t, currency)
         .and_then(|a| a.to_minor(currency))
         .map_err(|e| e.to_string())?
         .minor();
@@ -179,15 +181,18 @@ mod tests {
     fn prices_are_read_in_the_currencys_exponent() {
         let eur = Currency::parse("EUR").unwrap();
         let jpy = Currency::parse("JPY").unwrap();
-        assert_eq!(price_minor("12.50", eur), Ok(1250));
-        assert_eq!(price_minor("12,5", eur), Ok(1250));
-        assert_eq!(price_minor("-5", eur), Ok(-500));
-        assert_eq!(price_minor("0", eur), Ok(0));
-        assert_eq!(price_minor("0.00", eur), Ok(0));
-        assert_eq!(price_minor("1500", jpy), Ok(1500));
-        assert!(price_minor("1.5", jpy).is_err());
-        assert!(price_minor("abc", eur).is_err());
-        assert!(price_minor("", eur).is_err());
+        let en = Locale::En;
+        assert_eq!(price_minor("12.50", eur, en), Ok(1250));
+        assert_eq!(price_minor("12,5", eur, en), Ok(1250));
+        assert_eq!(price_minor("-5", eur, en), Ok(-500));
+        assert_eq!(price_minor("0", eur, en), Ok(0));
+        assert_eq!(price_minor("0.00", eur, en), Ok(0));
+        assert_eq!(price_minor("1500", jpy, en), Ok(1500));
+        assert!(price_minor("1.5", jpy, en).is_err());
+        assert_eq!(price_minor("1.200,00", eur, Locale::De), Ok(120_000));
+        assert_eq!(price_minor("-1.200,50", eur, Locale::De), Ok(-120_050));
+        assert!(price_minor("abc", eur, en).is_err());
+        assert!(price_minor("", eur, en).is_err());
     }
 
     #[test]

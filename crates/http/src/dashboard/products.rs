@@ -18,8 +18,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::currency::Currency;
+use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
-use invoicing_domain::payment_amount::MajorAmount;
 use invoicing_domain::product::{Product, ProductId, ProductInput, ProductPatchInput};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -110,12 +110,13 @@ struct Fields {
 }
 
 impl Fields {
-    fn of(p: &Product) -> Fields {
+    /// The product as its form shows it, the price as `t` writes amounts (SPEC §27).
+    fn of(p: &Product, t: Locale) -> Fields {
         Fields {
             name: p.name.clone(),
             description: p.description.clone().unwrap_or_default(),
             price: Money::new(p.unit_price_cents)
-                .map(|m| MajorAmount::format(m, p.currency))
+                .map(|m| t.amount_field(m, p.currency))
                 .unwrap_or_default(),
             currency: p.currency.code().to_string(),
             tax_rate: p.tax_rate.to_string(),
@@ -135,14 +136,14 @@ impl Fields {
     }
 
     /// The price in minor units of the currency typed; a mistake is the price field's.
-    fn price_cents(&self) -> Result<Option<i64>, ApiError> {
+    fn price_cents(&self, t: Locale) -> Result<Option<i64>, ApiError> {
         let Some(price) = non_blank(&self.price) else {
             return Ok(None);
         };
         let Ok(currency) = Currency::parse(&self.currency) else {
             return Ok(None); // the currency's own refusal names the field
         };
-        price_minor(&price, currency)
+        price_minor(&price, currency, t)
             .map(Some)
             .map_err(|m| ApiError::invalid_parameter("price", m))
     }
@@ -236,7 +237,7 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         let form = Form::read(&req, &body)?;
         check_post(&me, &req, &form)?;
         let f = Fields::read(&form);
-        let saved = match f.price_cents() {
+        let saved = match f.price_cents(super::locale_of(&req)) {
             Ok(cents) => {
                 let input = ProductInput {
                     name: non_blank(&f.name),
@@ -280,7 +281,7 @@ pub async fn edit_page(
             &me,
             &req,
             Some(product.id.0),
-            Fields::of(&product),
+            Fields::of(&product, super::locale_of(&req)),
             HashMap::new(),
         )
     }
@@ -309,7 +310,7 @@ pub async fn save(
         let form = Form::read(&req, &body)?;
         check_post(&me, &req, &form)?;
         let f = Fields::read(&form);
-        let saved = match f.price_cents() {
+        let saved = match f.price_cents(super::locale_of(&req)) {
             Ok(cents) => {
                 let input = ProductPatchInput {
                     name: Some(non_blank(&f.name)),

@@ -1205,6 +1205,7 @@ async fn a_user_changes_their_password_and_ends_their_sessions(h: Harness) {
 
 http_tests!(
     every_screen_switches_environment_and_takes_its_notice,
+    prices_are_typed_and_shown_as_the_users_language_writes_them,
     a_user_changes_their_password_and_ends_their_sessions,
     the_email_log_shows_what_was_sent_and_what_failed,
     owners_change_the_profile_and_nobody_else_can,
@@ -1254,4 +1255,45 @@ async fn every_screen_switches_environment_and_takes_its_notice(h: Harness) {
             assert!(page.contains("class=\"notice\""), "{to}: the notice shows");
         }
     }
+}
+
+/// SPEC §27: in German the dashboard reads `1.200,00` and shows prices back that way; in English
+/// `1,200.00`.
+async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    let german = |req: TestRequest| {
+        req.insert_header((
+            "cookie",
+            format!("__Host-session={}; __Host-language=de", s.cookie),
+        ))
+    };
+    let fields = [
+        ("csrf", s.csrf.as_str()),
+        ("name", "Beratung"),
+        ("price", "1.200,00"),
+        ("currency", "EUR"),
+        ("tax_rate", "19"),
+        ("active", "on"),
+    ];
+    let r = send_raw(
+        &app,
+        form(
+            german(browser(Method::POST, "/dashboard/products/new")),
+            &fields,
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let listed = call!(&app, h.req(Method::GET, "/api/v1/products")).body;
+    let product = &listed["data"][0];
+    assert_eq!(product["unit_price_cents"], 120_000, "{listed}");
+    let path = format!("/dashboard/products/{}", product["id"]);
+    let page = send_raw(&app, german(browser(Method::GET, &path)))
+        .await
+        .text();
+    assert!(page.contains("value=\"1.200,00\""), "{page}");
+    let page = send_raw(&app, s.get(&path)).await.text();
+    assert!(page.contains("value=\"1,200.00\""), "in English: {page}");
 }

@@ -2,6 +2,7 @@
 //! and returns (303) to the invoice with a notice; the status rules are the operations'.
 
 use crate::dashboard::form::Form;
+use crate::dashboard::locale_of;
 use crate::dashboard::session::{check_post, visitor};
 use crate::dashboard::{respond, see_other, Refusal};
 use crate::error::ApiError;
@@ -77,9 +78,10 @@ pub async fn action(
             }
             "payment" => {
                 let inv = ops.invoice(id).await?;
-                let amount = MajorAmount::parse(&form.raw("amount"))
-                    .and_then(|a| a.to_minor(inv.currency))
-                    .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
+                let amount =
+                    MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
+                        .and_then(|a| a.to_minor(inv.currency))
+                        .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
                 let input = PaymentInput {
                     invoice_id: Some(inv.id.0),
                     amount_cents: Some(amount.minor()),
@@ -100,9 +102,10 @@ pub async fn action(
             }
             "credit" => {
                 let inv = ops.invoice(id).await?;
-                let amount = MajorAmount::parse(&form.raw("amount"))
-                    .and_then(|a| a.to_minor(inv.currency))
-                    .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
+                let amount =
+                    MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
+                        .and_then(|a| a.to_minor(inv.currency))
+                        .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
                 let input = CreditNoteInput {
                     reason: form.text("reason"),
                     memo: form.text("memo"),
