@@ -80,6 +80,33 @@ impl Locale {
         })
     }
 
+    /// How the merchant's dashboard names an invoice's status: one label per status (sent
+    /// and viewed are different facts to the merchant, one to the customer).
+    pub fn invoice_status_for_merchant(self, status: InvoiceStatus) -> &'static str {
+        self.text(match status {
+            InvoiceStatus::Draft => "invoice.status.draft",
+            InvoiceStatus::Sent => "invoice.status.sent",
+            InvoiceStatus::Viewed => "invoice.status.viewed",
+            InvoiceStatus::Overdue => "invoice.status.overdue",
+            InvoiceStatus::Paid => "invoice.status.paid",
+            InvoiceStatus::Cancelled => "invoice.status.cancelled",
+        })
+    }
+
+    /// How the merchant's dashboard names a quotation's status: one label per status, none
+    /// in the prospect's words ("Awaiting your answer" is the prospect's to give).
+    pub fn quotation_status_for_merchant(self, status: QuotationStatus) -> &'static str {
+        self.text(match status {
+            QuotationStatus::Draft => "quotation.status.draft",
+            QuotationStatus::Sent => "quotation.status.sent",
+            QuotationStatus::Viewed => "quotation.status.viewed",
+            QuotationStatus::Accepted => "quotation.status.accepted",
+            QuotationStatus::Converted => "quotation.status.converted",
+            QuotationStatus::Rejected => "quotation.status.rejected",
+            QuotationStatus::Expired => "quotation.status.expired",
+        })
+    }
+
     /// How the prospect's page names a quotation's status; a converted quotation is, to the
     /// prospect, simply accepted.
     pub fn quotation_status(self, status: QuotationStatus) -> &'static str {
@@ -116,6 +143,32 @@ impl FromStr for Locale {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_merchant_sees_one_label_per_status() {
+        for l in Locale::all() {
+            let mut invoice: Vec<&str> = InvoiceStatus::ALL
+                .iter()
+                .map(|s| l.invoice_status_for_merchant(*s))
+                .collect();
+            let n = invoice.len();
+            invoice.sort();
+            invoice.dedup();
+            assert_eq!(invoice.len(), n, "{l:?}: {invoice:?}");
+            let mut quotation: Vec<&str> = QuotationStatus::ALL
+                .iter()
+                .map(|s| l.quotation_status_for_merchant(*s))
+                .collect();
+            let n = quotation.len();
+            quotation.sort();
+            quotation.dedup();
+            assert_eq!(quotation.len(), n, "{l:?}: {quotation:?}");
+            assert!(
+                !quotation.contains(&l.text("quotation.status.awaiting_answer")),
+                "the prospect's words"
+            );
+        }
+    }
 
     #[test]
     fn codes_round_trip() {

@@ -198,7 +198,7 @@ pub async fn detail(
                         href: format!("/dashboard/invoices/{}", i.id.0),
                         date: date(t, i.issue_date),
                         status: i.status.as_str(),
-                        status_label: t.invoice_status(i.status),
+                        status_label: t.invoice_status_for_merchant(i.status),
                         amount: money(t, i.total_cents, i.currency),
                         number: i.invoice_number,
                     })
@@ -210,7 +210,7 @@ pub async fn detail(
                         href: format!("/dashboard/quotations/{}", q.id.0),
                         date: date(t, q.issue_date),
                         status: q.status.as_str(),
-                        status_label: t.quotation_status(q.status),
+                        status_label: t.quotation_status_for_merchant(q.status),
                         amount: money(t, q.total_cents, q.currency),
                         number: q.quote_number,
                     })

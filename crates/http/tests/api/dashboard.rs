@@ -1205,6 +1205,7 @@ async fn a_user_changes_their_password_and_ends_their_sessions(h: Harness) {
 
 http_tests!(
     every_screen_switches_environment_and_takes_its_notice,
+    status_tabs_have_one_label_each,
     prices_are_typed_and_shown_as_the_users_language_writes_them,
     a_user_changes_their_password_and_ends_their_sessions,
     the_email_log_shows_what_was_sent_and_what_failed,
@@ -1296,4 +1297,36 @@ async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness
     assert!(page.contains("value=\"1.200,00\""), "{page}");
     let page = send_raw(&app, s.get(&path)).await.text();
     assert!(page.contains("value=\"1,200.00\""), "in English: {page}");
+}
+
+/// The lists' status tabs name each status once, in the merchant's words (not "Awaiting
+/// payment" for both sent and viewed, nor the prospect's "Awaiting your answer").
+async fn status_tabs_have_one_label_each(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    for path in ["/dashboard/invoices", "/dashboard/quotations"] {
+        let page = send_raw(&app, s.get(path)).await.text();
+        let tabs: Vec<String> = page
+            .split("class=\"tabs\"")
+            .nth(1)
+            .unwrap_or_default()
+            .split("</nav>")
+            .next()
+            .unwrap_or_default()
+            .split("</a>")
+            .filter_map(|a| a.rsplit('>').next())
+            .map(|label| label.trim().to_string())
+            .filter(|label| !label.is_empty())
+            .collect();
+        assert!(tabs.len() >= 6, "{path}: {tabs:?}");
+        let mut unique = tabs.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), tabs.len(), "{path}: {tabs:?}");
+        assert!(
+            !tabs.iter().any(|t| t == "Awaiting your answer"),
+            "{tabs:?}"
+        );
+    }
 }

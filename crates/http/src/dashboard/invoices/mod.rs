@@ -125,7 +125,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                 issued: date(t, i.issue_date),
                 due: date(t, i.due_date),
                 status: i.status.as_str(),
-                status_label: t.invoice_status(i.status),
+                status_label: t.invoice_status_for_merchant(i.status),
                 total: money(t, i.total_cents, i.currency),
                 amount_due: money(t, i.amount_due_cents, i.currency),
             })
@@ -140,7 +140,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                     &status,
                     InvoiceStatus::ALL
                         .into_iter()
-                        .map(|s| (s.as_str(), t.invoice_status(s))),
+                        .map(|s| (s.as_str(), t.invoice_status_for_merchant(s))),
                     t.text("dash.tab.all"),
                 ),
                 q: value("q"),
@@ -353,7 +353,7 @@ pub async fn detail(
             DetailPage {
                 id: inv.id.0,
                 status: inv.status.as_str(),
-                status_label: t.invoice_status(inv.status),
+                status_label: t.invoice_status_for_merchant(inv.status),
                 customer_id: inv.customer_id.0,
                 customer,
                 customer_email,

@@ -73,7 +73,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                     &status,
                     QuotationStatus::ALL
                         .into_iter()
-                        .map(|s| (s.as_str(), t.quotation_status(s))),
+                        .map(|s| (s.as_str(), t.quotation_status_for_merchant(s))),
                     t.text("dash.tab.all"),
                 ),
                 rows: found
@@ -86,7 +86,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                         issued: date(t, q.issue_date),
                         valid_until: date(t, q.valid_until),
                         status: q.status.as_str(),
-                        status_label: t.quotation_status(q.status),
+                        status_label: t.quotation_status_for_merchant(q.status),
                         total: money(t, q.total_cents, q.currency),
                     })
                     .collect(),
@@ -186,7 +186,7 @@ pub async fn detail(
             DetailPage {
                 id: q.id.0,
                 status: q.status.as_str(),
-                status_label: t.quotation_status(q.status),
+                status_label: t.quotation_status_for_merchant(q.status),
                 customer_id: q.customer_id.0,
                 customer,
                 customer_email,
