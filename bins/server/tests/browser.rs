@@ -503,3 +503,68 @@ fn customer_reads_a_german_invoice_on_a_phone() {
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SPEC §27: people never get JSON. `/` leads to the dashboard's sign-in; a payment link that
+/// lost a character opens a page that says so, with a way on, readable and accessible on a
+/// desktop and on a phone.
+#[test]
+fn people_who_reach_no_page_get_a_page() {
+    if !available() {
+        return;
+    }
+    let axe_js = dashboard::axe_source();
+    let dir = data_dir("browser-people");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let base = format!("{}/api/v1", server.https);
+    let (status, invoice, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices"),
+        Some(&key),
+        Some(
+            json!({"customer": {"name": "Ada", "email": "ada@example.com"},
+            "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": 1000}]}),
+        ),
+    );
+    assert_eq!(status, 201, "{invoice}");
+    let id = invoice["id"].as_i64().unwrap();
+    let (status, sent, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/invoices/{id}/send"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 200, "{sent}");
+    let link = sent["payment_link"].as_str().unwrap();
+    let broken = format!("{}{}", server.https, link.strip_prefix(PUBLIC_URL).unwrap());
+    let broken = &broken[..broken.len() - 1];
+    for (width, height) in [(1000, 1200), (390, 844)] {
+        let browser = Browser::start_sized(width, height);
+        browser.goto(&format!("{}/", server.https));
+        assert!(
+            browser.url().ends_with("/dashboard/login"),
+            "/ leads to signing in: {}",
+            browser.url()
+        );
+        browser.goto(broken);
+        assert_eq!(browser.title(), "This page does not exist");
+        assert!(
+            browser.text("main").contains("The link may be incomplete"),
+            "{}",
+            browser.text("main")
+        );
+        assert!(!browser.text("body").contains("\"error\""), "no JSON");
+        dashboard::check(&browser, axe_js.as_deref(), "a broken payment link");
+        browser.goto(&format!("{}/dashboard/invoices/", server.https));
+        assert!(
+            browser.url().contains("/dashboard/login"),
+            "a trailing slash leads on: {}",
+            browser.url()
+        );
+    }
+    assert!(server.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
