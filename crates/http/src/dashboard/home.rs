@@ -39,10 +39,19 @@ pub(crate) struct DocRow {
     pub amount: String,
 }
 
+/// One step of going live, ticked when done (SPEC §27).
+struct Step {
+    label: &'static str,
+    href: &'static str,
+    done: bool,
+}
+
 #[derive(Template)]
 #[template(path = "dashboard/home.html")]
 struct HomePage {
     c: Chrome,
+    /// The go-live checklist: owners, in live.
+    go_live: Vec<Step>,
     figures: Vec<Figure>,
     payments: Vec<PendingPayment>,
     more_payments: bool,
@@ -88,11 +97,37 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
         ids.extend(quotations.data.iter().map(|q| q.customer_id));
         let names = ops.customer_names(ids).await?;
         let name = |id| super::views::name_of(&names, id);
+        // What a live account needs before its documents go out: a seller (the same rule that
+        // refuses a live send), a way to be paid, and a live key for whoever uses the API.
+        let go_live = if c.live && c.owner {
+            let profile = ops.profile().await?;
+            let keys = ops.api_keys().await?;
+            vec![
+                Step {
+                    label: t.text("dash.home.live_seller"),
+                    href: "/dashboard/settings",
+                    done: profile.missing_to_send().is_empty(),
+                },
+                Step {
+                    label: t.text("dash.home.live_paid"),
+                    href: "/dashboard/settings",
+                    done: profile.bank_account.is_some() || profile.payment_instructions.is_some(),
+                },
+                Step {
+                    label: t.text("dash.home.live_key"),
+                    href: "/dashboard/settings/keys",
+                    done: keys.iter().any(|k| k.revoked_at.is_none()),
+                },
+            ]
+        } else {
+            Vec::new()
+        };
         let title = t.text("dash.home.title").to_string();
         page(
             StatusCode::OK,
             HomePage {
                 c: Chrome { title, ..c },
+                go_live,
                 figures,
                 more_payments: pending.has_more,
                 payments: pending

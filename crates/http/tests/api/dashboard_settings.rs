@@ -1178,4 +1178,50 @@ async fn an_owner_copies_the_test_profile_to_live(h: Harness) {
     );
     let r = send_raw(&app, s.post(&send_path, &[])).await;
     assert_eq!(r.status, 303, "now it goes out: {}", r.text());
+    // Home in live shows what going live takes, ticked as it is done; staff see no checklist.
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    let steps = home
+        .split("id=\"go-live-steps\"")
+        .nth(1)
+        .expect("the checklist in live")
+        .split("</section>")
+        .next()
+        .unwrap()
+        .to_string();
+    // The seller (copied) and the live key (the test made one) are done; the way to be paid is
+    // not.
+    assert_eq!(steps.matches("<li class=\"done\">").count(), 2, "{steps}");
+    assert!(steps.contains("<span class=\"todo\">"), "{steps}");
+    assert!(
+        steps.contains("href=\"/dashboard/settings/keys\""),
+        "{steps}"
+    );
+    let r = call!(
+        &app,
+        h.req_as(&live, Method::PATCH, "/api/v1/account"),
+        json!({"payment_instructions": "IBAN DE89 3704 0044 0532 0130 00"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    assert_eq!(
+        home.matches("<li class=\"done\">").count(),
+        3,
+        "paid and a live key too"
+    );
+    let r = send_raw(
+        &app,
+        staff.post("/dashboard/environment", &[("environment", "live")]),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let home = send_raw(&app, staff.get("/dashboard")).await.text();
+    assert!(!home.contains("go-live-steps"), "owners only");
+    let r = send_raw(
+        &app,
+        s.post("/dashboard/environment", &[("environment", "test")]),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    assert!(!home.contains("go-live-steps"), "live only");
 }
