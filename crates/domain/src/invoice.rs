@@ -429,6 +429,15 @@ pub struct Invoice {
 impl Invoice {
     pub const OBJECT: &'static str = "invoice";
 
+    /// Its total, verified payments and credit notes as a balance (what is due, what may still
+    /// be paid or reported).
+    pub fn balance(
+        &self,
+    ) -> Result<crate::payment_amount::InvoiceBalance, crate::money::MoneyError> {
+        crate::payment_amount::InvoiceBalance::new(self.total_cents, self.amount_paid_cents)
+            .and_then(|b| b.with_credited(self.amount_credited_cents))
+    }
+
     /// What an export writes of it.
     pub fn summary(&self) -> InvoiceSummary {
         InvoiceSummary {

@@ -30,10 +30,20 @@ pub enum PaymentAmountError {
 /// What the customer reported and the merchant has yet to check: the invoice's pending
 /// payments.
 pub fn reported<'a>(payments: impl IntoIterator<Item = &'a crate::payment::Payment>) -> Money {
-    payments
+    total(
+        payments
+            .into_iter()
+            .filter(|p| p.status == crate::payment_status::PaymentStatus::Pending)
+            .map(|p| p.amount_cents),
+    )
+}
+
+/// The sum of stored amounts in minor units (each within the bounds of `Money`; one out of
+/// them, or a sum past them, is left out rather than wrapped).
+pub fn total(amounts: impl IntoIterator<Item = i64>) -> Money {
+    amounts
         .into_iter()
-        .filter(|p| p.status == crate::payment_status::PaymentStatus::Pending)
-        .filter_map(|p| Money::new(p.amount_cents).ok())
+        .filter_map(|a| Money::new(a).ok())
         .fold(Money::ZERO, |sum, m| sum.checked_add(m).unwrap_or(sum))
 }
 

@@ -188,6 +188,17 @@ impl ApiError {
         )
     }
 
+    /// What only a test key may do (copying the test profile into live, SPEC §27), asked with
+    /// a live one.
+    pub fn test_key_required(what: &str) -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorType::PermissionError,
+            "insufficient_permissions",
+            format!("{what} takes a test key"),
+        )
+    }
+
     pub fn insufficient_permissions(scope: &str) -> Self {
         ApiError::new(
             StatusCode::FORBIDDEN,

@@ -266,10 +266,7 @@ fn report(
         .filter(payments::status.eq(PaymentStatus::Pending.as_str()))
         .select(payments::amount_cents)
         .load(conn)?;
-    let reported = pending
-        .into_iter()
-        .filter_map(|a| Money::new(a).ok())
-        .fold(Money::ZERO, |sum, a| sum.checked_add(a).unwrap_or(sum));
+    let reported = invoicing_domain::payment_amount::total(pending);
     let english = |m: Money| invoicing_domain::locale::Locale::En.money(m, currency);
     balance_of(&inv)?
         .check_report(amount, reported)

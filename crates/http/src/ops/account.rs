@@ -59,11 +59,8 @@ impl Ops {
     pub async fn copy_profile_to_live(&self) -> Result<Profile, ApiError> {
         let scope = self.caller.require(ApiResource::Account, Access::Write)?;
         if scope.livemode() && self.caller.user().is_none() {
-            return Err(ApiError::new(
-                actix_web::http::StatusCode::FORBIDDEN,
-                crate::error::ErrorType::PermissionError,
-                "insufficient_permissions",
-                "Copying the profile to live takes a test key: the test profile is what is copied",
+            return Err(ApiError::test_key_required(
+                "Copying the profile to live (the test profile is what is copied)",
             ));
         }
         self.run(scope, "profile", |r, s| r.copy_profile_to_live(s))

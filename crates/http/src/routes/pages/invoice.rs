@@ -19,9 +19,7 @@ use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
-use invoicing_domain::payment_amount::{
-    self as amount_text, reported, InvoiceBalance, MajorAmount,
-};
+use invoicing_domain::payment_amount::{self as amount_text, reported, MajorAmount};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::Repositories;
 use invoicing_domain::validation::FieldError;
@@ -81,8 +79,8 @@ impl InvoicePage {
         let t = p.parties.locale();
         let due = Money::new(inv.amount_due_cents).unwrap_or(Money::ZERO);
         // The form offers, prefilled, only what is neither paid nor reported (SPEC §13).
-        let left = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
-            .and_then(|b| b.with_credited(inv.amount_credited_cents))
+        let left = inv
+            .balance()
             .map(|b| b.reportable(reported(&p.payments)))
             .unwrap_or(due);
         let reports_checked = if inv.status.is_open() {

@@ -8,9 +8,7 @@ use invoicing_domain::invoice::Invoice;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::payment::REFERENCE_MAX;
-use invoicing_domain::payment_amount::{
-    AmountTextError, InvoiceBalance, MajorAmount, PaymentAmountError,
-};
+use invoicing_domain::payment_amount::{AmountTextError, MajorAmount, PaymentAmountError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Problem {
@@ -50,9 +48,7 @@ pub(crate) fn problems(
                 Err(AmountTextError::NotPositive) => found.push(Problem::NotPositive),
                 Err(AmountTextError::TooLarge) => found.push(Problem::TooLarge),
                 Ok(paid) => {
-                    let balance = InvoiceBalance::new(inv.total_cents, inv.amount_paid_cents)
-                        .and_then(|b| b.with_credited(inv.amount_credited_cents));
-                    match balance.map(|b| b.check_report(paid, reported)) {
+                    match inv.balance().map(|b| b.check_report(paid, reported)) {
                         Ok(Err(PaymentAmountError::ExceedsDue { due })) => {
                             found.push(Problem::ExceedsDue(due))
                         }
