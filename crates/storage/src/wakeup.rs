@@ -57,7 +57,7 @@ impl Bell {
 static NOTIFIED: AtomicU64 = AtomicU64::new(0);
 
 pub fn notifications_received() -> u64 {
-    NOTIFIED.load(Ordering::Relaxed)
+    NOTIFIED.load(Ordering::Acquire)
 }
 
 /// The channel the queue tables' trigger notifies.
@@ -105,14 +105,15 @@ fn listen_once(url: &DatabaseUrl) -> Result<(), String> {
             conn.batch_execute("SELECT 1").map_err(|e| e.to_string())?;
             continue;
         }
-        let mut any = false;
+        let mut received = 0;
         for note in conn.notifications_iter() {
             note.map_err(|e| e.to_string())?;
-            NOTIFIED.fetch_add(1, Ordering::Relaxed);
-            any = true;
+            received += 1;
         }
-        if any {
+        if received > 0 {
+            // Ring before counting: whoever sees the count move may rely on the bell having rung.
             bell().ring();
+            NOTIFIED.fetch_add(received, Ordering::Release);
         } else {
             // Readable with no notification: the server closed the connection, or sent
             // something else; a round trip tells which.
