@@ -77,8 +77,9 @@ impl MailRunner {
                 }
                 shown.map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
-                    let paid_on = shown.invoice.paid_at.map(|t| t.date_naive());
-                    (render::invoice_document(shown), reply_to, paid_on)
+                    let zone = shown.parties.issuer.time_zone;
+                    let paid_on = shown.invoice.paid_at.map(|t| zone.today(t));
+                    (render::invoice_document(shown), reply_to, paid_on, zone)
                 })
             }
             EmailSubject::Quotation(id) => self
@@ -86,25 +87,33 @@ impl MailRunner {
                 .quotation_as_shown(job.scope, QuotationId(id))
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
-                    (render::quotation_document(shown), reply_to, None)
+                    let zone = shown.parties.issuer.time_zone;
+                    (render::quotation_document(shown), reply_to, None, zone)
                 }),
             EmailSubject::CreditNote(id) => self
                 .store
                 .credit_note_as_shown(job.scope, CreditNoteId(id))
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
-                    (render::credit_note_document(shown), reply_to, None)
+                    let zone = shown.parties.issuer.time_zone;
+                    (render::credit_note_document(shown), reply_to, None, zone)
                 }),
             EmailSubject::Statement(of) => self
                 .store
                 .statement(job.scope, of.customer, of.currency, of.range)
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
-                    let today = Utc::now().date_naive();
-                    (render::statement_document(shown, today), reply_to, None)
+                    let zone = shown.parties.issuer.time_zone;
+                    let today = zone.today(Utc::now());
+                    (
+                        render::statement_document(shown, today),
+                        reply_to,
+                        None,
+                        zone,
+                    )
                 }),
         };
-        let (document, reply_to, paid_on) = match loaded {
+        let (document, reply_to, paid_on, zone) = match loaded {
             Ok(loaded) => loaded,
             Err(e @ RepoError::Unavailable(_)) => {
                 return SendOutcome::Transient(format!("reading the document: {e}"))
@@ -125,6 +134,7 @@ impl MailRunner {
             pdf,
             reply_to: reply_to.as_deref(),
             paid_on,
+            today: zone.today(Utc::now()),
         };
         let message_id = match &job.message_id {
             Some(id) => id.clone(),

@@ -19,24 +19,25 @@ pub async fn run(store: Store, every: Duration) {
     let mut tick = actix_web::rt::time::interval(every);
     loop {
         tick.tick().await;
-        let today = Utc::now().date_naive();
+        // Each account's "today" is its own date at this instant (SPEC §27).
+        let now = Utc::now();
         let s = store.clone();
         sweep("invoice(s) became overdue", move || {
-            s.mark_overdue_invoices(today)
+            s.mark_overdue_invoices(now)
         })
         .await;
         let s = store.clone();
         sweep("quotation(s) expired", move || {
-            s.mark_expired_quotations(today)
+            s.mark_expired_quotations(now)
         })
         .await;
         let s = store.clone();
         sweep("recurring invoice(s) issued", move || {
-            s.issue_recurring(today)
+            s.issue_recurring(now)
         })
         .await;
         let s = store.clone();
-        sweep("reminder(s) queued", move || s.queue_reminders(today)).await;
+        sweep("reminder(s) queued", move || s.queue_reminders(now)).await;
         let s = store.clone();
         let before = Utc::now() - chrono::Duration::from_std(RETENTION).unwrap_or_default();
         sweep("idempotency key(s) forgotten", move || {

@@ -10,6 +10,7 @@ use crate::document::{
 use crate::einvoice::{parse_reference, TaxRounding};
 use crate::invoice_status::InvoiceStatus;
 use crate::profile::Reminders;
+use crate::supply::{ServicePeriod, ServicePeriodInput, Supply, SupplyFields};
 use crate::validation::{not_null, optional_text, Metadata, Violations};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,11 @@ pub struct InvoiceInput {
     pub buyer_reference: Option<String>,
     /// The buyer's purchase order number (BT-13).
     pub purchase_order: Option<String>,
+    /// YYYY-MM-DD: the day the goods or services were delivered (BT-72); or give
+    /// `service_period`.
+    pub delivery_date: Option<String>,
+    /// The days the services were supplied (BG-14), both included.
+    pub service_period: Option<ServicePeriodInput>,
 }
 
 /// How the due date was given.
@@ -72,13 +78,16 @@ pub struct NewInvoice {
     pub references: References,
 }
 
-/// The buyer's references an e-invoice carries (BT-10, BT-13).
+/// What an invoice refers to beyond its lines: the buyer's references (BT-10, BT-13) and when
+/// the supply was made (BT-72 or BG-14, SPEC §27).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct References {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buyer_reference: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purchase_order: Option<String>,
+    #[serde(flatten)]
+    pub supply: SupplyFields,
 }
 
 impl References {
@@ -104,6 +113,7 @@ impl References {
                 .purchase_order
                 .clone()
                 .unwrap_or_else(|| self.purchase_order.clone()),
+            supply: patch.supply.map_or(self.supply, SupplyFields::of),
         }
     }
 }
@@ -212,6 +222,11 @@ impl InvoiceInput {
         let references = References {
             buyer_reference: parse_reference(&mut v, "buyer_reference", self.buyer_reference),
             purchase_order: parse_reference(&mut v, "purchase_order", self.purchase_order),
+            supply: SupplyFields::of(Supply::parse(
+                &mut v,
+                self.delivery_date,
+                self.service_period,
+            )),
         };
         match (customer, issue_date, due, lines, metadata) {
             (Some(customer), Some(issue_date), Some(due), Some(lines), Some(metadata))
@@ -282,6 +297,13 @@ pub struct InvoicePatchInput {
     /// Drafts only; `null` clears it.
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     pub purchase_order: Option<Option<String>>,
+    /// Drafts only. Giving `delivery_date` or `service_period` replaces both (`null` clears).
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub delivery_date: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<ServicePeriodInput>))]
+    pub service_period: Option<Option<ServicePeriodInput>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -299,6 +321,8 @@ pub struct InvoicePatch {
     pub email: Option<crate::email::EmailRequest>,
     pub buyer_reference: Option<Option<String>>,
     pub purchase_order: Option<Option<String>>,
+    /// `Some(None)`: no delivery date or service period any more.
+    pub supply: Option<Option<Supply>>,
 }
 
 impl InvoicePatch {
@@ -309,6 +333,7 @@ impl InvoicePatch {
             || self.customer_id.is_some()
             || self.buyer_reference.is_some()
             || self.purchase_order.is_some()
+            || self.supply.is_some()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -347,6 +372,13 @@ impl InvoicePatchInput {
         let purchase_order = self
             .purchase_order
             .map(|r| parse_reference(&mut v, "purchase_order", r));
+        let supply = (self.delivery_date.is_some() || self.service_period.is_some()).then(|| {
+            Supply::parse(
+                &mut v,
+                self.delivery_date.flatten(),
+                self.service_period.flatten(),
+            )
+        });
         let c = CommonChanges::parse(
             &mut v,
             self.notes,
@@ -367,6 +399,7 @@ impl InvoicePatchInput {
             email: None,
             buyer_reference,
             purchase_order,
+            supply,
         })
     }
 }
@@ -415,6 +448,10 @@ pub struct Invoice {
     pub buyer_reference: Option<String>,
     /// The buyer's purchase order (BT-13).
     pub purchase_order: Option<String>,
+    /// The day the goods or services were delivered (BT-72).
+    pub delivery_date: Option<NaiveDate>,
+    /// The days the services were supplied (BG-14).
+    pub service_period: Option<ServicePeriod>,
     /// How its tax was rounded, kept from the account's setting when it was created.
     pub tax_rounding: TaxRounding,
     /// Its own reminder offsets (days from the due date); `null` follows the account's.
@@ -428,6 +465,15 @@ pub struct Invoice {
 
 impl Invoice {
     pub const OBJECT: &'static str = "invoice";
+
+    /// When its supply was made, if it says.
+    pub fn supply(&self) -> Option<Supply> {
+        SupplyFields {
+            delivery_date: self.delivery_date,
+            service_period: self.service_period,
+        }
+        .supply()
+    }
 
     /// Its total, verified payments and credit notes as a balance (what is due, what may still
     /// be paid or reported).

@@ -6,6 +6,7 @@ use crate::customer::{Address, Customer};
 use crate::einvoice::{BankAccount, Contact, ElectronicAddress, VatId};
 use crate::locale::Locale;
 use crate::profile::Profile;
+use crate::time_zone::TimeZone;
 use serde::{Deserialize, Serialize};
 
 /// The merchant as a document shows it.
@@ -34,6 +35,9 @@ pub struct Issuer {
     pub bank_account: Option<BankAccount>,
     #[serde(default)]
     pub contact: Option<Contact>,
+    /// Where the issuer's day is (SPEC §27): "today" on the document's pages.
+    #[serde(default)]
+    pub time_zone: TimeZone,
 }
 
 impl Issuer {
@@ -55,6 +59,7 @@ impl Issuer {
             electronic_address: p.electronic_address.clone(),
             bank_account: p.bank_account.clone(),
             contact: p.contact.clone(),
+            time_zone: p.time_zone,
         }
     }
 

@@ -201,9 +201,9 @@ pub trait InvoiceRepository {
     /// [`Self::view_public_invoice`] without marking it viewed: a PDF download is no view
     /// (SPEC §9).
     fn find_public_invoice(&self, number: &str, token: &str) -> RepoResult<PublicInvoice>;
-    /// Turns sent and viewed invoices due before `today` into overdue, across all tenants, each
-    /// with its event; safe when several processes sweep at once. Answers how many changed.
-    fn mark_overdue_invoices(&self, today: NaiveDate) -> RepoResult<usize>;
+    /// Turns sent and viewed invoices due before their account's date at `now` (SPEC §27) into
+    /// overdue, across all tenants, each with its event; safe when several processes sweep at once. Answers how many changed.
+    fn mark_overdue_invoices(&self, now: DateTime<Utc>) -> RepoResult<usize>;
 }
 
 pub trait QuotationRepository {
@@ -245,13 +245,14 @@ pub trait QuotationRepository {
     fn quotation_as_shown(&self, scope: Scope, id: QuotationId) -> RepoResult<PublicQuotation>;
     /// [`Self::view_public_quotation`] without marking it viewed.
     fn find_public_quotation(&self, number: &str, token: &str) -> RepoResult<PublicQuotation>;
-    /// The public page's Accept and Decline buttons, with the same rules as `answer_quotation`.
+    /// The public page's Accept and Decline buttons, with the same rules as `answer_quotation`
+    /// on the merchant's date at `now`.
     fn answer_public_quotation(
         &self,
         number: &str,
         token: &str,
         answer: Answer,
-        today: NaiveDate,
+        now: DateTime<Utc>,
     ) -> RepoResult<PublicQuotation>;
     /// In one transaction: a draft invoice with the quotation's customer, currency and lines,
     /// the quotation converted, and both events. Only once per quotation.
@@ -263,8 +264,9 @@ pub trait QuotationRepository {
         token: String,
         today: NaiveDate,
     ) -> RepoResult<ConversionResult>;
-    /// Turns sent and viewed quotations valid until before `today` into expired, across tenants.
-    fn mark_expired_quotations(&self, today: NaiveDate) -> RepoResult<usize>;
+    /// Turns sent and viewed quotations valid until before their account's date at `now` into
+    /// expired, across tenants.
+    fn mark_expired_quotations(&self, now: DateTime<Utc>) -> RepoResult<usize>;
 }
 
 pub trait EventRepository {
@@ -375,9 +377,10 @@ pub trait RecurringRepository {
         to: RecurringStatus,
         today: NaiveDate,
     ) -> RepoResult<RecurringInvoice>;
-    /// Issues every due period of every active schedule, across tenants, each exactly once
+    /// Issues every period due by its account's date at `now` of every active schedule, across
+    /// tenants, each exactly once
     /// however many processes sweep; answers how many invoices were issued.
-    fn issue_recurring(&self, today: NaiveDate) -> RepoResult<usize>;
+    fn issue_recurring(&self, now: DateTime<Utc>) -> RepoResult<usize>;
 }
 
 /// Credit notes (SPEC §19): final once issued.
@@ -521,8 +524,9 @@ pub trait EmailQueue {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> RepoResult<bool>;
-    /// Queues the reminders due on `today` (SPEC §18), each invoice and offset once; how many.
-    fn queue_reminders(&self, today: NaiveDate) -> RepoResult<usize>;
+    /// Queues the reminders due on each account's date at `now` (SPEC §18, §27), each invoice
+    /// and offset once; how many.
+    fn queue_reminders(&self, now: DateTime<Utc>) -> RepoResult<usize>;
 }
 
 pub trait PaymentRepository {
@@ -611,6 +615,8 @@ pub trait IdempotentRequest: Send + Sync {
 /// was never changed is read as its defaults (the account's name and currency).
 pub trait ProfileRepository {
     fn get_profile(&self, scope: Scope) -> RepoResult<Profile>;
+    /// The zone `scope` keeps its days in (SPEC §27): the profile's, UTC without one.
+    fn time_zone(&self, scope: Scope) -> RepoResult<crate::time_zone::TimeZone>;
     fn update_profile(&self, scope: Scope, patch: ProfilePatch) -> RepoResult<Profile>;
     fn put_logo(&self, scope: Scope, logo: Logo) -> RepoResult<()>;
     fn get_logo(&self, scope: Scope) -> RepoResult<Option<Logo>>;

@@ -8,6 +8,7 @@ use crate::einvoice::{
     ElectronicAddressInput, TaxRounding, VatId,
 };
 use crate::locale::Locale;
+use crate::time_zone::TimeZone;
 use crate::validation::{not_null, optional_text, required_text, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -183,6 +184,10 @@ pub struct Profile {
     /// How new documents round their tax: `line` (each line, SPEC §7) or `document` (once per
     /// rate, as EN 16931 computes it).
     pub tax_rounding: TaxRounding,
+    /// Where the merchant's day is (an IANA name): "today" in every rule that has one is the
+    /// date there (SPEC §27).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "America/Port_of_Spain"))]
+    pub time_zone: TimeZone,
     /// Whether a logo was uploaded (`GET /api/v1/account/logo`).
     pub has_logo: bool,
     #[serde(serialize_with = "crate::time::serialize")]
@@ -289,6 +294,10 @@ pub struct ProfilePatchInput {
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = TaxRounding))]
     pub tax_rounding: Option<Option<String>>,
+    /// An IANA time zone name, such as `America/Port_of_Spain` (default `UTC`).
+    #[serde(default, deserialize_with = "crate::validation::double_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub time_zone: Option<Option<String>>,
 }
 
 /// A validated change; `None` leaves a field alone, `Some(None)` clears an optional one.
@@ -313,6 +322,7 @@ pub struct ProfilePatch {
     pub bank_account: Option<Option<BankAccount>>,
     pub contact: Option<Option<Contact>>,
     pub tax_rounding: Option<TaxRounding>,
+    pub time_zone: Option<TimeZone>,
 }
 
 /// An http(s) URL; blank is not a website (`null` clears it).
@@ -395,6 +405,15 @@ impl ProfilePatchInput {
                 None
             });
         }
+        if let Some(name) = not_null(&mut v, "time_zone", self.time_zone) {
+            p.time_zone = TimeZone::parse(&name).or_else(|| {
+                v.push(
+                    "time_zone",
+                    "must be an IANA time zone name, such as America/Port_of_Spain or Europe/Berlin",
+                );
+                None
+            });
+        }
         v.finish(|| p)
     }
 }
@@ -441,6 +460,9 @@ impl Profile {
         }
         if let Some(send) = patch.send_receipts {
             self.send_receipts = send;
+        }
+        if let Some(zone) = patch.time_zone {
+            self.time_zone = zone;
         }
         self
     }

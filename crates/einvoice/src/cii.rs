@@ -7,6 +7,7 @@ use crate::xml::Xml;
 use chrono::NaiveDate;
 use invoicing_domain::customer::Address;
 use invoicing_domain::einvoice::{ElectronicAddress, TaxCategory, VatId};
+use invoicing_domain::supply::Supply;
 
 const RSM: &str = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100";
 const RAM: &str =
@@ -186,7 +187,7 @@ fn agreement(x: &mut Xml, doc: &Model<'_>) {
     x.close("ram:ApplicableHeaderTradeAgreement");
 }
 
-/// An intra-community supply says where and when the goods went (BR-IC-11, BR-IC-12).
+/// Where an intra-community supply went (BR-IC-12), and when the goods went (BT-72).
 fn delivery(x: &mut Xml, doc: &Model<'_>) {
     x.open("ram:ApplicableHeaderTradeDelivery", &[]);
     if doc.intra_community() {
@@ -196,8 +197,10 @@ fn delivery(x: &mut Xml, doc: &Model<'_>) {
         x.leaf("ram:CountryID", country.as_deref().unwrap_or_default());
         x.close("ram:PostalTradeAddress");
         x.close("ram:ShipToTradeParty");
+    }
+    if let Some(day) = doc.delivery_date() {
         x.open("ram:ActualDeliverySupplyChainEvent", &[]);
-        date(x, "ram:OccurrenceDateTime", doc.issue_date);
+        date(x, "ram:OccurrenceDateTime", day);
         x.close("ram:ActualDeliverySupplyChainEvent");
     }
     x.close("ram:ApplicableHeaderTradeDelivery");
@@ -240,6 +243,12 @@ fn settlement(x: &mut Xml, doc: &Model<'_>) {
             x.leaf("ram:RateApplicablePercent", &g.rate.to_string());
         }
         x.close("ram:ApplicableTradeTax");
+    }
+    if let Some(Supply::Period(p)) = doc.supply {
+        x.open("ram:BillingSpecifiedPeriod", &[]);
+        date(x, "ram:StartDateTime", p.start);
+        date(x, "ram:EndDateTime", p.end);
+        x.close("ram:BillingSpecifiedPeriod");
     }
     x.open("ram:SpecifiedTradePaymentTerms", &[]);
     match (&doc.kind, doc.due_date) {

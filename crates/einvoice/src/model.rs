@@ -10,6 +10,7 @@ use invoicing_domain::einvoice::{self, vat_breakdown, Readiness, Subject, TaxCat
 use invoicing_domain::invoice::{Invoice, PublicInvoice};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::parties::{Issuer, Parties, Recipient};
+use invoicing_domain::supply::Supply;
 
 /// Invoice (380) or credit note (381, referring to its invoice: BG-3).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +26,8 @@ pub struct Model<'a> {
     pub number: &'a str,
     pub issue_date: NaiveDate,
     pub due_date: Option<NaiveDate>,
+    /// BT-72 or BG-14.
+    pub supply: Option<Supply>,
     pub currency: Currency,
     pub buyer_reference: Option<&'a str>,
     pub purchase_order: Option<&'a str>,
@@ -52,6 +55,16 @@ impl Model<'_> {
     /// Outside the scope of VAT: no VAT identifiers may be written (BR-O-02).
     pub fn outside_vat(&self) -> bool {
         self.breakdown.iter().all(|g| g.category == TaxCategory::O)
+    }
+
+    /// The actual delivery date (BT-72): the one given, or for an intra-community supply with
+    /// no service period the issue date (BR-IC-11 wants one or the other).
+    pub fn delivery_date(&self) -> Option<NaiveDate> {
+        match self.supply {
+            Some(Supply::Delivered(day)) => Some(day),
+            Some(Supply::Period(_)) => None,
+            None => self.intra_community().then_some(self.issue_date),
+        }
     }
 
     /// An intra-community supply needs its delivery: the date (BT-72) and country (BT-80).
@@ -147,6 +160,7 @@ pub fn invoice_model(p: &PublicInvoice) -> Result<Model<'_>, ModelError> {
         issue_date: i.issue_date,
         due_date: Some(i.due_date),
         currency: i.currency,
+        supply: i.supply(),
         buyer_reference: i.buyer_reference.as_deref(),
         purchase_order: i.purchase_order.as_deref(),
         note: i.notes.as_deref(),
@@ -170,8 +184,9 @@ pub fn credit_note_model(p: &PublicCreditNote) -> Result<Model<'_>, ModelError> 
             invoice_number: p.invoice_number.clone(),
         },
         number: &c.credit_note_number,
-        issue_date: c.created_at.date_naive(),
+        issue_date: p.parties.issuer.time_zone.today(c.created_at),
         due_date: None,
+        supply: c.supply(),
         currency: c.currency,
         buyer_reference: None,
         purchase_order: None,

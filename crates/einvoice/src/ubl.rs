@@ -6,6 +6,7 @@ use crate::xml::Xml;
 use invoicing_domain::customer::Address;
 use invoicing_domain::einvoice::{ElectronicAddress, TaxCategory, VatGroup};
 use invoicing_domain::parties::{Issuer, Recipient};
+use invoicing_domain::supply::Supply;
 
 const CUSTOMIZATION: &str =
     "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
@@ -46,6 +47,12 @@ pub fn write(doc: &Model<'_>) -> Vec<u8> {
     x.opt("cbc:Note", doc.note);
     x.leaf("cbc:DocumentCurrencyCode", doc.currency.code());
     x.opt("cbc:BuyerReference", doc.buyer_reference);
+    if let Some(Supply::Period(p)) = doc.supply {
+        x.open("cac:InvoicePeriod", &[]);
+        x.leaf("cbc:StartDate", &p.start.to_string());
+        x.leaf("cbc:EndDate", &p.end.to_string());
+        x.close("cac:InvoicePeriod");
+    }
     if let Some(order) = doc.purchase_order {
         x.open("cac:OrderReference", &[]);
         x.leaf("cbc:ID", order);
@@ -175,27 +182,33 @@ fn buyer(x: &mut Xml, doc: &Model<'_>) {
     x.close("cac:AccountingCustomerParty");
 }
 
-/// An intra-community supply says where and when the goods went (BR-IC-11, BR-IC-12): the
-/// buyer's country, on the issue date.
+/// When the goods went (BT-72), and for an intra-community supply where (BR-IC-11, BR-IC-12):
+/// the buyer's country.
 fn delivery(x: &mut Xml, doc: &Model<'_>) {
-    if !doc.intra_community() {
+    let day = doc.delivery_date();
+    let intra = doc.intra_community();
+    if day.is_none() && !intra {
         return;
     }
-    let country = doc
-        .buyer
-        .address
-        .as_ref()
-        .and_then(|a| a.country.as_deref())
-        .unwrap_or_default();
     x.open("cac:Delivery", &[]);
-    x.leaf("cbc:ActualDeliveryDate", &doc.issue_date.to_string());
-    x.open("cac:DeliveryLocation", &[]);
-    x.open("cac:Address", &[]);
-    x.open("cac:Country", &[]);
-    x.leaf("cbc:IdentificationCode", country);
-    x.close("cac:Country");
-    x.close("cac:Address");
-    x.close("cac:DeliveryLocation");
+    if let Some(day) = day {
+        x.leaf("cbc:ActualDeliveryDate", &day.to_string());
+    }
+    if intra {
+        let country = doc
+            .buyer
+            .address
+            .as_ref()
+            .and_then(|a| a.country.as_deref())
+            .unwrap_or_default();
+        x.open("cac:DeliveryLocation", &[]);
+        x.open("cac:Address", &[]);
+        x.open("cac:Country", &[]);
+        x.leaf("cbc:IdentificationCode", country);
+        x.close("cac:Country");
+        x.close("cac:Address");
+        x.close("cac:DeliveryLocation");
+    }
     x.close("cac:Delivery");
 }
 

@@ -1,7 +1,9 @@
 //! What the HTTP layer needs to know about its deployment.
 
+use invoicing_domain::time_zone::{Clock, SystemClock};
 use ipnet::IpNet;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 /// A token bucket's shape: `per_minute` tokens a minute into a bucket of `burst`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub struct HttpConfig {
     /// `RATE_LIMITS=process`: API buckets in this process's memory even where the database
     /// could share them (one server on PostgreSQL, which then spends no statement on them).
     pub process_rate_limits: bool,
+    /// Where "now" comes from (the system's; tests set their own).
+    pub clock: Arc<dyn Clock>,
 }
 
 impl HttpConfig {
@@ -42,6 +46,7 @@ impl HttpConfig {
             webhook_allow_private: false,
             mail_enabled: false,
             process_rate_limits: false,
+            clock: Arc::new(SystemClock),
         }
     }
 

@@ -59,6 +59,7 @@ mod tests {
             number: "INV-1".into(),
             issue_date: chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap(),
             due_date: None,
+            supply: None,
             valid_until: None,
             currency: invoicing_domain::currency::Currency::parse("EUR").unwrap(),
             seller: party.clone(),

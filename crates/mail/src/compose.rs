@@ -55,6 +55,9 @@ pub struct Letter<'a> {
     pub reply_to: Option<&'a str>,
     /// For receipts: the day the invoice was paid.
     pub paid_on: Option<NaiveDate>,
+    /// The merchant's date as the letter is written (SPEC §27): a reminder before it says "is
+    /// due", on or after it "was due".
+    pub today: NaiveDate,
 }
 
 /// Text for a header: control characters (a line break would end the header, and lettre
@@ -105,9 +108,7 @@ fn standard_text(l: &Letter<'_>) -> String {
         .map(|(from, to)| format!("{} – {}", t.date(from), t.date(to)))
         .unwrap_or_default();
     // A reminder before the due date says "is due", on or after it "was due".
-    let before_due = l.kind == EmailKind::Reminder
-        && d.due_date
-            .is_some_and(|due| chrono::Utc::now().date_naive() < due);
+    let before_due = l.kind == EmailKind::Reminder && d.due_date.is_some_and(|due| l.today < due);
     // A document sent again after it closed says so instead of asking to pay or answer.
     let key = match (l.kind, d.mark) {
         (EmailKind::Reminder, _) if before_due => "email.reminder_before.body".to_string(),
@@ -251,6 +252,7 @@ mod tests {
             number: "QUO-2026-000007".into(),
             issue_date: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
             due_date: None,
+            supply: None,
             valid_until: Some(NaiveDate::from_ymd_opt(2026, 12, 24).unwrap()),
             currency: Currency::parse("EUR").unwrap(),
             seller: Party {
@@ -295,6 +297,7 @@ mod tests {
             pdf: b"%PDF-1.7 test".to_vec(),
             reply_to: None,
             paid_on: None,
+            today: chrono::Utc::now().date_naive(),
         }
     }
 

@@ -87,6 +87,8 @@ fn invoice(n: usize) -> PublicInvoice {
             reminders: None,
             buyer_reference: Some("04011000-12345-03".into()),
             purchase_order: None,
+            delivery_date: None,
+            service_period: None,
             tax_rounding: TaxRounding::Line,
             created_at: at,
             updated_at: at,
@@ -113,6 +115,7 @@ fn invoice(n: usize) -> PublicInvoice {
                     name: None,
                 }),
                 contact: None,
+                time_zone: Default::default(),
             },
             recipient: Recipient {
                 name: "Erika Musterfrau".into(),

@@ -65,6 +65,7 @@ fn invoice_with(n: usize, description: impl Fn(i64) -> String) -> Document {
             unit_price: money(9_950 + i % 100),
             tax_rate: TaxRate::from_thousandths(19_000).unwrap(),
             amount: money((9_950 + i % 100) * (1000 + 250 * (i % 8)) / 1000),
+            exemption: None,
         })
         .collect();
     let subtotal: i64 = lines.iter().map(|l| l.amount.minor()).sum();
@@ -75,6 +76,7 @@ fn invoice_with(n: usize, description: impl Fn(i64) -> String) -> Document {
         number: "INV-2025-0042".into(),
         issue_date: date(5),
         due_date: Some(date(31)),
+        supply: None,
         valid_until: None,
         currency: Currency::parse("EUR").unwrap(),
         seller: party("Nordlicht Studio"),

@@ -72,6 +72,7 @@ fn lines(items: &[LineItemView]) -> Vec<Line> {
             unit_price: money(l.unit_price_cents),
             tax_rate: l.tax_rate,
             amount: money(l.subtotal_cents),
+            exemption: l.tax_exemption_reason.clone(),
         })
         .collect()
 }
@@ -113,6 +114,7 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
     let factur_x = cii(invoicing_einvoice::invoice_model(&p));
     let inv = p.invoice;
     let locale = p.parties.locale();
+    let zone = p.parties.issuer.time_zone;
     let paid = (inv.amount_paid_cents > 0).then(|| money(inv.amount_paid_cents));
     let credited = (inv.amount_credited_cents > 0).then(|| money(inv.amount_credited_cents));
     // Its credit notes, listed above the notes: number, date and amount.
@@ -126,11 +128,12 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
                     "doc.credit_note_title",
                     &[("number", &c.credit_note_number)]
                 ),
-                locale.date(c.created_at.date_naive()),
+                locale.date(zone.today(c.created_at)),
                 locale.money(money(c.total_cents), c.currency)
             )
         })
         .collect();
+    let supply = inv.supply();
     let notes = match (credits.is_empty(), inv.notes) {
         (true, notes) => notes,
         (false, None) => Some(credits.join("\n")),
@@ -141,6 +144,7 @@ pub fn invoice_document(p: PublicInvoice) -> Document {
         number: inv.invoice_number,
         issue_date: inv.issue_date,
         due_date: Some(inv.due_date),
+        supply,
         valid_until: None,
         currency: inv.currency,
         seller: seller(&p.parties.issuer, locale),
@@ -182,6 +186,7 @@ pub fn quotation_document(p: PublicQuotation) -> Document {
         number: q.quote_number,
         issue_date: q.issue_date,
         due_date: None,
+        supply: None,
         valid_until: Some(q.valid_until),
         currency: q.currency,
         seller: seller(&p.parties.issuer, locale),
@@ -222,6 +227,7 @@ pub fn credit_note_document(p: PublicCreditNote) -> Document {
     let c = p.credit_note;
     let locale = p.parties.locale();
     let reference = locale.fill("doc.credit_note_for", &[("number", &p.invoice_number)]);
+    let supply = c.supply();
     let notes = match c.memo {
         Some(memo) => format!("{reference}\n{memo}"),
         None => reference,
@@ -229,8 +235,9 @@ pub fn credit_note_document(p: PublicCreditNote) -> Document {
     Document {
         kind: DocumentKind::CreditNote,
         number: c.credit_note_number,
-        issue_date: c.created_at.date_naive(),
+        issue_date: p.parties.issuer.time_zone.today(c.created_at),
         due_date: None,
+        supply,
         valid_until: None,
         currency: c.currency,
         seller: seller(&p.parties.issuer, locale),
@@ -268,6 +275,7 @@ pub fn statement_document(p: StatementShown, today: chrono::NaiveDate) -> Docume
         number: s.reference(),
         issue_date: today,
         due_date: None,
+        supply: None,
         valid_until: None,
         currency: s.currency,
         seller: seller(&p.parties.issuer, locale),

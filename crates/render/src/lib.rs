@@ -16,6 +16,7 @@ use chrono::NaiveDate;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::{Quantity, TaxRate};
 use invoicing_domain::money::Money;
+use invoicing_domain::supply::Supply;
 
 pub use from_domain::{
     credit_note_document, invoice_document, quotation_document, statement_document,
@@ -81,6 +82,8 @@ pub struct Line {
     pub unit_price: Money,
     pub tax_rate: TaxRate,
     pub amount: Money,
+    /// Why no VAT is charged on it (text or a VATEX code), printed beneath it (SPEC §27).
+    pub exemption: Option<String>,
 }
 
 /// The totals box, as the domain computed it: nothing is summed here.
@@ -126,6 +129,8 @@ pub struct Document {
     pub issue_date: NaiveDate,
     /// Invoices and credit notes.
     pub due_date: Option<NaiveDate>,
+    /// When the goods or services were supplied (SPEC §27).
+    pub supply: Option<Supply>,
     /// Quotations.
     pub valid_until: Option<NaiveDate>,
     pub currency: Currency,

@@ -28,11 +28,13 @@ use invoicing_domain::document::{DocumentKind, LineItem, Lines};
 use invoicing_domain::einvoice::{LineTax, TaxCategory, DEFAULT_UNIT};
 use invoicing_domain::email::{EmailKind, EmailRequest};
 use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::invoice::References;
 use invoicing_domain::lines::{document_totals, LineAmounts};
 use invoicing_domain::money::Money;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{CreditNoteRepository, RepoError, RepoResult};
 use invoicing_domain::report::books::{self, BookLine};
+use invoicing_domain::supply::SupplyFields;
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
 use std::collections::BTreeMap;
@@ -53,6 +55,7 @@ struct CreditNoteRow {
     total_cents: i64,
     refund_due_cents: i64,
     created_at: NaiveDateTime,
+    refs: Option<String>,
 }
 
 fn to_credit_notes(
@@ -65,6 +68,7 @@ fn to_credit_notes(
     rows.into_iter()
         .map(|row| {
             let bad = |what: &str| RepoError::Internal(format!("credit note {}: {what}", row.id));
+            let supply = References::from_json(row.refs.as_deref()).supply;
             Ok(CreditNote {
                 id: CreditNoteId(row.id),
                 object: CreditNote::OBJECT,
@@ -79,6 +83,8 @@ fn to_credit_notes(
                 tax_cents: row.tax_cents,
                 total_cents: row.total_cents,
                 refund_due_cents: row.refund_due_cents,
+                delivery_date: supply.delivery_date,
+                service_period: supply.service_period,
                 livemode: row.livemode,
                 created_at: from_db(row.created_at),
             })
@@ -213,6 +219,14 @@ fn create(
         .map_err(|e| RepoError::Invalid(Violations::single(param, e.to_string())))?;
     let effect =
         apply_credit(status, balance, totals.total.minor()).map_err(|e| refused(param, e))?;
+    // The supply credited is the invoice's unless the request names its own.
+    let refs = References {
+        supply: match new.supply {
+            Some(own) => SupplyFields::of(Some(own)),
+            None => References::from_json(inv.buyer_refs.as_deref()).supply,
+        },
+        ..References::default()
+    };
     let now = now_db();
     let number = take_number(conn, scope, DocumentKind::CreditNote, now.year())?;
     let row = diesel::insert_into(credit_notes::table)
@@ -230,17 +244,14 @@ fn create(
             credit_notes::total_cents.eq(totals.total.minor()),
             credit_notes::refund_due_cents.eq(effect.refund_due),
             credit_notes::created_at.eq(now),
+            credit_notes::refs.eq(refs.to_json()),
         ))
         .returning(returning::<CreditNoteRow>())
         .get_result::<CreditNoteRow>(conn)?;
     let id = row.id;
     let lines: Vec<BookLine> = items.iter().map(BookLine::from).collect();
-    crate::books::add(
-        conn,
-        scope,
-        &inv.currency,
-        &books::credited(now.date(), &lines),
-    )?;
+    let today = crate::local_days::today_of(conn, scope, from_db(now))?;
+    crate::books::add(conn, scope, &inv.currency, &books::credited(today, &lines))?;
     insert_lines(
         conn,
         scope,

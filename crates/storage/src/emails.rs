@@ -7,10 +7,11 @@ use crate::documents::DocumentRow;
 use crate::events::record;
 use crate::invoice_rows::InvoiceRow;
 use crate::jobs::{self, EMAILS};
+use crate::local_days::zone_of;
 use crate::outbox::{insert, json, queue, Document, EmailRow, Refs};
 use crate::profiles::load_profile;
 use crate::quotation_rows::QuotationRow;
-use crate::rows::{missing_or_forbidden, now_db, scoped, to_db};
+use crate::rows::{from_db, missing_or_forbidden, now_db, scoped, to_db};
 use crate::schema::{emails, invoice_reminders, invoices};
 use crate::store::{Store, TxError};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
@@ -30,6 +31,7 @@ use invoicing_domain::ports::{EmailQueue, EmailRepository, RepoError, RepoResult
 use invoicing_domain::profile::{Reminders, REMINDER_DAYS_MAX};
 use invoicing_domain::report::{statement_reference, DateRange};
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
+use invoicing_domain::time_zone::TimeZone;
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use std::collections::HashMap;
 
@@ -431,12 +433,14 @@ impl EmailQueue for Store {
         })
     }
 
-    fn queue_reminders(&self, today: NaiveDate) -> RepoResult<usize> {
+    fn queue_reminders(&self, now: DateTime<Utc>) -> RepoResult<usize> {
         if !self.mail_enabled() {
             return Ok(0);
         }
-        let reach = chrono::Days::new(u64::from(REMINDER_DAYS_MAX.unsigned_abs()));
-        let (from, until) = (today - reach, today + reach);
+        // Every account's date is within a day of UTC's.
+        let reach = chrono::Days::new(u64::from(REMINDER_DAYS_MAX.unsigned_abs()) + 1);
+        let utc_today = now.date_naive();
+        let (from, until) = (utc_today - reach, utc_today + reach);
         let candidates: Vec<Candidate> = self.read(|conn| {
             Ok(invoices::table
                 .filter(invoices::status.eq_any(OPEN))
@@ -474,6 +478,7 @@ impl EmailQueue for Store {
             }
         }
         let mut account_offsets: HashMap<Scope, Reminders> = HashMap::new();
+        let mut zones: HashMap<Scope, TimeZone> = HashMap::new();
         let mut queued = 0;
         for c in candidates {
             let offsets = match &c.reminders {
@@ -490,8 +495,17 @@ impl EmailQueue for Store {
             if offsets.days().is_empty() {
                 continue;
             }
+            let zone = match zones.get(&c.scope()) {
+                Some(zone) => *zone,
+                None => {
+                    let zone = self.read(|conn| zone_of(conn, c.scope()))?;
+                    zones.insert(c.scope(), zone);
+                    zone
+                }
+            };
+            let today = zone.today(now);
             let already = sent.get(&c.id).map(Vec::as_slice).unwrap_or_default();
-            let sent_on = c.sent_at.unwrap_or(c.created_at).date();
+            let sent_on = zone.today(from_db(c.sent_at.unwrap_or(c.created_at)));
             let Some(offset) = reminder_due(offsets.days(), c.due_date, sent_on, today, already)
             else {
                 continue;

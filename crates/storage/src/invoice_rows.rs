@@ -157,6 +157,8 @@ pub(crate) fn to_invoice(
         tax_rounding,
         buyer_reference: refs.buyer_reference,
         purchase_order: refs.purchase_order,
+        delivery_date: refs.supply.delivery_date,
+        service_period: refs.supply.service_period,
         created_at: from_db(row.created_at),
         updated_at: from_db(row.updated_at),
     })

@@ -13,13 +13,14 @@ use crate::invoice_list::{filtered, page_of, page_with_lines, SummaryRow};
 use crate::invoice_rows::{
     load_invoice, load_invoices, load_row, to_invoice, to_invoices, with_lines, InvoiceRow,
 };
+use crate::local_days::local_days;
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
 use crate::rows::{lock_scoped, now_db, scoped, BigIntSum};
 use crate::schema::invoices;
 use crate::store::{Store, TxError};
-use chrono::{Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, Utc};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
@@ -160,7 +161,7 @@ fn update(
             .execute(conn)?;
         changed = true;
     }
-    if patch.buyer_reference.is_some() || patch.purchase_order.is_some() {
+    if patch.buyer_reference.is_some() || patch.purchase_order.is_some() || patch.supply.is_some() {
         let refs = References::from_json(row.buyer_refs.as_deref()).patched(patch);
         diesel::update(target)
             .set(invoices::buyer_refs.eq(refs.to_json()))
@@ -431,22 +432,27 @@ impl InvoiceRepository for Store {
         })
     }
 
-    fn mark_overdue_invoices(&self, today: NaiveDate) -> RepoResult<usize> {
+    fn mark_overdue_invoices(&self, now: DateTime<Utc>) -> RepoResult<usize> {
         let url = self.public_url();
-        let due = |conn: &mut AnyConnection| {
-            Ok(invoices::table
-                .filter(
-                    invoices::status
-                        .eq_any([InvoiceStatus::Sent.as_str(), InvoiceStatus::Viewed.as_str()]),
-                )
-                .filter(invoices::due_date.lt(today))
-                .order(invoices::id)
-                .limit(200)
-                .select(InvoiceRow::as_select())
-                .load::<InvoiceRow>(conn)?)
-        };
-        sweep(self, due, InvoiceStatus::Overdue, |conn, row| {
-            load_invoice(conn, row.scope(), InvoiceId(row.id), &url)
-        })
+        let mut moved = 0;
+        for day in self.read(|conn| local_days(conn, now))? {
+            let due = |conn: &mut AnyConnection| {
+                Ok(invoices::table
+                    .filter(
+                        invoices::status
+                            .eq_any([InvoiceStatus::Sent.as_str(), InvoiceStatus::Viewed.as_str()]),
+                    )
+                    .filter(invoices::due_date.lt(day.today))
+                    .filter(day.rows_of("invoices"))
+                    .order(invoices::id)
+                    .limit(200)
+                    .select(InvoiceRow::as_select())
+                    .load::<InvoiceRow>(conn)?)
+            };
+            moved += sweep(self, due, InvoiceStatus::Overdue, |conn, row| {
+                load_invoice(conn, row.scope(), InvoiceId(row.id), &url)
+            })?;
+        }
+        Ok(moved)
     }
 }

@@ -19,6 +19,7 @@ mod invoice_rows;
 mod invoices;
 mod jobs;
 mod keys;
+mod local_days;
 mod notices;
 mod outbox;
 mod parties;

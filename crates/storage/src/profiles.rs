@@ -16,6 +16,7 @@ use invoicing_domain::locale::Locale;
 use invoicing_domain::ports::{ProfileRepository, RepoError, RepoResult};
 use invoicing_domain::profile::{BrandColor, ImageKind, Logo, Profile, ProfilePatch, Reminders};
 use invoicing_domain::tenant::{Environment, Scope};
+use invoicing_domain::time_zone::TimeZone;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = account_profiles)]
@@ -43,6 +44,7 @@ struct ProfileRow {
     bank_account: Option<String>,
     contact: Option<String>,
     tax_rounding: String,
+    time_zone: String,
 }
 
 /// A structured field kept as JSON text.
@@ -97,6 +99,7 @@ impl ProfileRow {
             contact: from_json(&self.contact).map_err(|_| bad("contact"))?,
             tax_rounding: TaxRounding::parse(&self.tax_rounding)
                 .ok_or_else(|| bad("tax rounding"))?,
+            time_zone: TimeZone::from_stored(&self.time_zone),
             name: self.name,
             legal_name: self.legal_name,
             phone: self.phone,
@@ -163,6 +166,7 @@ fn profile_with(conn: &mut AnyConnection, scope: Scope, logo: bool) -> Result<Pr
                 bank_account: None,
                 contact: None,
                 tax_rounding: TaxRounding::default(),
+                time_zone: TimeZone::UTC,
                 has_logo: logo,
                 created_at: account.created_at,
                 updated_at: account.created_at,
@@ -214,6 +218,7 @@ fn save(conn: &mut AnyConnection, scope: Scope, p: &Profile) -> Result<(), TxErr
             account_profiles::bank_account.eq(to_json(&p.bank_account)?),
             account_profiles::contact.eq(to_json(&p.contact)?),
             account_profiles::tax_rounding.eq(p.tax_rounding.as_str()),
+            account_profiles::time_zone.eq(p.time_zone.name()),
             account_profiles::updated_at.eq(now),
         ))
         .execute(conn)?;
@@ -223,6 +228,10 @@ fn save(conn: &mut AnyConnection, scope: Scope, p: &Profile) -> Result<(), TxErr
 impl ProfileRepository for Store {
     fn get_profile(&self, scope: Scope) -> RepoResult<Profile> {
         self.read(|conn| load_profile(conn, scope))
+    }
+
+    fn time_zone(&self, scope: Scope) -> RepoResult<TimeZone> {
+        self.read(|conn| crate::local_days::zone_of(conn, scope))
     }
 
     fn update_profile(&self, scope: Scope, patch: ProfilePatch) -> RepoResult<Profile> {

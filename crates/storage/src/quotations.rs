@@ -9,13 +9,14 @@ use crate::documents::{
     sweep, Resolved,
 };
 use crate::events::record;
+use crate::local_days::local_days;
 use crate::outbox::{queue, Document};
 use crate::quotation_flow::{answer, convert, finish_answer, move_quotation, public_view, refused};
 use crate::quotation_rows::{load_quotation, load_row, to_quotations, QuotationRow};
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::{line_items, quotations};
 use crate::store::{Store, TxError};
-use chrono::{Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use diesel::prelude::*;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{CustomerRef, DocumentKind};
@@ -313,11 +314,12 @@ impl QuotationRepository for Store {
         number: &str,
         token: &str,
         answer_: Answer,
-        today: NaiveDate,
+        now: DateTime<Utc>,
     ) -> RepoResult<PublicQuotation> {
         let url = self.public_url();
         let answered = self.write(|conn| {
             let row = public_row::<QuotationRow>(conn, number, token)?;
+            let today = crate::local_days::today_of(conn, row.scope(), now)?;
             // Answered on the quotation's page: the prospect acts.
             Ok((
                 row.clone(),
@@ -347,22 +349,27 @@ impl QuotationRepository for Store {
         })
     }
 
-    fn mark_expired_quotations(&self, today: NaiveDate) -> RepoResult<usize> {
+    fn mark_expired_quotations(&self, now: DateTime<Utc>) -> RepoResult<usize> {
         let url = self.public_url();
-        let due = |conn: &mut AnyConnection| {
-            Ok(quotations::table
-                .filter(quotations::status.eq_any([
-                    QuotationStatus::Sent.as_str(),
-                    QuotationStatus::Viewed.as_str(),
-                ]))
-                .filter(quotations::valid_until.lt(today))
-                .order(quotations::id)
-                .limit(200)
-                .select(QuotationRow::as_select())
-                .load::<QuotationRow>(conn)?)
-        };
-        sweep(self, due, QuotationStatus::Expired, |conn, row| {
-            load_quotation(conn, row.scope(), QuotationId(row.id), &url)
-        })
+        let mut moved = 0;
+        for day in self.read(|conn| local_days(conn, now))? {
+            let due = |conn: &mut AnyConnection| {
+                Ok(quotations::table
+                    .filter(quotations::status.eq_any([
+                        QuotationStatus::Sent.as_str(),
+                        QuotationStatus::Viewed.as_str(),
+                    ]))
+                    .filter(quotations::valid_until.lt(day.today))
+                    .filter(day.rows_of("quotations"))
+                    .order(quotations::id)
+                    .limit(200)
+                    .select(QuotationRow::as_select())
+                    .load::<QuotationRow>(conn)?)
+            };
+            moved += sweep(self, due, QuotationStatus::Expired, |conn, row| {
+                load_quotation(conn, row.scope(), QuotationId(row.id), &url)
+            })?;
+        }
+        Ok(moved)
     }
 }

@@ -13,11 +13,12 @@ use crate::documents::{
 use crate::events::record;
 use crate::invoice_rows::load_invoice;
 use crate::invoices::{insert_invoice, Origin};
+use crate::local_days::{local_days, today_of};
 use crate::outbox::queue;
 use crate::rows::{from_db, lock_scoped, missing_or_forbidden, now_db, returning, scoped};
 use crate::schema::recurring_invoices as ri;
 use crate::store::{Store, TxError};
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
@@ -518,11 +519,16 @@ impl RecurringRepository for Store {
         self.write(|conn| change(conn, scope, id.0, to, today))
     }
 
-    fn issue_recurring(&self, today: NaiveDate) -> RepoResult<usize> {
+    fn issue_recurring(&self, now: DateTime<Utc>) -> RepoResult<usize> {
+        // Every schedule due on the latest date any account is on; each is then issued up to
+        // its own account's date.
         let due: Vec<(i64, i64, bool)> = self.read(|conn| {
+            let latest = local_days(conn, now)?
+                .first()
+                .map_or_else(|| now.date_naive(), |d| d.today);
             Ok(ri::table
                 .filter(ri::status.eq(RecurringStatus::Active.as_str()))
-                .filter(ri::next_issue_date.le(today))
+                .filter(ri::next_issue_date.le(latest))
                 .select((ri::id, ri::account_id, ri::livemode))
                 .load(conn)?)
         })?;
@@ -531,7 +537,10 @@ impl RecurringRepository for Store {
         let mut issued = 0;
         for (id, account, livemode) in due {
             let scope = Scope::new(AccountId(account), Environment::from_livemode(livemode));
-            while self.write(|conn| issue_one(conn, scope, id, today, &url, mail))? {
+            while self.write(|conn| {
+                let today = today_of(conn, scope, now)?;
+                issue_one(conn, scope, id, today, &url, mail)
+            })? {
                 issued += 1;
             }
         }

@@ -267,12 +267,13 @@ struct Owed {
     a: Option<i64>,
 }
 
-/// Owed at `until`: what invoices issued before it (that left their draft, and were neither
+/// Owed at `until`, the start of `day`: what invoices issued before it (that left their draft, and were neither
 /// cancelled nor marked paid by then) came to, less what was verified as paid and credited on each before it, never below
 /// zero per invoice; by currency, or of one customer in one currency (`only`).
 fn owed(
     conn: &mut AnyConnection,
     scope: Scope,
+    day: NaiveDate,
     until: chrono::NaiveDateTime,
     only: Option<(i64, &str)>,
 ) -> Result<Vec<(String, i64)>, TxError> {
@@ -307,7 +308,7 @@ fn owed(
     q = q
         .bind::<BigInt, _>(scope.account_id.0)
         .bind::<Bool, _>(scope.livemode())
-        .bind::<Date, _>(until.date())
+        .bind::<Date, _>(day)
         .bind::<Timestamp, _>(until)
         .bind::<Timestamp, _>(until);
     if let Some((customer, code)) = only {
@@ -567,11 +568,13 @@ fn statement(
 ) -> Result<(i64, Vec<StatementItem>, AgingAmounts), TxError> {
     use crate::rows::scoped;
     use crate::schema::{credit_notes, invoices, payments};
-    let at = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default();
+    // The range's days are the merchant's (SPEC §27): each begins at local midnight.
+    let zone = crate::local_days::zone_of(conn, scope)?;
+    let at = |d: NaiveDate| zone.start_of(d).naive_utc();
     let (from, end) = (at(range.from), at(range.end()));
-    let day = |t: chrono::NaiveDateTime| t.date();
+    let day = |t: chrono::NaiveDateTime| zone.today(t.and_utc());
     let code = money.code();
-    let opening = owed(conn, scope, from, Some((customer, code)))?
+    let opening = owed(conn, scope, range.from, from, Some((customer, code)))?
         .first()
         .map_or(0, |(_, a)| *a);
     let mut items: Vec<StatementItem> = Vec::new();
@@ -672,7 +675,7 @@ fn statement(
     let aging: Vec<AgingRow> = bind_edges(
         diesel::sql_query(sql),
         scope,
-        AgingEdges::at(chrono::Utc::now().date_naive()),
+        AgingEdges::at(zone.today(chrono::Utc::now())),
     )
     .bind::<BigInt, _>(customer)
     .bind::<Text, _>(code)

@@ -288,6 +288,7 @@ diesel::table! {
         total_cents -> BigInt,
         refund_due_cents -> BigInt,
         created_at -> Timestamp,
+        refs -> Nullable<Text>,
     }
 }
 
@@ -452,6 +453,7 @@ diesel::table! {
         bank_account -> Nullable<Text>,
         contact -> Nullable<Text>,
         tax_rounding -> Text,
+        time_zone -> Text,
     }
 }
 

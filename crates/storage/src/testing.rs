@@ -299,3 +299,9 @@ macro_rules! backend_tests {
         }
     };
 }
+
+/// Noon UTC on `day`: an instant on that date in every zone from UTC−11 to UTC+11, for tests
+/// that sweep "on a day" without caring where.
+pub fn noon(day: chrono::NaiveDate) -> chrono::DateTime<chrono::Utc> {
+    day.and_hms_opt(12, 0, 0).unwrap_or_default().and_utc()
+}

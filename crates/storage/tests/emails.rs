@@ -536,12 +536,30 @@ fn reminders_go_out_once_per_offset_and_only_the_latest(db: TestDb) {
         Some(vec![0])
     );
     send(&mailing, s, &due_today, None);
-    assert_eq!(db.store.queue_reminders(day).unwrap(), 0, "mail off: none");
-    assert_eq!(mailing.queue_reminders(day).unwrap(), 1);
-    assert_eq!(mailing.queue_reminders(day).unwrap(), 0);
+    assert_eq!(
+        db.store
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
+        0,
+        "mail off: none"
+    );
+    assert_eq!(
+        mailing
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        mailing
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
+        0
+    );
     let restarted = Store::connect(&db.url, 2).unwrap().with_mail(true);
     assert_eq!(
-        restarted.queue_reminders(day).unwrap(),
+        restarted
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
         0,
         "a restart sends none again"
     );
@@ -563,9 +581,16 @@ fn reminders_go_out_once_per_offset_and_only_the_latest(db: TestDb) {
     );
     send(&mailing, s, &late, None);
     sent_on(&db, &late, start);
-    assert_eq!(mailing.queue_reminders(day).unwrap(), 1);
     assert_eq!(
-        mailing.queue_reminders(day + Days::new(30)).unwrap(),
+        mailing
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        mailing
+            .queue_reminders(invoicing_storage::testing::noon(day + Days::new(30)))
+            .unwrap(),
         0,
         "7 was the last"
     );
@@ -589,14 +614,24 @@ fn reminders_go_out_once_per_offset_and_only_the_latest(db: TestDb) {
     invoice(&mailing, s, json!({"due_date": iso(day)}));
     let opted_out = invoice(&mailing, s, json!({"due_date": iso(day), "reminders": []}));
     send(&mailing, s, &opted_out, None);
-    assert_eq!(mailing.queue_reminders(day).unwrap(), 0);
+    assert_eq!(
+        mailing
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
+        0
+    );
 
     // `null` follows the account's again.
     let back = mailing
         .update_invoice(s, opted_out.id, patch(json!({"reminders": null})))
         .unwrap();
     assert_eq!(back.reminders, None);
-    assert_eq!(mailing.queue_reminders(day).unwrap(), 1);
+    assert_eq!(
+        mailing
+            .queue_reminders(invoicing_storage::testing::noon(day))
+            .unwrap(),
+        1
+    );
 }
 
 /// Several processes sweeping at once queue each reminder once (PostgreSQL; SQLite's writers
@@ -616,7 +651,11 @@ fn concurrent_sweeps_queue_each_reminder_once(db: TestDb) {
     let handles: Vec<_> = (0..4)
         .map(|_| {
             let store = Store::connect(&db.url, 2).unwrap().with_mail(true);
-            std::thread::spawn(move || store.queue_reminders(day).unwrap())
+            std::thread::spawn(move || {
+                store
+                    .queue_reminders(invoicing_storage::testing::noon(day))
+                    .unwrap()
+            })
         })
         .collect();
     let total: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();

@@ -208,7 +208,12 @@ fn public_pages_act_as_the_customer_and_sweeps_as_the_system(db: TestDb) {
     assert_eq!(actor_of(&db, system, "invoice.viewed"), Actor::Customer);
     assert_eq!(actor_of(&db, system, "payment.created"), Actor::Customer);
     let later = invoice.due_date + Duration::days(1);
-    assert_eq!(db.store.mark_overdue_invoices(later).unwrap(), 1);
+    assert_eq!(
+        db.store
+            .mark_overdue_invoices(invoicing_storage::testing::noon(later))
+            .unwrap(),
+        1
+    );
     assert_eq!(actor_of(&db, system, "invoice.overdue"), Actor::System);
 
     let quotation = |email: &str, valid_until: NaiveDate| {
@@ -226,7 +231,12 @@ fn public_pages_act_as_the_customer_and_sweeps_as_the_system(db: TestDb) {
     let q = quotation("pat@example.com", today() + Duration::days(10));
     let q_token = q.public_url.rsplit("token=").next().unwrap();
     db.store
-        .answer_public_quotation(&q.quote_number, q_token, accept(), today())
+        .answer_public_quotation(
+            &q.quote_number,
+            q_token,
+            accept(),
+            invoicing_storage::testing::noon(today()),
+        )
         .unwrap();
     assert_eq!(actor_of(&db, system, "quotation.accepted"), Actor::Customer);
 
@@ -235,7 +245,12 @@ fn public_pages_act_as_the_customer_and_sweeps_as_the_system(db: TestDb) {
     let tomorrow = today() + Duration::days(1);
     assert!(db
         .store
-        .answer_public_quotation(&late.quote_number, late_token, accept(), tomorrow)
+        .answer_public_quotation(
+            &late.quote_number,
+            late_token,
+            accept(),
+            invoicing_storage::testing::noon(tomorrow)
+        )
         .is_err());
     assert_eq!(actor_of(&db, system, "quotation.expired"), Actor::System);
     let sent = events(&db, system, "quotation.sent");

@@ -532,7 +532,9 @@ fn overdue_sweep_is_idempotent_across_sweepers(db: TestDb) {
             let barrier = barrier.clone();
             std::thread::spawn(move || {
                 barrier.wait();
-                store.mark_overdue_invoices(today()).unwrap()
+                store
+                    .mark_overdue_invoices(invoicing_storage::testing::noon(today()))
+                    .unwrap()
             })
         })
         .collect();
@@ -540,7 +542,12 @@ fn overdue_sweep_is_idempotent_across_sweepers(db: TestDb) {
     assert_eq!(changed, 5);
     assert_eq!(events_of(&db, a, "invoice.overdue").len(), 4);
     assert_eq!(events_of(&db, b, "invoice.overdue").len(), 1);
-    assert_eq!(db.store.mark_overdue_invoices(today()).unwrap(), 0);
+    assert_eq!(
+        db.store
+            .mark_overdue_invoices(invoicing_storage::testing::noon(today()))
+            .unwrap(),
+        0
+    );
     assert_eq!(
         db.store.get_invoice(a, draft.id).unwrap().status,
         InvoiceStatus::Draft
@@ -553,6 +560,45 @@ fn overdue_sweep_is_idempotent_across_sweepers(db: TestDb) {
         db.store.get_invoice(b, viewed.id).unwrap().status,
         InvoiceStatus::Overdue
     );
+}
+
+/// Each account's invoices turn overdue at midnight where the account is (SPEC §27): one due
+/// on 2 January is overdue from 10:00 UTC that day in Kiritimati (UTC+14), from midnight UTC
+/// without a zone, and from 04:00 UTC on the 3rd in Port of Spain (UTC−4).
+fn overdue_comes_at_each_accounts_local_midnight(db: TestDb) {
+    use chrono::TimeZone as _;
+    use invoicing_domain::ports::ProfileRepository;
+    use invoicing_domain::profile::ProfilePatch;
+    use invoicing_domain::time_zone::TimeZone;
+    let zoned = |name: &str| {
+        let scope = scope(&db);
+        let zone = TimeZone::parse(name).unwrap();
+        let patch = ProfilePatch {
+            time_zone: Some(zone),
+            ..Default::default()
+        };
+        db.store.update_profile(scope, patch).unwrap();
+        scope
+    };
+    let port_of_spain = zoned("America/Port_of_Spain");
+    let kiritimati = zoned("Pacific/Kiritimati");
+    let utc = scope(&db);
+    let due = [port_of_spain, kiritimati, utc].map(|s| past_due(&db, s, "late@example.com", true));
+    let status = |scope: Scope, i: usize| db.store.get_invoice(scope, due[i].id).unwrap().status;
+    let at =
+        |h: u32, m: u32, s: u32, day: u32| Utc.with_ymd_and_hms(2026, 1, day, h, m, s).unwrap();
+    let sweep = |now| db.store.mark_overdue_invoices(now).unwrap();
+
+    assert_eq!(sweep(at(9, 59, 59, 2)), 0, "nowhere past the 2nd yet");
+    assert_eq!(sweep(at(10, 0, 0, 2)), 1);
+    assert_eq!(status(kiritimati, 1), InvoiceStatus::Overdue);
+    assert_eq!(sweep(at(23, 59, 59, 2)), 0);
+    assert_eq!(sweep(at(0, 0, 0, 3)), 1);
+    assert_eq!(status(utc, 2), InvoiceStatus::Overdue);
+    assert_eq!(sweep(at(3, 59, 59, 3)), 0, "still the 2nd in Port of Spain");
+    assert_eq!(status(port_of_spain, 0), InvoiceStatus::Sent);
+    assert_eq!(sweep(at(4, 0, 0, 3)), 1);
+    assert_eq!(status(port_of_spain, 0), InvoiceStatus::Overdue);
 }
 
 fn lists_filter_by_status_customer_and_day(db: TestDb) {
@@ -1209,6 +1255,7 @@ backend_tests!(
     lifecycle_follows_the_table,
     public_view_marks_viewed_once,
     overdue_sweep_is_idempotent_across_sweepers,
+    overdue_comes_at_each_accounts_local_midnight,
     lists_filter_by_status_customer_and_day,
 );
 

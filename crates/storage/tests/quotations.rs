@@ -888,8 +888,12 @@ fn public_answers_follow_the_same_rules(db: TestDb) {
         .create_quotation(scope, simple("ada@example.com"))
         .unwrap();
     assert_err!(
-        db.store
-            .answer_public_quotation(&draft.quote_number, &token_of(&draft), accept(), today()),
+        db.store.answer_public_quotation(
+            &draft.quote_number,
+            &token_of(&draft),
+            accept(),
+            invoicing_storage::testing::noon(today())
+        ),
         RepoError::NotFound
     );
     assert_eq!(
@@ -900,13 +904,22 @@ fn public_answers_follow_the_same_rules(db: TestDb) {
 
     let q = create_sent(&db, scope, simple("bob@example.com"));
     assert_err!(
-        db.store
-            .answer_public_quotation(&q.quote_number, "wrong", accept(), today()),
+        db.store.answer_public_quotation(
+            &q.quote_number,
+            "wrong",
+            accept(),
+            invoicing_storage::testing::noon(today())
+        ),
         RepoError::NotFound
     );
     let page = db
         .store
-        .answer_public_quotation(&q.quote_number, &token_of(&q), accept(), today())
+        .answer_public_quotation(
+            &q.quote_number,
+            &token_of(&q),
+            accept(),
+            invoicing_storage::testing::noon(today()),
+        )
         .unwrap();
     assert_eq!(page.quotation.status, QuotationStatus::Accepted);
     assert_eq!(
@@ -931,8 +944,12 @@ fn public_answers_follow_the_same_rules(db: TestDb) {
     );
     for answer in [accept(), reject("late")] {
         assert_err!(
-            db.store
-                .answer_public_quotation(&q.quote_number, &token_of(&q), answer, today()),
+            db.store.answer_public_quotation(
+                &q.quote_number,
+                &token_of(&q),
+                answer,
+                invoicing_storage::testing::noon(today())
+            ),
             RepoError::InvalidTransition(_)
         );
     }
@@ -945,7 +962,7 @@ fn public_answers_follow_the_same_rules(db: TestDb) {
             &declined.quote_number,
             &token_of(&declined),
             reject("Went elsewhere"),
-            today(),
+            invoicing_storage::testing::noon(today()),
         )
         .unwrap();
     assert_eq!(page.quotation.status, QuotationStatus::Rejected);
@@ -962,7 +979,7 @@ fn public_answers_follow_the_same_rules(db: TestDb) {
             &declined.quote_number,
             &token_of(&declined),
             accept(),
-            today()
+            invoicing_storage::testing::noon(today())
         ),
         RepoError::InvalidTransition(_)
     );
@@ -1014,8 +1031,12 @@ fn late_accept_expires_the_quotation_instead(db: TestDb) {
         .view_public_quotation(&public.quote_number, &token)
         .unwrap();
     assert_err!(
-        db.store
-            .answer_public_quotation(&public.quote_number, &token, accept(), day("2026-02-01")),
+        db.store.answer_public_quotation(
+            &public.quote_number,
+            &token,
+            accept(),
+            invoicing_storage::testing::noon(day("2026-02-01"))
+        ),
         RepoError::InvalidTransition(_)
     );
     let expired = get(&db, scope, public.id);
@@ -1079,7 +1100,12 @@ fn expiry_sweep_expires_only_open_quotations_past_validity(db: TestDb) {
     };
     let before = untouched(&db);
 
-    assert_eq!(db.store.mark_expired_quotations(sweep_day).unwrap(), 4);
+    assert_eq!(
+        db.store
+            .mark_expired_quotations(invoicing_storage::testing::noon(sweep_day))
+            .unwrap(),
+        4
+    );
     for (scope, id) in [
         (a, sent1.id),
         (a, sent2.id),
@@ -1102,7 +1128,12 @@ fn expiry_sweep_expires_only_open_quotations_past_validity(db: TestDb) {
     assert_eq!(events_of(&db, a, "quotation.expired").len(), 3);
     assert_eq!(events_of(&db, b, "quotation.expired").len(), 1);
 
-    assert_eq!(db.store.mark_expired_quotations(sweep_day).unwrap(), 0);
+    assert_eq!(
+        db.store
+            .mark_expired_quotations(invoicing_storage::testing::noon(sweep_day))
+            .unwrap(),
+        0
+    );
     assert_eq!(events_of(&db, a, "quotation.expired").len(), 3);
     assert_eq!(events_of(&db, b, "quotation.expired").len(), 1);
     assert_eq!(untouched(&db), before);
@@ -1110,7 +1141,9 @@ fn expiry_sweep_expires_only_open_quotations_past_validity(db: TestDb) {
     // The next day, the one valid until the sweep day goes too.
     assert_eq!(
         db.store
-            .mark_expired_quotations(sweep_day + Duration::days(1))
+            .mark_expired_quotations(invoicing_storage::testing::noon(
+                sweep_day + Duration::days(1)
+            ))
             .unwrap(),
         1
     );
@@ -1134,7 +1167,9 @@ fn concurrent_sweepers_expire_each_quotation_once(db: TestDb) {
             let barrier = barrier.clone();
             std::thread::spawn(move || {
                 barrier.wait();
-                store.mark_expired_quotations(day("2026-02-01")).unwrap()
+                store
+                    .mark_expired_quotations(invoicing_storage::testing::noon(day("2026-02-01")))
+                    .unwrap()
             })
         })
         .collect();
@@ -1597,7 +1632,9 @@ fn each_event_carries_the_quotation_after_its_change(db: TestDb) {
         .unwrap();
     let rejected = value(&get(&db, scope, r.id));
     let e = create_sent(&db, scope, dated("carol@example.com"));
-    db.store.mark_expired_quotations(today()).unwrap();
+    db.store
+        .mark_expired_quotations(invoicing_storage::testing::noon(today()))
+        .unwrap();
     let expired = value(&get(&db, scope, e.id));
     let d = db
         .store

@@ -85,10 +85,25 @@ fn each_period_is_issued_once(db: TestDb) {
     assert_eq!(r.next_issue_date, Some(today()));
     assert_eq!(r.total_cents, 2400);
     assert_eq!(events(&db.store, s, "recurring_invoice.created"), 1);
-    assert_eq!(db.store.issue_recurring(today()).unwrap(), 1);
-    assert_eq!(db.store.issue_recurring(today()).unwrap(), 0);
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(today()))
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(today()))
+            .unwrap(),
+        0
+    );
     let restarted = Store::connect(&db.url, 2).unwrap();
-    assert_eq!(restarted.issue_recurring(today()).unwrap(), 0);
+    assert_eq!(
+        restarted
+            .issue_recurring(invoicing_storage::testing::noon(today()))
+            .unwrap(),
+        0
+    );
     let invoices = issued(&db.store, s, r.id.0);
     assert_eq!(invoices.len(), 1);
     let inv = &invoices[0];
@@ -113,14 +128,24 @@ fn downtime_issues_each_missed_period_with_its_own_date(db: TestDb) {
     let start = NaiveDate::from_ymd_opt(2026, 1, 31).unwrap();
     let r = schedule(&db.store, s, start, json!({}));
     let later = NaiveDate::from_ymd_opt(2026, 5, 2).unwrap();
-    assert_eq!(db.store.issue_recurring(later).unwrap(), 4);
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(later))
+            .unwrap(),
+        4
+    );
     let dates: Vec<NaiveDate> = issued(&db.store, s, r.id.0)
         .iter()
         .map(|i| i.issue_date)
         .collect();
     let d = |m, day| NaiveDate::from_ymd_opt(2026, m, day).unwrap();
     assert_eq!(dates, [d(1, 31), d(2, 28), d(3, 31), d(4, 30)]);
-    assert_eq!(db.store.issue_recurring(later).unwrap(), 0);
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(later))
+            .unwrap(),
+        0
+    );
     assert_eq!(
         db.store.get_recurring(s, r.id).unwrap().next_issue_date,
         Some(d(5, 31))
@@ -137,7 +162,12 @@ fn auto_send_email_and_completion(db: TestDb) {
         start,
         json!({"auto_send": true, "email": true, "occurrences": 2}),
     );
-    assert_eq!(mailing.issue_recurring(today()).unwrap(), 2);
+    assert_eq!(
+        mailing
+            .issue_recurring(invoicing_storage::testing::noon(today()))
+            .unwrap(),
+        2
+    );
     let invoices = issued(&mailing, s, r.id.0);
     assert!(invoices.iter().all(|i| i.status == InvoiceStatus::Sent));
     assert_eq!(events(&mailing, s, "invoice.sent"), 2);
@@ -153,7 +183,9 @@ fn auto_send_email_and_completion(db: TestDb) {
     assert_eq!(r.invoices_created, 2);
     assert_eq!(events(&mailing, s, "recurring_invoice.completed"), 1);
     assert_eq!(
-        mailing.issue_recurring(today() + Days::new(400)).unwrap(),
+        mailing
+            .issue_recurring(invoicing_storage::testing::noon(today() + Days::new(400)))
+            .unwrap(),
         0
     );
 }
@@ -162,7 +194,12 @@ fn pause_resume_and_cancel(db: TestDb) {
     let s = scope(&db, "Acme");
     let start = NaiveDate::from_ymd_opt(2026, 1, 10).unwrap();
     let r = schedule(&db.store, s, start, json!({"interval": "week"}));
-    assert_eq!(db.store.issue_recurring(start).unwrap(), 1);
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(start))
+            .unwrap(),
+        1
+    );
     let paused = db
         .store
         .change_recurring(s, r.id, RecurringStatus::Paused, start)
@@ -170,7 +207,9 @@ fn pause_resume_and_cancel(db: TestDb) {
     assert_eq!(paused.status, RecurringStatus::Paused);
     let weeks_later = start + Days::new(30);
     assert_eq!(
-        db.store.issue_recurring(weeks_later).unwrap(),
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(weeks_later))
+            .unwrap(),
         0,
         "paused: nothing"
     );
@@ -180,7 +219,12 @@ fn pause_resume_and_cancel(db: TestDb) {
         .change_recurring(s, r.id, RecurringStatus::Active, weeks_later)
         .unwrap();
     assert_eq!(resumed.next_issue_date, Some(start + Days::new(35)));
-    assert_eq!(db.store.issue_recurring(start + Days::new(35)).unwrap(), 1);
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(start + Days::new(35)))
+            .unwrap(),
+        1
+    );
     assert_eq!(issued(&db.store, s, r.id.0).len(), 2);
     assert_eq!(events(&db.store, s, "recurring_invoice.paused"), 1);
     assert_eq!(events(&db.store, s, "recurring_invoice.resumed"), 1);
@@ -204,7 +248,12 @@ fn pause_resume_and_cancel(db: TestDb) {
             "{to}"
         );
     }
-    assert_eq!(db.store.issue_recurring(start + Days::new(400)).unwrap(), 0);
+    assert_eq!(
+        db.store
+            .issue_recurring(invoicing_storage::testing::noon(start + Days::new(400)))
+            .unwrap(),
+        0
+    );
     // Another tenant sees none of it.
     let other = scope(&db, "Other");
     assert!(matches!(
@@ -234,7 +283,11 @@ fn racing_sweepers_issue_each_period_once(db: TestDb) {
     let handles: Vec<_> = (0..4)
         .map(|_| {
             let store = Store::connect(&db.url, 2).unwrap();
-            std::thread::spawn(move || store.issue_recurring(day).unwrap())
+            std::thread::spawn(move || {
+                store
+                    .issue_recurring(invoicing_storage::testing::noon(day))
+                    .unwrap()
+            })
         })
         .collect();
     let total: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();

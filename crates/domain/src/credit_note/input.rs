@@ -5,6 +5,7 @@ use crate::document::LineDrafts;
 use crate::document_lines::LineItemInput;
 use crate::email::EmailInput;
 use crate::money::{Money, MAX_AMOUNT};
+use crate::supply::{ServicePeriodInput, Supply};
 use crate::validation::{optional_text, Violations};
 use serde::Deserialize;
 
@@ -26,6 +27,11 @@ pub struct CreditNoteInput {
     pub amount_cents: Option<i64>,
     /// Email the credit note to the customer too (SPEC §18).
     pub email: Option<EmailInput>,
+    /// YYYY-MM-DD: the day of the supply credited (BT-72); or give `service_period`. Neither:
+    /// the invoice's.
+    pub delivery_date: Option<String>,
+    /// The days of the services credited (BG-14).
+    pub service_period: Option<ServicePeriodInput>,
 }
 
 /// What is credited.
@@ -45,6 +51,8 @@ pub struct NewCreditNote {
     pub reason: CreditReason,
     pub memo: Option<String>,
     pub content: CreditContent,
+    /// When the supply credited was made; `None` takes the invoice's.
+    pub supply: Option<Supply>,
 }
 
 impl CreditNoteInput {
@@ -65,6 +73,7 @@ impl CreditNoteInput {
             }),
         };
         let memo = optional_text(&mut v, "memo", self.memo, MEMO_MAX);
+        let supply = Supply::parse(&mut v, self.delivery_date, self.service_period);
         let content = match (self.line_items, self.amount_cents) {
             (Some(_), Some(_)) => {
                 v.push("amount_cents", "give line_items or amount_cents, not both");
@@ -86,6 +95,7 @@ impl CreditNoteInput {
                     reason,
                     memo,
                     content,
+                    supply,
                 },
                 self.email,
             )),

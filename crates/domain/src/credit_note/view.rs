@@ -36,6 +36,10 @@ pub struct CreditNote {
     /// The part of this credit beyond what was due when it was issued: money already paid that
     /// is owed back to the customer.
     pub refund_due_cents: i64,
+    /// The day of the supply credited (BT-72).
+    pub delivery_date: Option<chrono::NaiveDate>,
+    /// The days of the services credited (BG-14).
+    pub service_period: Option<crate::supply::ServicePeriod>,
     pub livemode: bool,
     #[serde(serialize_with = "crate::time::serialize")]
     pub created_at: DateTime<Utc>,
@@ -43,6 +47,15 @@ pub struct CreditNote {
 
 impl CreditNote {
     pub const OBJECT: &'static str = "credit_note";
+
+    /// When the supply credited was made, if it says.
+    pub fn supply(&self) -> Option<crate::supply::Supply> {
+        crate::supply::SupplyFields {
+            delivery_date: self.delivery_date,
+            service_period: self.service_period,
+        }
+        .supply()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -13,6 +13,7 @@ use invoicing_domain::invoice::{Invoice, InvoiceId, PublicInvoice};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::parties::{Issuer, Parties, Recipient};
+use invoicing_domain::supply::ServicePeriod;
 use invoicing_domain::validation::{Metadata, Violations};
 use invoicing_einvoice::{invoice_model, write, Syntax};
 use proptest::prelude::*;
@@ -39,6 +40,8 @@ struct Spec {
     jpy: bool,
     document_rounding: bool,
     paid_share: u8,
+    /// None, a delivery date (BT-72) or a service period (BG-14).
+    supply: u8,
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -54,12 +57,14 @@ fn spec() -> impl Strategy<Value = Spec> {
         any::<bool>(),
         any::<bool>(),
         0u8..3,
+        0u8..3,
     )
-        .prop_map(|(lines, jpy, document_rounding, paid_share)| Spec {
+        .prop_map(|(lines, jpy, document_rounding, paid_share, supply)| Spec {
             lines,
             jpy,
             document_rounding,
             paid_share,
+            supply,
         })
 }
 
@@ -162,6 +167,11 @@ fn public_invoice(s: &Spec) -> Option<PublicInvoice> {
         reminders: None,
         buyer_reference: Some(HOSTILE[0].into()),
         purchase_order: Some("PO <7>".into()),
+        delivery_date: (s.supply == 1).then(|| date(2)),
+        service_period: (s.supply == 2).then(|| ServicePeriod {
+            start: date(1),
+            end: date(4),
+        }),
         tax_rounding: mode,
         created_at: at,
         updated_at: at,
@@ -190,6 +200,7 @@ fn public_invoice(s: &Spec) -> Option<PublicInvoice> {
             name: Some(HOSTILE[0].into()),
         }),
         contact: None,
+        time_zone: Default::default(),
     };
     let recipient = Recipient {
         name: "Erika".into(),
@@ -324,6 +335,30 @@ fn check_ubl(p: &PublicInvoice, xml: &[u8]) {
     assert_eq!(inclusive, exclusive + tax, "BR-CO-15");
     assert_eq!(payable, inclusive - prepaid, "BR-CO-16");
     assert_eq!(group_base, line_total, "the breakdown covers every line");
+    let at = |path: &str| -> Vec<String> {
+        t.iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let day = |d: Option<chrono::NaiveDate>| -> Vec<String> {
+        d.map(|d| d.to_string()).into_iter().collect()
+    };
+    assert_eq!(
+        at("Invoice/cac:Delivery/cbc:ActualDeliveryDate"),
+        day(i.delivery_date),
+        "BT-72"
+    );
+    assert_eq!(
+        at("Invoice/cac:InvoicePeriod/cbc:StartDate"),
+        day(i.service_period.map(|p| p.start)),
+        "BG-14"
+    );
+    assert_eq!(
+        at("Invoice/cac:InvoicePeriod/cbc:EndDate"),
+        day(i.service_period.map(|p| p.end)),
+        "BG-14"
+    );
     assert_eq!(
         (line_total, tax, inclusive, prepaid, payable),
         (
@@ -479,6 +514,7 @@ fn a_zero_rated_line_without_a_category_is_not_ready() {
         jpy: false,
         document_rounding: false,
         paid_share: 0,
+        supply: 0,
     };
     let mut p = public_invoice(&s).unwrap();
     p.invoice.line_items[0].tax_category = None;

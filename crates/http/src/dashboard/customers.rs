@@ -141,7 +141,7 @@ pub async fn detail(
         let payments = few.list_payments(&about).await?;
         let c = Chrome::new(&me, &req, Nav::Customers, customer.name.clone());
         let t = c.t;
-        let today = chrono::Utc::now().date_naive();
+        let today = ops.today().await?;
         let address = customer
             .address
             .as_ref()

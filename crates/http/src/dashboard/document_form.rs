@@ -30,6 +30,7 @@ use invoicing_domain::quotation_status::QuotationStatus;
 use invoicing_domain::recurring::{
     RecurringId, RecurringInput, RecurringInvoice, RecurringPatchInput, RecurringStatus,
 };
+use invoicing_domain::supply::ServicePeriodInput;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -187,6 +188,12 @@ pub(crate) struct Typed {
     pub end_date: String,
     pub auto_send: bool,
     pub email: bool,
+    /// A new document's issue date (blank: the merchant's today).
+    pub issue_date: String,
+    /// An invoice's supply (SPEC §27): a delivery date, or a service period.
+    pub delivery_date: String,
+    pub service_start: String,
+    pub service_end: String,
 }
 
 impl Typed {
@@ -205,6 +212,10 @@ impl Typed {
             end_date: String::new(),
             auto_send: false,
             email: false,
+            issue_date: String::new(),
+            delivery_date: String::new(),
+            service_start: String::new(),
+            service_end: String::new(),
         }
     }
 
@@ -259,6 +270,10 @@ impl Typed {
             date: inv.due_date.to_string(),
             notes: inv.notes.clone().unwrap_or_default(),
             lines: Typed::of_lines(inv.currency, &inv.line_items, t),
+            issue_date: inv.issue_date.to_string(),
+            delivery_date: day_text(inv.delivery_date),
+            service_start: day_text(inv.service_period.map(|p| p.start)),
+            service_end: day_text(inv.service_period.map(|p| p.end)),
             ..Typed::blank(inv.currency)
         }
     }
@@ -310,7 +325,26 @@ impl Typed {
             end_date: form.raw("end_date"),
             auto_send: form.checked("auto_send"),
             email: form.checked("email"),
+            issue_date: form.raw("issue_date"),
+            delivery_date: form.raw("delivery_date"),
+            service_start: form.raw("service_start"),
+            service_end: form.raw("service_end"),
         }
+    }
+
+    /// What the supply field `name` holds.
+    pub fn supply_field(&self, name: &str) -> &str {
+        match name {
+            "delivery_date" => &self.delivery_date,
+            "service_start" => &self.service_start,
+            _ => &self.service_end,
+        }
+    }
+
+    /// The service period as the API takes it: none when both days are blank.
+    fn service_period(&self) -> Option<ServicePeriodInput> {
+        let (start, end) = (non_blank(&self.service_start), non_blank(&self.service_end));
+        (start.is_some() || end.is_some()).then_some(ServicePeriodInput { start, end })
     }
 
     /// The lines as the API takes them; a price that is no amount of the currency is refused
@@ -409,6 +443,8 @@ fn field_of(param: &str) -> String {
         "customer" => "customer_id".into(),
         "line_items" => "lines".into(),
         "due_date" | "valid_until" | "start_date" => "date".into(),
+        "service_period" | "service_period.start" => "service_start".into(),
+        "service_period.end" => "service_end".into(),
         other => other.into(),
     }
 }
@@ -469,6 +505,10 @@ async fn show(
             mail: state.config.mail_enabled,
         },
     )
+}
+
+fn day_text(day: Option<chrono::NaiveDate>) -> String {
+    day.map(|d| d.to_string()).unwrap_or_default()
 }
 
 fn term_key(term: &str) -> &'static str {
@@ -533,7 +573,7 @@ pub(crate) async fn save_new(
                 customer_id,
                 customer,
                 currency: non_blank(&typed.currency),
-                issue_date: None,
+                issue_date: non_blank(&typed.issue_date),
                 due_date: non_blank(&typed.date),
                 payment_terms: if typed.date.trim().is_empty() {
                     non_blank(&typed.payment_terms)
@@ -544,6 +584,8 @@ pub(crate) async fn save_new(
                 notes: non_blank(&typed.notes),
                 metadata: None,
                 reminders: None,
+                delivery_date: non_blank(&typed.delivery_date),
+                service_period: typed.service_period(),
                 ..Default::default()
             };
             ops.create_invoice(input).await.map(|i| i.id.0)
@@ -553,7 +595,7 @@ pub(crate) async fn save_new(
                 customer_id,
                 customer,
                 currency: non_blank(&typed.currency),
-                issue_date: None,
+                issue_date: non_blank(&typed.issue_date),
                 valid_until: non_blank(&typed.date),
                 line_items: Some(line_items),
                 notes: non_blank(&typed.notes),
@@ -739,6 +781,8 @@ pub(crate) async fn save_edit(
                 currency: non_blank(&typed.currency).map(Some),
                 due_date: non_blank(&typed.date).map(Some),
                 notes: Some(non_blank(&typed.notes)),
+                delivery_date: Some(non_blank(&typed.delivery_date)),
+                service_period: Some(typed.service_period()),
                 ..InvoicePatchInput::default()
             };
             match input.parse() {

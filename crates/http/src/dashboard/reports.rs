@@ -12,7 +12,6 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::Utc;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::report::{AgingAmounts, ReportInterval};
 
@@ -94,7 +93,7 @@ pub async fn reports(state: web::Data<AppState>, req: HttpRequest) -> HttpRespon
         let me = visitor(&state, &req).await?;
         let ops = me.ops(&state).without_totals();
         let query = without_blanks(req.query_string());
-        let today = Utc::now().date_naive();
+        let today = ops.today().await?;
         let quarter = ReportInterval::Quarter.start_of(today);
         let or = |name: &str, default: String| {
             let v = query_value(&query, name);

@@ -6,7 +6,6 @@ use crate::path_id::Id;
 use crate::query::ListQuery;
 use crate::storage_calls::{batched, Batch};
 use base64::Engine;
-use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
@@ -78,7 +77,7 @@ impl Ops {
         let scope = self
             .caller
             .require_document_write(ApiResource::Invoices, input.customer.is_some())?;
-        let new = input.parse(Utc::now().date_naive(), new_token())?;
+        let new = input.parse(self.today().await?, new_token())?;
         self.run(scope, "invoice", move |r, s| r.create_invoice(s, new))
             .await
     }

@@ -24,11 +24,13 @@ mod webhooks;
 use crate::error::ApiError;
 use crate::query::ListQuery;
 use crate::{blocking, AppState};
+use chrono::NaiveDate;
 use invoicing_domain::api_key::{Access, ApiResource, KeyScopes};
 use invoicing_domain::email::{EmailInput, EmailRequest};
 use invoicing_domain::paging::{Cursor, Page, PageRequest, SearchText};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::tenant::{Actor, Scope};
+use invoicing_domain::time_zone::{Clock, TimeZone};
 use invoicing_domain::user::{Role, SignedIn, UserId};
 use std::sync::Arc;
 
@@ -140,6 +142,7 @@ pub struct Ops {
     /// Lists are a step of a keyset walk (exports), below this row when it has one.
     walk: Option<Option<Cursor>>,
     invoice_reads: Arc<InvoiceReads>,
+    clock: Arc<dyn Clock>,
 }
 
 impl Ops {
@@ -154,6 +157,7 @@ impl Ops {
             walk: None,
             public_url: Arc::from(state.config.public_url.as_str()),
             invoice_reads: state.invoice_reads.clone(),
+            clock: state.config.clock.clone(),
         }
     }
 
@@ -165,6 +169,7 @@ impl Ops {
             caller: self.caller.clone(),
             public_url: self.public_url.clone(),
             invoice_reads: self.invoice_reads.clone(),
+            clock: self.clock.clone(),
             totals: false,
             ..*self
         }
@@ -178,6 +183,7 @@ impl Ops {
             caller: self.caller.clone(),
             public_url: self.public_url.clone(),
             invoice_reads: self.invoice_reads.clone(),
+            clock: self.clock.clone(),
             walk: Some(cursor),
             ..*self
         }
@@ -185,6 +191,19 @@ impl Ops {
 
     pub fn caller(&self) -> &Caller {
         &self.caller
+    }
+
+    /// The caller's account's date (SPEC §27): where "today" is in every rule that has one.
+    pub async fn today(&self) -> Result<NaiveDate, ApiError> {
+        let now = self.clock.now();
+        let zone = self.time_zone().await?;
+        Ok(zone.today(now))
+    }
+
+    /// The zone the caller's account keeps its days in.
+    pub async fn time_zone(&self) -> Result<TimeZone, ApiError> {
+        self.run(self.caller.scope, "account", |r, s| r.time_zone(s))
+            .await
     }
 
     /// Runs `f` off the async workers; a "not found" names `what`.

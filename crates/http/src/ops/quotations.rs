@@ -5,7 +5,6 @@ use super::Ops;
 use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::query::ListQuery;
-use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
@@ -41,7 +40,7 @@ impl Ops {
         let scope = self
             .caller
             .require_document_write(ApiResource::Quotations, input.customer.is_some())?;
-        let new = input.parse(Utc::now().date_naive(), new_token())?;
+        let new = input.parse(self.today().await?, new_token())?;
         self.run(scope, "quotation", move |r, s| r.create_quotation(s, new))
             .await
     }
@@ -131,7 +130,7 @@ impl Ops {
             .require(ApiResource::Quotations, Access::Write)?;
         let id = id.get()?;
         let answer = input.parse(Some(origin.ip), origin.user_agent)?;
-        let today = Utc::now().date_naive();
+        let today = self.today().await?;
         self.run(scope, "quotation", move |r, s| {
             r.answer_quotation(s, id, answer, today)
         })
@@ -149,7 +148,7 @@ impl Ops {
             .require(ApiResource::Quotations, Access::Write)?;
         let id = id.get()?;
         let answer = input.parse()?;
-        let today = Utc::now().date_naive();
+        let today = self.today().await?;
         self.run(scope, "quotation", move |r, s| {
             r.answer_quotation(s, id, answer, today)
         })
@@ -168,7 +167,7 @@ impl Ops {
         let id = id.get()?;
         // Converting writes an invoice: the caller must be allowed to create one.
         self.caller.require(ApiResource::Invoices, Access::Write)?;
-        let today = Utc::now().date_naive();
+        let today = self.today().await?;
         let due = input.parse(today)?;
         let token = new_token();
         self.run(scope, "quotation", move |r, s| {

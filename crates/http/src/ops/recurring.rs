@@ -4,7 +4,6 @@ use super::Ops;
 use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::query::ListQuery;
-use chrono::Utc;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::paging::Page;
@@ -36,7 +35,7 @@ impl Ops {
         let scope = self
             .caller
             .require_document_write(ApiResource::RecurringInvoices, input.customer.is_some())?;
-        let new = input.parse(Utc::now().date_naive())?;
+        let new = input.parse(self.today().await?)?;
         if new.email && !self.mail_enabled {
             return Err(ApiError::email_not_configured());
         }
@@ -91,7 +90,7 @@ impl Ops {
             .caller
             .require(ApiResource::RecurringInvoices, Access::Write)?;
         let id = id.get()?;
-        let today = Utc::now().date_naive();
+        let today = self.today().await?;
         self.run(scope, WHAT, move |r, s| {
             r.change_recurring(s, id, to, today)
         })

@@ -6,7 +6,7 @@ use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::query::ListQuery;
 use chrono::Datelike;
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
@@ -71,10 +71,14 @@ fn bad_parameter(v: Violations) -> ApiError {
 /// The statement asked for: the days (default: from the first of the year `to` falls in, to
 /// today) and the currency (default:
 /// the account's, decided by storage).
-fn statement_of(id: Id<CustomerId>, query: &str) -> Result<StatementOf, ApiError> {
+fn statement_of(
+    id: Id<CustomerId>,
+    query: &str,
+    today: NaiveDate,
+) -> Result<StatementOf, ApiError> {
     let customer = id.get()?;
     let q = ListQuery::parse(query, &["from", "to", "currency"])?;
-    let to = q.date("to")?.unwrap_or_else(|| Utc::now().date_naive());
+    let to = q.date("to")?.unwrap_or(today);
     let first = NaiveDate::from_ymd_opt(to.year(), 1, 1).unwrap_or(to);
     let range = DateRange::new(q.date("from")?.unwrap_or(first), to).map_err(bad_parameter)?;
     let currency = match q.text("currency")? {
@@ -100,7 +104,10 @@ impl Ops {
     pub async fn aging_report(&self, query: &str) -> Result<AgingReport, ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
         let q = ListQuery::parse(query, &["as_of"])?;
-        let as_of = q.date("as_of")?.unwrap_or_else(|| Utc::now().date_naive());
+        let as_of = match q.date("as_of")? {
+            Some(day) => day,
+            None => self.today().await?,
+        };
         let page = q.page()?;
         let (currencies, customers) = self
             .run(scope, "report", move |r, s| {
@@ -157,7 +164,7 @@ impl Ops {
         query: &str,
     ) -> Result<CustomerStatement, ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
-        let of = statement_of(id, query)?;
+        let of = statement_of(id, query, self.today().await?)?;
         Ok(self.statement_shown(scope, of).await?.statement)
     }
 
@@ -168,9 +175,10 @@ impl Ops {
         query: &str,
     ) -> Result<render::Document, ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
-        let of = statement_of(id, query)?;
+        let of = statement_of(id, query, self.today().await?)?;
+        let today = self.today().await?;
         let shown = self.statement_shown(scope, of).await?;
-        Ok(render::statement_document(shown, Utc::now().date_naive()))
+        Ok(render::statement_document(shown, today))
     }
 
     /// Queues the statement by email (SPEC §18, kind `statement`): to the customer, or to the
@@ -182,7 +190,7 @@ impl Ops {
         input: Option<EmailInput>,
     ) -> Result<OutgoingEmail, ApiError> {
         self.caller.require(ApiResource::Customers, Access::Read)?;
-        let of = statement_of(id, query)?;
+        let of = statement_of(id, query, self.today().await?)?;
         self.resend(EmailSubject::Statement(of), input).await
     }
 

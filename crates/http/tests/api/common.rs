@@ -110,6 +110,15 @@ impl Harness {
         web::Data::new(app_state(store, config, POOL_CONNECTIONS))
     }
 
+    /// The app's state with a clock the test sets (SPEC §27's "today").
+    pub fn clocked(&self, clock: invoicing_domain::time_zone::SetClock) -> web::Data<AppState> {
+        let mut config = HttpConfig::new(PUBLIC_URL);
+        config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
+        config.clock = Arc::new(clock);
+        let store = self.db.store.clone().with_public_url(PUBLIC_URL);
+        web::Data::new(app_state(store, config, POOL_CONNECTIONS))
+    }
+
     pub fn new_account(&self, name: &str) -> AccountId {
         self.db
             .store

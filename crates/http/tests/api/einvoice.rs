@@ -205,6 +205,7 @@ async fn invoices_and_credit_notes_pass_the_official_en16931_validation(h: Harne
             "two-rates",
             json!({"customer": customer("DE", Some("DE987654321")), "buyer_reference": "04011000-12345-03",
             "purchase_order": "PO-4711", "notes": "Danke für Ihren Auftrag <3",
+            "service_period": {"start": "2026-10-01", "end": "2026-10-31"},
             "line_items": [line("Beratung", "10", 9_500, "19"), line("Buch", "2", 2_490, "7")]}),
         ),
         (
@@ -226,6 +227,17 @@ async fn invoices_and_credit_notes_pass_the_official_en16931_validation(h: Harne
             "intra-eu",
             json!({"customer": customer("AT", Some("ATU12345678")),
             "line_items": [zero_line("K", Some("VATEX-EU-IC"))]}),
+        ),
+        (
+            "intra-eu-service-period",
+            json!({"customer": customer("AT", Some("ATU12345678")),
+            "service_period": {"start": "2026-11-01", "end": "2026-11-15"},
+            "line_items": [zero_line("K", Some("VATEX-EU-IC"))]}),
+        ),
+        (
+            "delivery-date",
+            json!({"customer": customer("DE", None), "delivery_date": "2026-11-20",
+            "line_items": [zero_line("E", Some("Steuerfrei nach § 4 Nr. 14 UStG")), line("Beratung", "1", 5_000, "19")]}),
         ),
         (
             "export",

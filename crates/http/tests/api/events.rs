@@ -224,7 +224,7 @@ async fn workers_act_as_the_system(h: Harness) {
     let due: NaiveDate = inv["due_date"].as_str().unwrap().parse().unwrap();
     assert_eq!(
         h.db.store
-            .mark_overdue_invoices(due + Duration::days(1))
+            .mark_overdue_invoices(invoicing_storage::testing::noon(due + Duration::days(1)))
             .unwrap(),
         1
     );
@@ -244,7 +244,12 @@ async fn workers_act_as_the_system(h: Harness) {
     );
     assert_eq!(r.status, 201, "{}", r.body);
     assert_eq!(actor_of(&app, &h, "recurring_invoice.created").await, key);
-    assert_eq!(h.db.store.issue_recurring(today).unwrap(), 1);
+    assert_eq!(
+        h.db.store
+            .issue_recurring(invoicing_storage::testing::noon(today))
+            .unwrap(),
+        1
+    );
     let issued: Vec<Value> = events(&app, &h, "invoice.created")
         .await
         .into_iter()

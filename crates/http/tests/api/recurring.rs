@@ -44,7 +44,12 @@ async fn schedules_through_the_api(h: Harness) {
     let id = r.body["id"].as_i64().unwrap();
 
     // The sweep issues today's invoice, sent, naming its schedule.
-    assert_eq!(h.db.store.issue_recurring(today).unwrap(), 1);
+    assert_eq!(
+        h.db.store
+            .issue_recurring(invoicing_storage::testing::noon(today))
+            .unwrap(),
+        1
+    );
     let invoices = call!(&app, h.req(Method::GET, "/api/v1/invoices"));
     assert_eq!(invoices.body["data"][0]["recurring_invoice_id"], id);
     assert_eq!(invoices.body["data"][0]["status"], "sent");

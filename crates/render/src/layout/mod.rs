@@ -4,6 +4,7 @@
 
 mod statement;
 
+use invoicing_domain::supply::Supply;
 use krilla::image::Image;
 
 use crate::qr::{self, QrRuns};
@@ -349,6 +350,14 @@ impl Ctx<'_> {
         if let Some(d) = doc.valid_until {
             meta.push(("field.valid_until", loc.date(d)));
         }
+        match doc.supply {
+            Some(Supply::Delivered(d)) => meta.push(("field.delivery_date", loc.date(d))),
+            Some(Supply::Period(p)) => meta.push((
+                "field.service_period",
+                format!("{} – {}", loc.date(p.start), loc.date(p.end)),
+            )),
+            None => {}
+        }
         if let Some((from, to)) = doc.period() {
             meta.push((
                 "statement.period",
@@ -427,7 +436,11 @@ impl Ctx<'_> {
         let rows: Vec<(Vec<String>, f32)> = lines
             .iter()
             .map(|line| {
-                let desc = wrap(&line.description, Face::Regular, BODY, COL_DESC_W);
+                let mut desc = wrap(&line.description, Face::Regular, BODY, COL_DESC_W);
+                if let Some(reason) = &line.exemption {
+                    let note = format!("{}: {reason}", loc.text("lines.exemption"));
+                    desc.extend(wrap(&note, Face::Regular, BODY, COL_DESC_W));
+                }
                 let h = desc.len() as f32 * LEADING + 10.0;
                 (desc, h)
             })

@@ -71,6 +71,8 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         reminders: None,
         buyer_reference: None,
         purchase_order: None,
+        delivery_date: None,
+        service_period: None,
         tax_rounding: Default::default(),
         created_at: at,
         updated_at: at,
@@ -92,6 +94,7 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         electronic_address: None,
         bank_account: None,
         contact: None,
+        time_zone: Default::default(),
     };
     let recipient = Recipient {
         name: "Ada Customer".into(),

@@ -129,6 +129,7 @@ pub fn invoice(n: usize, locale: Locale) -> Document {
             unit_price: money(unit),
             tax_rate: TaxRate::from_thousandths(rate * 1000).unwrap(),
             amount: money(amount),
+            exemption: None,
         });
     }
     let total = sub + tax21 + tax7;
@@ -142,6 +143,7 @@ pub fn invoice(n: usize, locale: Locale) -> Document {
         number: "INV-2025-0042".into(),
         issue_date: date(2025, 3, 5),
         due_date: Some(date(2025, 4, 4)),
+        supply: None,
         valid_until: None,
         currency,
         seller: seller(),

@@ -37,6 +37,7 @@ fn statement(n: usize, locale: Locale) -> Document {
         number: "ST-7-20260630".into(),
         issue_date: date(2026, 7, 1),
         due_date: None,
+        supply: None,
         valid_until: None,
         currency: Currency::parse("EUR").unwrap(),
         seller: seller(),

@@ -23,9 +23,10 @@ type LineCols = (i64, bool, String, i64, i64, Option<String>, i64, i64);
 /// the kept sums against (`TestDb::assert_kept_counts`): the rule applied afresh, not the
 /// kept sums' own writer.
 pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
-    use crate::schema::line_items;
+    use crate::schema::{account_profiles, line_items};
     use chrono::NaiveDateTime;
     use invoicing_domain::invoice_status::InvoiceStatus;
+    use invoicing_domain::time_zone::TimeZone;
     let mut lines: std::collections::HashMap<(i64, bool, String, i64), Vec<BookLine>> =
         Default::default();
     let rows: Vec<LineCols> = line_items::table
@@ -61,6 +62,24 @@ pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
             .cloned()
             .unwrap_or_default()
     };
+    // Each account's days where it is (SPEC §27), as the writers book them.
+    let zones: std::collections::HashMap<(i64, bool), TimeZone> = account_profiles::table
+        .select((
+            account_profiles::account_id,
+            account_profiles::livemode,
+            account_profiles::time_zone,
+        ))
+        .load::<(i64, bool, String)>(conn)?
+        .into_iter()
+        .map(|(a, l, z)| ((a, l), TimeZone::from_stored(&z)))
+        .collect();
+    let day = |account: i64, live: bool, at: &NaiveDateTime| {
+        zones
+            .get(&(account, live))
+            .copied()
+            .unwrap_or_default()
+            .today(at.and_utc())
+    };
     let mut out = Recount::new();
     let mut book = |account: i64, live: bool, currency: &str, bookings: Vec<Booking>| {
         for b in bookings {
@@ -89,7 +108,12 @@ pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
         .load(conn)?;
     for (account, live, id, _, currency, at) in &notes {
         let l = of(*account, *live, "credit_note", *id);
-        book(*account, *live, currency, books::credited(at.date(), &l));
+        book(
+            *account,
+            *live,
+            currency,
+            books::credited(day(*account, *live, at), &l),
+        );
     }
     type InvoiceCols = (
         i64,
@@ -141,7 +165,7 @@ pub(crate) fn recount(conn: &mut AnyConnection) -> Result<Recount, TxError> {
                 account,
                 live,
                 &currency,
-                books::voided(at.date(), &l, &credited),
+                books::voided(day(account, live, &at), &l, &credited),
             );
         }
     }

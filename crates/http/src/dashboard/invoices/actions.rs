@@ -112,6 +112,8 @@ pub async fn action(
                     line_items: None,
                     amount_cents: Some(amount.minor()),
                     email: None,
+                    delivery_date: None,
+                    service_period: None,
                 };
                 let note = ops.create_credit_note(id, input).await?;
                 return Ok(see_other(&format!(

@@ -22,6 +22,7 @@ use invoicing_domain::customer::AddressInput;
 use invoicing_domain::einvoice::{BankAccountInput, ContactInput, ElectronicAddressInput};
 use invoicing_domain::locale::Locale;
 use invoicing_domain::profile::{Profile, ProfilePatchInput};
+use invoicing_domain::time_zone::TimeZone;
 use std::collections::HashMap;
 
 /// The chrome of a settings screen titled by `title_key`.
@@ -144,6 +145,7 @@ impl Fields {
                 opt(&contact.as_ref().and_then(|c| c.email.clone())),
             ),
             ("tax_rounding", p.tax_rounding.as_str().to_string()),
+            ("time_zone", p.time_zone.name().to_string()),
             (
                 "reminders",
                 p.reminders
@@ -169,6 +171,7 @@ impl Fields {
             .chain(EINVOICE_FIELDS.iter().map(|(n, _, _)| *n))
             .chain([
                 "tax_rounding",
+                "time_zone",
                 "payment_instructions",
                 "invoice_footer",
                 "locale",
@@ -271,6 +274,7 @@ impl Fields {
                     }),
             ),
             tax_rounding: self.value("tax_rounding").map(Some),
+            time_zone: self.value("time_zone").map(Some),
         })
     }
 }
@@ -292,6 +296,7 @@ struct SettingsPage {
     section: &'static str,
     f: Fields,
     locales: Vec<(&'static str, &'static str)>,
+    time_zones: Vec<&'static str>,
     errors: HashMap<String, String>,
     has_logo: bool,
     /// Whether this server sends email (the test email needs it).
@@ -389,6 +394,7 @@ fn show(
             locales: Locale::all()
                 .map(|l| (l.code(), l.text("dash.language.name")))
                 .collect(),
+            time_zones: TimeZone::all().map(TimeZone::name).collect(),
             errors,
             has_logo: beside.has_logo,
             mail: beside.mail,

@@ -22,6 +22,7 @@ use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
 use invoicing_domain::payment_amount::{self as amount_text, reported, MajorAmount};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::Repositories;
+use invoicing_domain::supply::Supply;
 use invoicing_domain::validation::FieldError;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -47,6 +48,8 @@ struct InvoicePage {
     status: &'static str,
     status_label: &'static str,
     due_date: String,
+    /// The delivery date or service period, labelled (SPEC §27).
+    supply: Option<(&'static str, String)>,
     show_due: bool,
     amount_due: String,
     token: String,
@@ -113,6 +116,7 @@ impl InvoicePage {
             status: inv.status.as_str(),
             status_label: t.invoice_status(inv.status),
             due_date: t.date(inv.due_date),
+            supply: supply_fact(inv.supply(), t),
             show_due: inv.status.is_open(),
             amount_due: money(t, inv.amount_due_cents, cur),
             token,
@@ -404,4 +408,15 @@ fn see_other(location: String) -> HttpResponse {
     HttpResponse::SeeOther()
         .insert_header((LOCATION, location))
         .finish()
+}
+
+/// The delivery date or service period as the page names it.
+fn supply_fact(supply: Option<Supply>, t: Locale) -> Option<(&'static str, String)> {
+    Some(match supply? {
+        Supply::Delivered(day) => (t.text("field.delivery_date"), t.date(day)),
+        Supply::Period(p) => (
+            t.text("field.service_period"),
+            format!("{} – {}", t.date(p.start), t.date(p.end)),
+        ),
+    })
 }

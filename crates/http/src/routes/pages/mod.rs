@@ -33,6 +33,8 @@ pub(crate) struct LineRow {
     pub unit_price: String,
     pub tax_rate: String,
     pub subtotal: String,
+    /// Why no VAT is charged on it, printed beneath it (SPEC §27).
+    pub exemption: Option<String>,
 }
 
 /// What every document page shows: who bills whom, the lines and the totals, formatted for the
@@ -144,6 +146,7 @@ impl From<DocumentParts> for DocumentView {
                     unit_price: money(t, l.unit_price_cents, cur),
                     tax_rate: t.percent(l.tax_rate),
                     subtotal: money(t, l.subtotal_cents, cur),
+                    exemption: l.tax_exemption_reason,
                 })
                 .collect(),
             subtotal: money(t, d.subtotal_cents, cur),

@@ -80,8 +80,8 @@ fn confirmation(p: &PublicQuotation, today: NaiveDate) -> Option<String> {
 }
 
 impl QuotePage {
-    fn new(p: PublicQuotation, token: String) -> Self {
-        let today = Utc::now().date_naive();
+    fn new(p: PublicQuotation, token: String, now: chrono::DateTime<Utc>) -> Self {
+        let today = p.parties.issuer.time_zone.today(now);
         let confirmation = confirmation(&p, today);
         let t = p.parties.locale();
         let q = p.quotation;
@@ -139,7 +139,7 @@ pub async fn page(
     let public = blocking(move || repos.view_public_quotation(&number, &token))
         .await
         .map_err(missing_as("quotation"))?;
-    render(QuotePage::new(public, shown))
+    render(QuotePage::new(public, shown, state.config.clock.now()))
 }
 
 /// The quotation's PDF for its prospect; opening it does not mark the quotation viewed.
@@ -266,10 +266,10 @@ async fn answer(
     };
     let token = valid_token(token).ok_or_else(|| ApiError::resource_missing("quotation"))?;
     let answer: Answer = answer?;
-    let today = Utc::now().date_naive();
+    let now = state.config.clock.now();
     let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
-    let result = blocking(move || repos.answer_public_quotation(&n, &t, answer, today)).await;
+    let result = blocking(move || repos.answer_public_quotation(&n, &t, answer, now)).await;
     match result {
         // Answered now, or not answerable any more (answered before, expired): either way the
         // page shows where the quotation stands.

@@ -1,0 +1,1 @@
+ALTER TABLE account_profiles DROP COLUMN time_zone;

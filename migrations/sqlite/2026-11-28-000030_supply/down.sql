@@ -1,0 +1,1 @@
+ALTER TABLE credit_notes DROP COLUMN refs;
