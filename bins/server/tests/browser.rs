@@ -8,6 +8,7 @@ mod settings;
 
 use common::webdriver::{available, Browser};
 use common::*;
+use dashboard::axe_source;
 use serde_json::json;
 
 #[test]
@@ -75,6 +76,7 @@ fn customer_opens_a_sent_invoice() {
     assert_eq!(browser.text("#tax"), "€0.95");
     assert_eq!(browser.text("#total"), "€15.95");
     assert_eq!(browser.text("#amount-due"), "€15.95");
+    dashboard::check(&browser, axe_source().as_deref(), "a sent invoice");
     browser.screenshot(&dir.join("invoice.png"));
     if let Ok(out) = std::env::var("SCREENSHOT_OUT") {
         let _ = std::fs::copy(dir.join("invoice.png"), out);
@@ -169,6 +171,8 @@ fn prospect_accepts_a_quotation_in_the_browser() {
     assert_eq!(browser.text("#total"), "¥330,000");
     assert_eq!(browser.text("#valid-until"), "Dec 31, 2099");
     browser.fill("#name", "Katherine Johnson");
+    let axe = axe_source();
+    dashboard::check(&browser, axe.as_deref(), "a sent quotation");
     browser.screenshot(&dir.join("quote.png"));
     browser.click("#accept-button");
     browser.wait_for("#confirmation");
@@ -184,6 +188,7 @@ fn prospect_accepts_a_quotation_in_the_browser() {
         browser.texts("#accept-button").is_empty(),
         "no buttons once answered"
     );
+    dashboard::check(&browser, axe.as_deref(), "an accepted quotation");
     browser.screenshot(&dir.join("quote-accepted.png"));
     if let Ok(out) = std::env::var("SCREENSHOT_OUT") {
         let _ = std::fs::copy(dir.join("quote-accepted.png"), out);
@@ -263,6 +268,7 @@ fn prospect_declines_a_quotation_in_the_browser() {
         browser.text("#confirmation")
     );
     assert_eq!(browser.text("#status"), "Declined");
+    dashboard::check(&browser, axe_source().as_deref(), "a declined quotation");
     drop(browser);
 
     let (_, seen, _) = call(
@@ -355,6 +361,7 @@ fn customer_reports_a_payment_in_the_browser() {
         browser.execute("return document.querySelector('#amount').value;"),
         serde_json::json!("14.50")
     );
+    dashboard::check(&browser, axe_source().as_deref(), "a reported payment");
     browser.screenshot(&dir.join("reported.png"));
     drop(browser);
 
@@ -452,7 +459,8 @@ fn customer_reads_a_german_invoice_on_a_phone() {
     let number = invoice["invoice_number"].as_str().unwrap();
     let plain = |s: String| s.replace(['\u{a0}', '\u{202f}'], " ");
 
-    let phone = Browser::start_sized(390, 844);
+    let axe = axe_source();
+    let phone = Browser::start_sized(360, 740);
     phone.goto(&page);
     assert!(
         phone.title().starts_with(&format!("Rechnung {number}")),
@@ -470,12 +478,13 @@ fn customer_reads_a_german_invoice_on_a_phone() {
         .contains("IBAN DE89 3704 0044 0532 0130 00"));
     assert!(phone.text("#customer").contains("DE987654321"));
     let width = phone.execute("return window.innerWidth;");
-    assert_eq!(width.as_f64(), Some(390.0), "the window is a phone's");
+    assert_eq!(width.as_f64(), Some(360.0), "the window is a phone's");
     let (ok, m) = fits(&phone);
     assert!(
         ok,
-        "at 390 px nothing scrolls sideways and the total is on screen: {m}"
+        "at 360 px nothing scrolls sideways and the total is on screen: {m}"
     );
+    dashboard::check(&phone, axe.as_deref(), "a German invoice at 360 px");
     phone.screenshot(&dir.join("phone.png"));
 
     // The PDF link downloads the PDF of this invoice.
@@ -499,6 +508,7 @@ fn customer_reads_a_german_invoice_on_a_phone() {
     desktop.goto(&page);
     let (ok, m) = fits(&desktop);
     assert!(ok, "at 1280 px too: {m}");
+    dashboard::check(&desktop, axe.as_deref(), "a German invoice at 1280 px");
     drop(desktop);
     assert!(server.stop().success());
     let _ = std::fs::remove_dir_all(&dir);
@@ -512,7 +522,7 @@ fn people_who_reach_no_page_get_a_page() {
     if !available() {
         return;
     }
-    let axe_js = dashboard::axe_source();
+    let axe_js = axe_source();
     let dir = data_dir("browser-people");
     let server = start(&dir);
     let key = server.printed_key().unwrap();

@@ -9,9 +9,10 @@
 use crate::common::smtp::{self, Sink};
 use crate::common::webdriver::{available, Browser};
 use crate::common::*;
-use crate::dashboard::{axe_source, check};
+use crate::dashboard::{axe_source, check, made};
 use invoicing_domain::user::TotpSecret;
 use mail_parser::MessageParser;
+use serde_json::json;
 use std::path::Path;
 
 const PASSWORD: &str = "a long and quiet harbour";
@@ -71,6 +72,32 @@ fn press(browser: &Browser, css: &str) {
     browser.execute(&format!(
         "document.querySelector({css:?}).click(); return true;"
     ));
+}
+
+/// The API-keys form's scope grid: a resource's read and write stay on one line, and on a desktop
+/// on the resource's own line (a choice that wraps away reads as the next resource's).
+fn assert_grants_on_their_lines(browser: &Browser, desktop: bool) {
+    let rows = browser.execute(
+        "const box = e => e.getBoundingClientRect();
+         const beside = (a, b) => a.top < b.bottom && b.top < a.bottom;
+         return [...document.querySelectorAll('.grants > div')].map(row => {
+           const [name, ...choices] = [...row.querySelectorAll('.grant-name, input, label')].map(box);
+           return {resource: row.querySelector('.grant-name').textContent,
+                   together: choices.every(c => beside(c, choices[0])),
+                   beside_name: choices.every(c => beside(c, name))};
+         });",
+    );
+    let rows = rows.as_array().expect("the scope grid's rows");
+    assert!(!rows.is_empty(), "a scope grid");
+    for row in rows {
+        assert_eq!(row["together"], true, "read and write apart: {row}");
+        if desktop {
+            assert_eq!(
+                row["beside_name"], true,
+                "choices off their resource's line: {row}"
+            );
+        }
+    }
 }
 
 fn setting_up(width: u32, height: u32, name: &str) {
@@ -149,9 +176,30 @@ fn setting_up(width: u32, height: u32, name: &str) {
     check(&browser, axe, "settings after the test email");
     shot("settings");
 
+    // An invoice emailed (with the key the first start printed): the email log gets its row.
+    let a = agent(&dir);
+    let api = format!("{}/api/v1", server.https);
+    let printed = server.printed_key().unwrap();
+    let invoice = json!({"customer": {"name": "Mary Somerville", "email": "mary@example.com"},
+        "line_items": [{"description": "Difference engine maintenance", "quantity": 1, "unit_price_cents": 12000}]});
+    let invoice = made(
+        &a,
+        &printed,
+        "POST",
+        &format!("{api}/invoices"),
+        Some(invoice),
+    );
+    let sent = format!("{api}/invoices/{}/send", invoice["id"]);
+    made(&a, &printed, "POST", &sent, Some(json!({"email": {}})));
+    smtp::wait_for(&maildir, 2, 30);
+    goto("/dashboard/settings/emails", "main table");
+    check(&browser, axe, "the email log");
+
     // An API key, shown once, that works on the API.
     goto("/dashboard/settings/keys", "#all");
     check(&browser, axe, "API keys");
+    // A desktop window: webdriver.rs emulates a phone below 500 px.
+    assert_grants_on_their_lines(&browser, width >= 500);
     press(
         &browser,
         "form[action='/dashboard/settings/keys'] button.primary",
@@ -164,8 +212,6 @@ fn setting_up(width: u32, height: u32, name: &str) {
         .to_string();
     check(&browser, axe, "a new API key");
     shot("key");
-    let a = agent(&dir);
-    let api = format!("{}/api/v1", server.https);
     let (status, _, _) = call(&a, "GET", &format!("{api}/invoices"), Some(&key), None);
     assert_eq!(status, 200, "the new key works");
 
@@ -184,7 +230,7 @@ fn setting_up(width: u32, height: u32, name: &str) {
         "POST",
         &format!("{api}/customers"),
         Some(&key),
-        Some(serde_json::json!({"name": "Charles Babbage", "email": "charles@example.com"})),
+        Some(json!({"name": "Charles Babbage", "email": "charles@example.com"})),
     );
     assert_eq!(status, 201);
     press(&browser, "a[href^='/dashboard/settings/webhooks/']");
@@ -213,7 +259,7 @@ fn setting_up(width: u32, height: u32, name: &str) {
     browser.wait_for(".notice");
     check(&browser, axe, "people with an invitation");
     shot("people");
-    let (to, invitation) = link_in(&maildir, 2, &server);
+    let (to, invitation) = link_in(&maildir, 3, &server);
     assert_eq!(to, "ada@lovelace.example");
     sign_out(&browser);
     browser.goto(&invitation);
@@ -276,7 +322,7 @@ fn setting_up(width: u32, height: u32, name: &str) {
     browser.fill("#email", "admin@localhost");
     press(&browser, "button.primary");
     browser.wait_for(".notice");
-    let (to, reset) = link_in(&maildir, 3, &server);
+    let (to, reset) = link_in(&maildir, 4, &server);
     assert_eq!(to, "admin@localhost");
     browser.goto(&reset);
     browser.wait_for("#confirm");

@@ -42,7 +42,6 @@ struct PaymentLine {
 struct InvoicePage {
     doc: DocumentView,
     title: String,
-    heading: String,
     report_intro: String,
     report_amount_label: String,
     status: &'static str,
@@ -110,7 +109,6 @@ impl InvoicePage {
                 "page.invoice_title",
                 &[("number", number), ("merchant", merchant)],
             ),
-            heading: t.fill("doc.invoice_title", &[("number", number)]),
             report_intro: t.fill("report.intro", &[("merchant", merchant)]),
             report_amount_label: t.fill("report.amount", &[("currency", cur.code())]),
             status: inv.status.as_str(),

@@ -29,7 +29,6 @@ use utoipa::openapi::RefOr;
 struct QuotePage {
     doc: DocumentView,
     title: String,
-    heading: String,
     status: &'static str,
     status_label: &'static str,
     valid_until: String,
@@ -92,7 +91,6 @@ impl QuotePage {
                 "page.quotation_title",
                 &[("number", number), ("merchant", merchant)],
             ),
-            heading: t.fill("doc.quotation_title", &[("number", number)]),
             status: q.status.as_str(),
             status_label: t.quotation_status(q.status),
             valid_until: t.date(q.valid_until),
