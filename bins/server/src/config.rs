@@ -137,6 +137,10 @@ pub struct ServeArgs {
         default_value = "5s,5m,30m,2h,5h,10h,10h"
     )]
     pub webhook_retry_schedule: String,
+    /// The first dashboard owner of a new install (SPEC §27): the person the printed
+    /// set-password link is for.
+    #[arg(long, env = "OWNER_EMAIL", default_value = "admin@localhost")]
+    pub owner_email: String,
     /// Allow webhook URLs on addresses that are not globally reachable (loopback, private, …).
     #[arg(long, env = "WEBHOOK_ALLOW_PRIVATE_TARGETS", default_value_t = false, action = clap::ArgAction::Set)]
     pub webhook_allow_private_targets: bool,
@@ -276,6 +280,15 @@ pub enum UsersCommand {
     List {
         #[arg(long)]
         account: i64,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Change a user's email (the sign-in name); the user keeps password, accounts and roles.
+    ChangeEmail {
+        #[arg(long)]
+        from: String,
+        #[arg(long)]
+        to: String,
         #[command(flatten)]
         db: DbArgs,
     },

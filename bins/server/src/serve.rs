@@ -27,9 +27,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const DRAIN_SECS: u64 = 30;
-/// The dashboard's first owner on a new install (SPEC §21); they may change the email once
-/// signed in.
-const FIRST_OWNER: &str = "admin@localhost";
 /// Deliveries in flight at once per process: a slow receiver holds up only one of them.
 const WEBHOOK_THREADS: usize = 4;
 /// Emails in flight at once per process.
@@ -57,7 +54,7 @@ fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
 }
 
 /// Creates account "Default" and one test key on an empty database and shows the key once.
-fn bootstrap(store: &Store) -> Result<()> {
+fn bootstrap(store: &Store, owner: &str) -> Result<()> {
     let key = GeneratedKey::generate(Environment::Test, &mut rand::rngs::OsRng);
     let new = NewApiKey::from_generated(&key, KeyScopes::All, RateOverride::default(), None);
     let eur = Currency::parse("EUR").map_err(|e| anyhow!("{e}"))?;
@@ -69,14 +66,14 @@ fn bootstrap(store: &Store) -> Result<()> {
         println!("    {}", key.plain());
         println!("This key will not be shown again: store it now.");
     }
-    bootstrap_owner(store)
+    bootstrap_owner(store, owner)
 }
 
 /// While the database has no dashboard user (a new install, or one from before users): makes
 /// `admin@localhost` an owner of the first account and shows the one-time link where they set
 /// their password, exactly once however many processes start together.
-fn bootstrap_owner(store: &Store) -> Result<()> {
-    let email = UserEmail::parse(FIRST_OWNER).map_err(|e| anyhow!("{FIRST_OWNER}: {e}"))?;
+fn bootstrap_owner(store: &Store, owner: &str) -> Result<()> {
+    let email = UserEmail::parse(owner).map_err(|e| anyhow!("OWNER_EMAIL {owner:?}: {e}"))?;
     let token = SecretToken::generate(&mut rand::rngs::OsRng);
     if let Some((account, user)) = store.bootstrap_first_owner(&email, &token, Utc::now())? {
         println!(
@@ -86,7 +83,7 @@ fn bootstrap_owner(store: &Store) -> Result<()> {
         println!("    {}", set_password_url(&store.public_url(), &token));
         println!(
             "This link works once and will not be shown again \
-             (`invoicing-server users reset-password --email {FIRST_OWNER}` makes a new one)."
+             (`invoicing-server users reset-password --email {email}` makes a new one)."
         );
     }
     Ok(())
@@ -135,7 +132,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             .with_public_url(&public_url)
             .with_mail(mail_enabled);
         store.migrate()?;
-        bootstrap(&store)?;
+        bootstrap(&store, &args.owner_email)?;
         Ok(store)
     })
     .await??;

@@ -734,6 +734,80 @@ fn first_start_link_and_the_users_commands() {
     assert_eq!(removed["removed"], true);
     let listed = cli(&dir, &["users", "list", "--account", "1"]);
     assert_eq!(listed["data"].as_array().unwrap().len(), 1);
+
+    // SPEC §27: the operator changes an email; the user keeps their accounts and roles.
+    let changed = cli(
+        &dir,
+        &[
+            "users",
+            "change-email",
+            "--from",
+            "ADMIN@localhost",
+            "--to",
+            "owner@shop.example",
+        ],
+    );
+    assert_eq!(changed["email"], "owner@shop.example");
+    let listed = cli(&dir, &["users", "list", "--account", "1"]);
+    assert_eq!(listed["data"][0]["user"]["email"], "owner@shop.example");
+    assert_eq!(listed["data"][0]["role"], "owner");
+    for (args, says) in [
+        (
+            &[
+                "users",
+                "change-email",
+                "--from",
+                "owner@shop.example",
+                "--to",
+                "ada@example.com",
+            ][..],
+            "ada@example.com is already another user's email",
+        ),
+        (
+            &[
+                "users",
+                "change-email",
+                "--from",
+                "nobody@example.com",
+                "--to",
+                "x@example.com",
+            ][..],
+            "no user with email nobody@example.com",
+        ),
+        (
+            &[
+                "users",
+                "change-email",
+                "--from",
+                "owner@shop.example",
+                "--to",
+                "not an email",
+            ][..],
+            "--to",
+        ),
+    ] {
+        let said = cli_fails(&dir, args);
+        assert!(said.contains(says), "{args:?}: {said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SPEC §27: the first start makes `OWNER_EMAIL` the first owner, so the printed link is for
+/// the real person.
+#[test]
+fn the_first_owner_is_the_owner_email() {
+    let dir = data_dir("owner-email");
+    let server = start_with(&dir, &[("OWNER_EMAIL", "Owner@Shop.example")]);
+    assert!(
+        server.printed.iter().any(
+            |l| l.starts_with("Created dashboard user Owner@shop.example (owner of account 1)")
+        ),
+        "{:?}",
+        server.printed
+    );
+    stop_when_up(&dir, server);
+    let listed = cli(&dir, &["users", "list", "--account", "1"]);
+    assert_eq!(listed["data"][0]["user"]["email"], "Owner@shop.example");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -29,13 +29,19 @@ pub enum NoticeKind {
     Invitation,
     PasswordReset,
     Test,
+    /// The link that confirms a new email, to that address.
+    EmailChange,
+    /// To the old address: a change to another was asked for.
+    EmailChanging,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 3] = [
+    pub const ALL: [NoticeKind; 5] = [
         NoticeKind::Invitation,
         NoticeKind::PasswordReset,
         NoticeKind::Test,
+        NoticeKind::EmailChange,
+        NoticeKind::EmailChanging,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +49,8 @@ impl NoticeKind {
             NoticeKind::Invitation => "invitation",
             NoticeKind::PasswordReset => "password_reset",
             NoticeKind::Test => "test",
+            NoticeKind::EmailChange => "email_change",
+            NoticeKind::EmailChanging => "email_changing",
         }
     }
 
@@ -111,6 +119,45 @@ impl NewNotice {
         }
     }
 
+    /// The link that makes `new` the sign-in email of the user who signs in as `old`.
+    pub fn email_change(
+        locale: Locale,
+        new: UserEmail,
+        old: &UserEmail,
+        link: String,
+    ) -> NewNotice {
+        let values = [
+            ("old", old.as_str()),
+            ("new", new.as_str()),
+            ("link", link.as_str()),
+        ];
+        NewNotice {
+            account_id: None,
+            kind: NoticeKind::EmailChange,
+            subject: locale.text("notice.email_change.subject").to_string(),
+            body: body(locale, "notice.email_change.body", &values),
+            recipient: new,
+            locale,
+            sender_name: locale.text("dash.product").to_string(),
+            link: Some(link),
+        }
+    }
+
+    /// To the address being replaced: who asked, and what to do if it was not them.
+    pub fn email_changing(locale: Locale, old: UserEmail, new: &UserEmail) -> NewNotice {
+        let values = [("old", old.as_str()), ("new", new.as_str())];
+        NewNotice {
+            account_id: None,
+            kind: NoticeKind::EmailChanging,
+            subject: locale.text("notice.email_changing.subject").to_string(),
+            body: body(locale, "notice.email_changing.body", &values),
+            recipient: old,
+            locale,
+            sender_name: locale.text("dash.product").to_string(),
+            link: None,
+        }
+    }
+
     /// The settings' test email: proof that mail reaches `recipient`.
     pub fn test(
         locale: Locale,
@@ -136,7 +183,8 @@ impl NewNotice {
         match kind {
             NoticeKind::Invitation => "notice.invitation.button",
             NoticeKind::PasswordReset => "notice.reset.button",
-            NoticeKind::Test => "dash.product",
+            NoticeKind::Test | NoticeKind::EmailChanging => "dash.product",
+            NoticeKind::EmailChange => "notice.email_change.button",
         }
     }
 }

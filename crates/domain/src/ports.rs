@@ -710,7 +710,8 @@ pub trait UserRepository {
     ) -> RepoResult<User>;
     /// Keeps a set-password link (its token's hash, never the token).
     fn create_link(&self, link: NewLink) -> RepoResult<Link>;
-    /// The link while it works (unused, not expired), without using it: the page's form.
+    /// The set-password link while it works (unused, not expired), without using it: the
+    /// page's form. Email-change links are never set-password links.
     fn find_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>>;
     /// Uses the link: it answers once, however many callers race for it, and never after
     /// `expires_at`. An invitation makes its user a member of its account (keeping the role of
@@ -742,6 +743,22 @@ pub trait UserRepository {
         now: DateTime<Utc>,
         notice: NewNotice,
     ) -> RepoResult<bool>;
+    /// Keeps `link` (an [`NewLink::email_change`], replacing the user's earlier ones) and
+    /// queues the notices to the new and the old address, in one transaction; `InUse` when the
+    /// new email is another user's.
+    fn request_email_change(
+        &self,
+        link: NewLink,
+        to_new: NewNotice,
+        to_old: NewNotice,
+    ) -> RepoResult<()>;
+    /// Uses an email-change link: its user's email becomes the one it confirms (`InUse` when
+    /// another user took it meanwhile). `None` when the link is unknown, used or expired.
+    fn confirm_email_change(
+        &self,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<User>>;
     /// The account's invitations that still work, newest first.
     fn list_invitations(
         &self,

@@ -526,6 +526,7 @@ diesel::table! {
         account_id -> Nullable<BigInt>,
         role -> Nullable<Text>,
         invited_by -> Nullable<BigInt>,
+        new_email -> Nullable<Text>,
     }
 }
 

@@ -113,6 +113,17 @@ pub fn users(cmd: UsersCommand) -> Result<()> {
             let data: Vec<Value> = members.iter().map(|m| member_json(account, m)).collect();
             print(&json!({ "data": data }))
         }
+        UsersCommand::ChangeEmail { from, to, db } => {
+            let from = UserEmail::parse(&from).map_err(|e| anyhow!("--from {e}"))?;
+            let to = UserEmail::parse(&to).map_err(|e| anyhow!("--to {e}"))?;
+            let store = open(&db.database_url)?;
+            let user = user_by_email(&store, &from)?;
+            match store.change_user_email(user.id, &to) {
+                Ok(user) => print(&user_json(&user)),
+                Err(RepoError::InUse(_)) => Err(anyhow!("{to} is already another user's email")),
+                Err(e) => Err(anyhow!("{e}")),
+            }
+        }
         UsersCommand::Remove { account, email, db } => {
             let email = parse_email(&email)?;
             let store = open(&db.database_url)?;

@@ -26,8 +26,8 @@ pub use session::{
 };
 pub use throttle::{ThrottleKey, LOGIN_FAILURE_LIMIT, LOGIN_FAILURE_WINDOW};
 pub use token::{
-    hash_token, set_password_url, Invitation, Link, LinkPurpose, NewLink, PendingInvitation,
-    SecretToken, EMAILED_RESET_VALIDITY, INVITATION_VALIDITY, LINK_VALIDITY,
+    confirm_email_url, hash_token, set_password_url, Invitation, Link, LinkPurpose, NewLink,
+    PendingInvitation, SecretToken, EMAILED_RESET_VALIDITY, INVITATION_VALIDITY, LINK_VALIDITY,
 };
 pub use totp::{hash_recovery_code, recovery_codes, TotpSecret, RECOVERY_CODES};
 

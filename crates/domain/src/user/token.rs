@@ -54,6 +54,15 @@ impl SecretToken {
 /// Lower-case hex SHA-256 of a token: the API keys' hash.
 pub use crate::api_key::hash_key as hash_token;
 
+/// The page that confirms a new email: `{public_url}/dashboard/confirm-email?token=…`.
+pub fn confirm_email_url(public_url: &str, token: &SecretToken) -> String {
+    format!(
+        "{}/dashboard/confirm-email?token={}",
+        public_url.trim_end_matches('/'),
+        token.plain()
+    )
+}
+
 /// The page where a link's holder sets their password: `{public_url}/dashboard/set-password?token=…`.
 pub fn set_password_url(public_url: &str, token: &SecretToken) -> String {
     format!(
@@ -70,6 +79,9 @@ pub enum LinkPurpose {
     Invitation,
     /// A forgotten or never-set password (`users reset-password`).
     PasswordReset,
+    /// A new email to confirm (SPEC §27): mailed to the new address, it changes the user's
+    /// email when opened.
+    EmailChange,
 }
 
 impl LinkPurpose {
@@ -77,13 +89,23 @@ impl LinkPurpose {
         match self {
             LinkPurpose::Invitation => "invitation",
             LinkPurpose::PasswordReset => "password_reset",
+            LinkPurpose::EmailChange => "email_change",
         }
     }
 
+    /// Whether the link's page is where a password is set.
+    pub fn sets_password(self) -> bool {
+        !matches!(self, LinkPurpose::EmailChange)
+    }
+
     pub fn parse(s: &str) -> Option<LinkPurpose> {
-        [LinkPurpose::Invitation, LinkPurpose::PasswordReset]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            LinkPurpose::Invitation,
+            LinkPurpose::PasswordReset,
+            LinkPurpose::EmailChange,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 }
 
@@ -105,6 +127,8 @@ pub struct NewLink {
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub invitation: Option<Invitation>,
+    /// The address an email-change link confirms.
+    pub new_email: Option<super::UserEmail>,
 }
 
 impl NewLink {
@@ -122,6 +146,21 @@ impl NewLink {
             created_at: now,
             expires_at: now + LINK_VALIDITY,
             invitation: None,
+            new_email: None,
+        }
+    }
+
+    /// A link mailed to `new_email` that makes it `user_id`'s email when opened within
+    /// [`LINK_VALIDITY`].
+    pub fn email_change(
+        user_id: UserId,
+        new_email: super::UserEmail,
+        token: &SecretToken,
+        now: DateTime<Utc>,
+    ) -> NewLink {
+        NewLink {
+            new_email: Some(new_email),
+            ..NewLink::new(user_id, LinkPurpose::EmailChange, token, now)
         }
     }
 
@@ -135,6 +174,7 @@ impl NewLink {
             created_at: now,
             expires_at: now + EMAILED_RESET_VALIDITY,
             invitation: None,
+            new_email: None,
         }
     }
 }
@@ -148,6 +188,7 @@ pub struct Link {
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub invitation: Option<Invitation>,
+    pub new_email: Option<super::UserEmail>,
 }
 
 /// An invitation not yet used, as the account's people screen lists it.

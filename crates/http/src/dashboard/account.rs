@@ -1,5 +1,7 @@
 //! A user's own account (SPEC §21, everyone): changing their password (the current one asked
-//! again; their other sessions end) and their sessions, listed, each of which they may end.
+//! again; their other sessions end), their email (SPEC §27: the current password asked again, a
+//! link to the new address that makes the change, a word to the old one) and their sessions,
+//! listed, each of which they may end.
 
 use super::chrome::{Chrome, Nav};
 use super::form::Form;
@@ -13,7 +15,11 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
-use invoicing_domain::user::{Password, PasswordProblem, SessionId};
+use invoicing_domain::notice::NewNotice;
+use invoicing_domain::ports::RepoError;
+use invoicing_domain::user::{
+    confirm_email_url, NewLink, Password, PasswordProblem, SecretToken, SessionId, UserEmail,
+};
 
 pub(crate) struct SessionRow {
     pub id: i64,
@@ -29,6 +35,19 @@ struct AccountPage {
     two_step: bool,
     sessions: Vec<SessionRow>,
     problem: Option<&'static str>,
+    /// The change-of-email form: what was typed, and what is wrong with it.
+    new_email: String,
+    email_problem: Option<&'static str>,
+    /// Whether this server sends mail (the new address gets a link).
+    mail: bool,
+}
+
+/// What the page shows beside its forms after a refused post.
+#[derive(Default)]
+struct Problems {
+    password: Option<&'static str>,
+    email: Option<&'static str>,
+    new_email: String,
 }
 
 async fn show(
@@ -36,7 +55,7 @@ async fn show(
     req: &HttpRequest,
     me: &Visitor,
     status: StatusCode,
-    problem: Option<&'static str>,
+    problems: Problems,
 ) -> Answer {
     let repos = state.repos();
     let user = me.signed_in.user.id;
@@ -62,7 +81,10 @@ async fn show(
                     current: s.id == current,
                 })
                 .collect(),
-            problem,
+            problem: problems.password,
+            new_email: problems.new_email,
+            email_problem: problems.email,
+            mail: state.config.mail_enabled,
             c,
         },
     )
@@ -74,7 +96,7 @@ async fn show(
 pub async fn account_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let answer = async {
         let me = visitor(&state, &req).await?;
-        show(&state, &req, &me, StatusCode::OK, None).await
+        show(&state, &req, &me, StatusCode::OK, Problems::default()).await
     }
     .await;
     respond(&req, answer)
@@ -109,7 +131,10 @@ pub async fn change_password(
                 &req,
                 &me,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Some(problem),
+                Problems {
+                    password: Some(problem),
+                    ..Problems::default()
+                },
             )
         };
         if let Some(problem) = PasswordProblem::of(&raw) {
@@ -132,6 +157,71 @@ pub async fn change_password(
         })
         .await?;
         Ok(see_other("/dashboard/account?done=password"))
+    }
+    .await;
+    respond(&req, answer)
+}
+
+/// Asks to change the user's email: with the current password, a link to the new address
+/// (valid 24 hours) makes the change when it is opened, and the old address is told.
+#[utoipa::path(post, path = "/dashboard/account/email", tag = "dashboard", operation_id = "dashboard_change_email",
+    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
+        description = "`csrf`, `email` (the new one) and `current` (the password)"),
+    responses(
+        (status = 303, description = "The link is on its way", headers(("Location" = String, description = "The account page"))),
+        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
+        (status = 422, description = "Not an email, the same one, another user's, the password is wrong, or this server sends no mail", content_type = "text/html", body = String),
+    ))]
+pub async fn change_email(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> HttpResponse {
+    let answer = async {
+        let me = visitor(&state, &req).await?;
+        let form = Form::read(&req, &body)?;
+        check_post(&me, &req, &form)?;
+        let typed = form.raw("email");
+        let refuse = |key: &'static str| {
+            let problems = Problems {
+                email: Some(key),
+                new_email: typed.clone(),
+                ..Problems::default()
+            };
+            show(
+                &state,
+                &req,
+                &me,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                problems,
+            )
+        };
+        if !state.config.mail_enabled {
+            return refuse("dash.account.email_needs_mail").await;
+        }
+        let Ok(new) = UserEmail::parse(&typed) else {
+            return refuse("dash.account.email_invalid").await;
+        };
+        let old = me.signed_in.user.email.clone();
+        if new.normalized() == old.normalized() {
+            return refuse("dash.account.email_same").await;
+        }
+        if !super::reauth::password_matches(&state, &req, &me, form.raw("current")).await? {
+            return refuse("dash.account.wrong_password").await;
+        }
+        let t = super::locale_of(&req);
+        let token = SecretToken::generate(&mut rand::rngs::OsRng);
+        let link = confirm_email_url(&state.config.public_url, &token);
+        let to_new = NewNotice::email_change(t, new.clone(), &old, link);
+        let to_old = NewNotice::email_changing(t, old, &new);
+        let request = NewLink::email_change(me.signed_in.user.id, new, &token, Utc::now());
+        let repos = state.repos();
+        let asked = blocking(move || Ok(repos.request_email_change(request, to_new, to_old)));
+        match asked.await? {
+            Ok(()) => Ok(see_other("/dashboard/account?done=email_link_sent")),
+            Err(RepoError::InUse(_)) => refuse("dash.account.email_taken").await,
+            Err(e) => Err(ApiError::from(e).into()),
+        }
     }
     .await;
     respond(&req, answer)

@@ -45,6 +45,7 @@ const NOTICES: &[(&str, &str)] = &[
     ("environment", "dash.done.environment"),
     ("language", "dash.done.language"),
     ("password", "dash.done.password"),
+    ("email_link_sent", "dash.done.email_link_sent"),
     ("session_ended", "dash.done.session_ended"),
     ("revoked", "dash.done.revoked"),
     ("redelivered", "dash.done.redelivered"),

@@ -19,6 +19,7 @@ pub mod account;
 pub mod credit_notes;
 pub mod customers;
 mod document_form;
+pub mod email_change;
 pub mod export;
 pub mod home;
 pub mod invoices;

@@ -44,6 +44,7 @@ struct LoginPage {
 const LOGIN_NOTICES: &[(&str, &str)] = &[
     ("password", "dash.login.password_set"),
     ("joined", "dash.login.joined"),
+    ("email_changed", "dash.login.email_changed"),
 ];
 
 /// Where a sign-in may return to: a dashboard path on this site, never elsewhere.

@@ -14,8 +14,9 @@ use std::sync::Arc;
 /// BEGIN, the customer with the account's defaults and the number, the invoice with its lines
 /// (one statement however many), the event with its webhook deliveries, COMMIT. PostgreSQL adds
 /// the shared rate limit's take; SQLite, which has no data-modifying `WITH`, takes the number,
-/// writes the lines and queues the deliveries each apart.
-const CREATE_BUDGET: u64 = 5;
+/// writes the lines and queues the deliveries each apart. Before them, the account's time zone:
+/// the day a new invoice is dated is the merchant's (SPEC §27).
+const CREATE_BUDGET: u64 = 6;
 /// The invoice with its lines: one statement (the shared rate limit adds one on PostgreSQL).
 const GET_BUDGET: u64 = 1;
 /// The page with its lines and its total: one statement, its own snapshot, no transaction (the

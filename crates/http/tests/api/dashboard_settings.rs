@@ -910,7 +910,155 @@ http_tests!(
     the_logo_and_the_test_email_from_the_settings,
     only_owners_change_settings,
     a_removed_owners_invitations_are_withdrawn,
+    people_change_their_own_email_through_a_link_to_the_new_address,
 );
+
+/// SPEC §27: everyone changes their own email: the password asked again, a link to the new
+/// address that makes the change (once, and only there: never on a set-password page), a word
+/// to the old address; then the person signs in with the new email, not the old.
+async fn people_change_their_own_email_through_a_link_to_the_new_address(h: Harness) {
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = app!(h);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    member(&h, h.account, "taken@example.com", Role::Staff);
+    let me = sign_in(&app, "viewer@example.com").await;
+    let ask = |email: &str, password: &str| {
+        me.post(
+            "/dashboard/account/email",
+            &[("email", email), ("current", password)],
+        )
+    };
+    for (email, password, problem) in [
+        ("not an email", PASSWORD, "That is not an email address."),
+        (
+            "Viewer@Example.com",
+            PASSWORD,
+            "That is already your email.",
+        ),
+        (
+            "new@example.com",
+            "wrong password",
+            "The current password is not right.",
+        ),
+        (
+            "taken@example.com",
+            PASSWORD,
+            "Another user signs in with that email.",
+        ),
+    ] {
+        let r = send_raw(&app, ask(email, password)).await;
+        assert_eq!(r.status, 422, "{email}");
+        assert!(r.text().contains(problem), "{email}: {}", r.text());
+    }
+    assert!(queued_notices(&h).is_empty(), "nothing sent for a refusal");
+
+    let r = send_raw(&app, ask("new@example.com", PASSWORD)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let mut mail = queued_notices(&h);
+    mail.sort_by_key(|n| n.recipient.clone());
+    let kinds: Vec<(&str, NoticeKind)> = mail
+        .iter()
+        .map(|n| (n.recipient.as_str(), n.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("new@example.com", NoticeKind::EmailChange),
+            ("viewer@example.com", NoticeKind::EmailChanging)
+        ]
+    );
+    assert!(mail[1].body.contains("new@example.com"), "{}", mail[1].body);
+    let link = mail[0].link.clone().unwrap();
+    assert!(link.contains("/dashboard/confirm-email?token="), "{link}");
+    let token = token_of(&link);
+    // Nothing changes until the link is used, and it is no set-password link.
+    sign_in(&app, "viewer@example.com").await;
+    let page = send_raw(
+        &app,
+        browser(
+            Method::GET,
+            &format!("/dashboard/set-password?token={token}"),
+        ),
+    )
+    .await;
+    assert!(page.text().contains("no longer works"), "{}", page.text());
+    let set = form(
+        browser(Method::POST, "/dashboard/set-password"),
+        &[
+            ("token", &token),
+            ("password", "hijacked passphrase"),
+            ("confirm", "hijacked passphrase"),
+        ],
+    );
+    assert_eq!(send_raw(&app, set).await.status, 422);
+    // Opening the link changes nothing: its button does.
+    let opened = send_raw(
+        &app,
+        browser(
+            Method::GET,
+            &format!("/dashboard/confirm-email?token={token}"),
+        ),
+    )
+    .await;
+    assert_eq!(opened.status, 200);
+    assert!(h
+        .db
+        .store
+        .find_user_by_email(&UserEmail::parse("new@example.com").unwrap())
+        .unwrap()
+        .is_none());
+    let confirm = || {
+        form(
+            browser(Method::POST, "/dashboard/confirm-email"),
+            &[("token", &token)],
+        )
+    };
+    let r = send_raw(&app, confirm()).await;
+    assert_eq!(r.status, 303);
+    assert_eq!(r.header("location"), "/dashboard/login?done=email_changed");
+    assert_eq!(send_raw(&app, confirm()).await.status, 422, "once");
+    sign_in(&app, "new@example.com").await;
+    let old = form(
+        browser(Method::POST, "/dashboard/login"),
+        &[("email", "viewer@example.com"), ("password", PASSWORD)],
+    );
+    let r = send_raw(&app, old).await;
+    assert_ne!(
+        r.header("location"),
+        "/dashboard",
+        "the old email signs in no more"
+    );
+
+    // A second request voids the first link.
+    let me = sign_in(&app, "new@example.com").await;
+    let again = |email: &str| {
+        me.post(
+            "/dashboard/account/email",
+            &[("email", email), ("current", PASSWORD)],
+        )
+    };
+    send_raw(&app, again("first@example.com")).await;
+    send_raw(&app, again("second@example.com")).await;
+    let links: Vec<String> = queued_notices(&h)
+        .into_iter()
+        .filter_map(|n| n.link)
+        .map(|l| token_of(&l))
+        .collect();
+    assert_eq!(links.len(), 2);
+    let use_link = |t: &str| {
+        form(
+            browser(Method::POST, "/dashboard/confirm-email"),
+            &[("token", t)],
+        )
+    };
+    assert_eq!(
+        send_raw(&app, use_link(&links[0])).await.status,
+        422,
+        "voided"
+    );
+    assert_eq!(send_raw(&app, use_link(&links[1])).await.status, 303);
+    sign_in(&app, "second@example.com").await;
+}
 
 /// The secret a set-up page shows.
 fn secret_on(page: &str) -> TotpSecret {

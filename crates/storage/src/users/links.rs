@@ -26,6 +26,7 @@ struct LinkRow {
     account_id: Option<i64>,
     role: Option<String>,
     invited_by: Option<i64>,
+    new_email: Option<String>,
 }
 
 impl LinkRow {
@@ -41,6 +42,12 @@ impl LinkRow {
             }),
             _ => None,
         };
+        let new_email = match &self.new_email {
+            None => None,
+            Some(e) => Some(UserEmail::parse(e).map_err(|_| {
+                RepoError::Internal(format!("link {} has an unreadable new email", self.id))
+            })?),
+        };
         Ok(Link {
             id: self.id,
             user_id: UserId(self.user_id),
@@ -48,6 +55,7 @@ impl LinkRow {
             created_at: from_db(self.created_at),
             expires_at: from_db(self.expires_at),
             invitation,
+            new_email,
         })
     }
 }
@@ -63,6 +71,7 @@ pub(super) fn create(conn: &mut AnyConnection, link: &NewLink) -> Result<Link, T
             user_tokens::account_id.eq(link.invitation.map(|i| i.account_id.0)),
             user_tokens::role.eq(link.invitation.map(|i| i.role.as_str())),
             user_tokens::invited_by.eq(link.invitation.map(|i| i.invited_by.0)),
+            user_tokens::new_email.eq(link.new_email.as_ref().map(UserEmail::as_str)),
         ))
         .returning(returning::<LinkRow>())
         .get_result::<LinkRow>(conn)
@@ -71,6 +80,21 @@ pub(super) fn create(conn: &mut AnyConnection, link: &NewLink) -> Result<Link, T
         Err(e) if e.is_foreign_key_violation() => Err(RepoError::NotFound.into()),
         Err(e) => Err(e),
         Ok(row) => row.into_domain(),
+    }
+}
+
+/// Which links a page takes: set-password pages never take an email change's, nor the
+/// reverse, so a link works only where it was sent for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum LinkUse {
+    SetPassword,
+    ConfirmEmail,
+}
+
+impl LinkUse {
+    /// Whether the links this use takes are email changes.
+    fn email_change(self) -> bool {
+        self == LinkUse::ConfirmEmail
     }
 }
 
@@ -83,6 +107,11 @@ pub(super) fn find(
     user_tokens::table
         .filter(user_tokens::token_hash.eq(token_hash))
         .filter(user_tokens::expires_at.gt(to_db(now)))
+        .filter(
+            user_tokens::purpose
+                .eq(LinkPurpose::EmailChange.as_str())
+                .eq(LinkUse::SetPassword.email_change()),
+        )
         .select(LinkRow::as_select())
         .first::<LinkRow>(conn)
         .optional()?
@@ -94,13 +123,19 @@ pub(super) fn consume(
     conn: &mut AnyConnection,
     token_hash: &str,
     now: DateTime<Utc>,
+    used_for: LinkUse,
 ) -> Result<Option<Link>, TxError> {
     // A racing consumer's delete waits for ours and then deletes nothing, so only one of them
     // gets the link.
     let consumed = diesel::delete(
         user_tokens::table
             .filter(user_tokens::token_hash.eq(token_hash))
-            .filter(user_tokens::expires_at.gt(to_db(now))),
+            .filter(user_tokens::expires_at.gt(to_db(now)))
+            .filter(
+                user_tokens::purpose
+                    .eq(LinkPurpose::EmailChange.as_str())
+                    .eq(used_for.email_change()),
+            ),
     )
     .returning(returning::<LinkRow>())
     .get_result::<LinkRow>(conn)
@@ -116,6 +151,17 @@ pub(super) fn consume(
         super::members::join(conn, invitation.account_id, *user_id, invitation.role)?;
     }
     Ok(consumed)
+}
+
+/// Voids the user's unused email-change links.
+pub(super) fn forget_email_changes(conn: &mut AnyConnection, user: UserId) -> Result<(), TxError> {
+    diesel::delete(
+        user_tokens::table
+            .filter(user_tokens::user_id.eq(user.0))
+            .filter(user_tokens::purpose.eq(LinkPurpose::EmailChange.as_str())),
+    )
+    .execute(conn)?;
+    Ok(())
 }
 
 /// See `UserRepository::invite`.
@@ -147,6 +193,7 @@ pub(super) fn invite(
             created_at: now,
             expires_at: now + INVITATION_VALIDITY,
             invitation: Some(invitation),
+            new_email: None,
         },
     )
 }

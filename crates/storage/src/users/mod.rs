@@ -173,7 +173,7 @@ impl UserRepository for Store {
     }
 
     fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<Link>> {
-        self.write(|conn| links::consume(conn, token_hash, now))
+        self.write(|conn| links::consume(conn, token_hash, now, links::LinkUse::SetPassword))
     }
 
     fn invite(
@@ -215,6 +215,53 @@ impl UserRepository for Store {
         })
     }
 
+    fn request_email_change(
+        &self,
+        link: NewLink,
+        to_new: NewNotice,
+        to_old: NewNotice,
+    ) -> RepoResult<()> {
+        let new_email = link
+            .new_email
+            .clone()
+            .ok_or_else(|| RepoError::Internal("an email change without its email".into()))?;
+        self.write(|conn| {
+            if find_user(conn, &new_email)?.is_some() {
+                return Err(RepoError::InUse(members::EMAIL_TAKEN.into()).into());
+            }
+            // The newest request is the one that counts.
+            links::forget_email_changes(conn, link.user_id)?;
+            links::create(conn, &link)?;
+            crate::notices::queue(conn, &to_new)?;
+            crate::notices::queue(conn, &to_old)?;
+            Ok(())
+        })
+    }
+
+    fn confirm_email_change(
+        &self,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<User>> {
+        let result = self.try_write(|conn| {
+            let Some(link) = links::consume(conn, token_hash, now, links::LinkUse::ConfirmEmail)?
+            else {
+                return Ok(None);
+            };
+            let email = link
+                .new_email
+                .ok_or_else(|| RepoError::Internal(format!("link {} has no new email", link.id)))?;
+            members::change_email(conn, link.user_id, &email).map(Some)
+        });
+        result.map_err(|e| {
+            if e.is_unique_violation() {
+                RepoError::InUse(members::EMAIL_TAKEN.into())
+            } else {
+                e.into_repo()
+            }
+        })
+    }
+
     fn list_invitations(
         &self,
         account: AccountId,
@@ -233,9 +280,11 @@ impl UserRepository for Store {
         hash: &PasswordHash,
         now: DateTime<Utc>,
     ) -> RepoResult<Option<User>> {
-        self.write(|conn| match links::consume(conn, token_hash, now)? {
-            Some(link) => links::set_password(conn, link.user_id, hash, now, None).map(Some),
-            None => Ok(None),
+        self.write(|conn| {
+            match links::consume(conn, token_hash, now, links::LinkUse::SetPassword)? {
+                Some(link) => links::set_password(conn, link.user_id, hash, now, None).map(Some),
+                None => Ok(None),
+            }
         })
     }
 
