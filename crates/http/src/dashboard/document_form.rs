@@ -532,7 +532,8 @@ pub(crate) async fn new_page(kind: Kind, state: &AppState, req: &HttpRequest) ->
     show(state, req, &me, &ops, kind, None, typed, HashMap::new()).await
 }
 
-/// Creates the document (and sends it, with `action=save_send` or `save_email`).
+/// Creates the document (and sends it, with `action=save_send`; with `save_email` the email is
+/// shown to check before it leaves, SPEC §27).
 pub(crate) async fn save_new(
     kind: Kind,
     state: &AppState,
@@ -562,11 +563,7 @@ pub(crate) async fn save_new(
         return show(state, req, &me, &ops, kind, None, typed, errors).await;
     }
     let action = form.get("action").unwrap_or("save");
-    let email = match action {
-        "save_email" => Some(Default::default()),
-        _ => None,
-    };
-    let sends = matches!(action, "save_send" | "save_email");
+    let sends = action == "save_send";
     let created = match kind {
         Kind::Invoice => {
             let input = InvoiceInput {
@@ -641,23 +638,23 @@ pub(crate) async fn save_new(
     if sends {
         match kind {
             Kind::Invoice => {
-                ops.send_invoice(Id::<InvoiceId>::parse(&id.to_string()), email)
+                ops.send_invoice(Id::<InvoiceId>::parse(&id.to_string()), None)
                     .await?;
             }
             Kind::Quotation => {
-                ops.send_quotation(Id::<QuotationId>::parse(&id.to_string()), email)
+                ops.send_quotation(Id::<QuotationId>::parse(&id.to_string()), None)
                     .await?;
             }
             // A schedule sends what it issues by itself (`auto_send`).
             Kind::Recurring => {}
         }
     }
-    let done = match action {
-        "save_send" => "sent",
-        "save_email" => "emailed",
-        _ => "created",
+    let next = match (action, kind) {
+        ("save_email", Kind::Invoice | Kind::Quotation) => "/email",
+        ("save_send", _) => "?done=sent",
+        _ => "?done=created",
     };
-    Ok(see_other(&format!("{}/{id}?done={done}", kind.base())))
+    Ok(see_other(&format!("{}/{id}{next}", kind.base())))
 }
 
 /// What the draft's form starts from: the document, while it is a draft.

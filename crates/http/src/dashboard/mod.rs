@@ -16,6 +16,7 @@ mod timeline;
 mod views;
 
 pub mod account;
+pub mod compose;
 pub mod credit_notes;
 pub mod customers;
 mod document_form;

@@ -35,6 +35,7 @@ use invoicing_domain::user::{Role, SignedIn, UserId};
 use std::sync::Arc;
 
 pub use account::refuse_logo;
+pub use emails::EmailDraft;
 pub use invoices::{invoice_reads, InvoiceReads};
 pub use keys::IssuedKey;
 pub use quotations::Origin;

@@ -10,8 +10,8 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::EmailInput;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::quotation::{
-    AcceptInput, ConversionResult, ConvertInput, Quotation, QuotationFilter, QuotationId,
-    QuotationInput, QuotationPatchInput, RejectInput,
+    AcceptInput, ConversionResult, ConvertInput, PublicQuotation, Quotation, QuotationFilter,
+    QuotationId, QuotationInput, QuotationPatchInput, RejectInput,
 };
 use invoicing_domain::quotation_status::QuotationStatus;
 
@@ -63,17 +63,22 @@ impl Ops {
             .await
     }
 
+    /// The quotation as its page shows it: kept parties.
+    pub async fn quotation_shown(&self, id: Id<QuotationId>) -> Result<PublicQuotation, ApiError> {
+        let scope = self.caller.require(ApiResource::Quotations, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "quotation", move |r, s| r.quotation_as_shown(s, id))
+            .await
+    }
+
     /// The quotation as its page shows it, ready to render.
     pub async fn quotation_pdf(
         &self,
         id: Id<QuotationId>,
     ) -> Result<invoicing_render::Document, ApiError> {
-        let scope = self.caller.require(ApiResource::Quotations, Access::Read)?;
-        let id = id.get()?;
-        let shown = self
-            .run(scope, "quotation", move |r, s| r.quotation_as_shown(s, id))
-            .await?;
-        Ok(crate::pdf::quotation_document(shown))
+        Ok(crate::pdf::quotation_document(
+            self.quotation_shown(id).await?,
+        ))
     }
 
     pub async fn update_quotation(

@@ -655,8 +655,11 @@ where
         format!("/dashboard/invoices/{id}"),
         format!("/dashboard/invoices/{draft_id}"),
         "/dashboard/invoices/new".into(),
+        format!("/dashboard/invoices/{id}/email"),
+        format!("/dashboard/invoices/{draft_id}/email"),
         "/dashboard/quotations".into(),
         format!("/dashboard/quotations/{qid}"),
+        format!("/dashboard/quotations/{qid}/email"),
         "/dashboard/quotations/new".into(),
         "/dashboard/customers".into(),
         format!("/dashboard/customers/{}", customer.body["id"]),
@@ -690,9 +693,9 @@ pub(crate) fn owners_only(path: &str) -> bool {
     path.starts_with("/dashboard/settings") && !path.starts_with("/dashboard/settings/emails")
 }
 
-/// Screens a viewer may not open: the forms that only make or change things.
+/// Screens a viewer may not open: the forms that only make, change or send things.
 fn is_form(path: &str) -> bool {
-    path.ends_with("/new") || path.ends_with("/edit")
+    path.ends_with("/new") || path.ends_with("/edit") || path.ends_with("/email")
 }
 
 /// What a screen may send: 10 statements, the BEGIN and COMMIT of the reads that must agree (a

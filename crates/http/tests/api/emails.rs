@@ -347,4 +347,109 @@ mailing_tests!(
     a_send_with_email_queues_it_and_the_log_shows_it,
     email_requests_are_checked_before_anything_changes,
     scopes_and_tenants,
+    the_dashboard_shows_the_email_before_it_leaves,
 );
+
+/// SPEC §27: "Send by email" shows the email first (recipients, the subject in the customer's
+/// language, a message, the attachment's name), all editable; sending a draft sends and emails
+/// it at once; a mistake is shown beside its field with nothing sent; a viewer may not send.
+async fn the_dashboard_shows_the_email_before_it_leaves(h: Harness) {
+    use crate::dashboard::{member, sign_in};
+    use invoicing_domain::user::Role;
+    let app = init_service(build_app(h.state.clone())).await;
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let r = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({"customer": {"name": "Erika", "email": "erika@example.com", "locale": "de"},
+            "line_items": [{"description": "Beratung", "quantity": 1, "unit_price_cents": 10_000}]})
+    );
+    let (id, number) = (
+        r.body["id"].as_i64().unwrap(),
+        r.body["invoice_number"].as_str().unwrap().to_string(),
+    );
+    let owner = sign_in(&app, "owner@example.com").await;
+    let path = format!("/dashboard/invoices/{id}/email");
+    let page = send_raw(&app, owner.get(&path)).await;
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(html.contains("value=\"erika@example.com\""), "{html}");
+    assert!(
+        html.contains(&format!("Rechnung {number}")),
+        "the subject in German: {html}"
+    );
+    assert!(html.contains(&format!("{number}.pdf")), "{html}");
+    let emails = || async {
+        call!(&app, h.req(Method::GET, "/api/v1/emails")).body["data"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+
+    let r = send_raw(
+        &app,
+        owner.post(
+            &path,
+            &[
+                ("to", "erika@example.com, not an address"),
+                ("subject", "Ihre Rechnung"),
+                ("message", ""),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("id=\"to-error\""), "{}", r.text());
+    assert!(r.text().contains("not an address"), "what was typed stays");
+    assert_eq!(emails().await, 0, "nothing sent");
+    let viewer = sign_in(&app, "viewer@example.com").await;
+    assert_eq!(
+        send_raw(&app, viewer.post(&path, &[("to", "erika@example.com")]))
+            .await
+            .status,
+        403
+    );
+
+    let r = send_raw(
+        &app,
+        owner.post(
+            &path,
+            &[
+                ("to", "erika@example.com; buchhaltung@example.com"),
+                ("cc", "chef@example.com"),
+                ("subject", "Ihre Rechnung für November"),
+                ("message", "Vielen Dank!"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert_eq!(
+        r.header("location"),
+        format!("/dashboard/invoices/{id}?done=emailed")
+    );
+    let inv = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(
+        inv.body["status"], "sent",
+        "the draft was sent with its email"
+    );
+    let list = call!(&app, h.req(Method::GET, "/api/v1/emails"));
+    let sent = &list.body["data"][0];
+    assert_eq!(
+        sent["to"],
+        json!(["erika@example.com", "buchhaltung@example.com"])
+    );
+    assert_eq!(sent["cc"], json!(["chef@example.com"]));
+    assert_eq!(
+        sent["subject"],
+        format!("Ihre Rechnung für November ({number})"),
+        "a subject always carries the number"
+    );
+    // A sent invoice's screen offers it again, through the same page.
+    let again = send_raw(&app, owner.get(&path)).await.text();
+    assert!(again.contains("emailed again"), "{again}");
+    let r = send_raw(&app, owner.post(&path, &[("to", "erika@example.com")])).await;
+    assert_eq!(r.status, 303);
+    assert_eq!(emails().await, 2);
+}
