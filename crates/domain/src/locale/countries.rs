@@ -28,7 +28,47 @@ fn names(locale: Locale) -> Option<&'static Catalogue> {
     NAMES.get_or_init(|| parse_all(source)).get(&locale)
 }
 
+/// A name as people look it up in a list: accents and case aside ("Österreich" with the O's).
+fn sort_key(name: &str) -> String {
+    name.chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+            'ç' => 'c',
+            'è' | 'é' | 'ê' | 'ë' => 'e',
+            'ì' | 'í' | 'î' | 'ï' => 'i',
+            'ñ' => 'n',
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' => 'o',
+            'ù' | 'ú' | 'û' | 'ü' => 'u',
+            'ý' | 'ÿ' => 'y',
+            other => other,
+        })
+        .collect()
+}
+
 impl Locale {
+    /// Every country as this locale names it, `(code, name)` in the order of the names: what a
+    /// person picks from, so an address never holds a country an e-invoice cannot name.
+    pub fn countries(self) -> &'static [(&'static str, &'static str)] {
+        static SORTED: OnceLock<HashMap<Locale, Vec<(&'static str, &'static str)>>> =
+            OnceLock::new();
+        SORTED
+            .get_or_init(|| {
+                Locale::all()
+                    .map(|l| {
+                        let mut list: Vec<(&'static str, &'static str)> = names(l)
+                            .map(|n| n.iter().map(|(c, n)| (c.as_str(), n.as_str())).collect())
+                            .unwrap_or_default();
+                        list.sort_by_cached_key(|(_, name)| sort_key(name));
+                        (l, list)
+                    })
+                    .collect()
+            })
+            .get(&self)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
     /// The country with the ISO 3166-1 alpha-2 `code` as this locale names it (CLDR):
     /// `Locale::De.country_name("TT")` is "Trinidad und Tobago". Upper-case codes only, as the
     /// API takes them (surrounding white space aside); `None` for anything else.
@@ -50,6 +90,21 @@ mod tests {
 
     fn codes(l: Locale) -> BTreeSet<&'static str> {
         names(l).unwrap().keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn the_picker_lists_every_country_by_name_accents_aside() {
+        for l in Locale::all() {
+            let list = l.countries();
+            assert_eq!(list.len(), codes(l).len());
+            assert!(list
+                .windows(2)
+                .all(|w| sort_key(w[0].1) <= sort_key(w[1].1)));
+        }
+        let de: Vec<&str> = Locale::De.countries().iter().map(|(c, _)| *c).collect();
+        let at = |code| de.iter().position(|c| *c == code).unwrap();
+        // Österreich sorts with the O's, between Oman and Pakistan, not after Zypern.
+        assert!(at("OM") < at("AT") && at("AT") < at("PK"), "{de:?}");
     }
 
     #[test]

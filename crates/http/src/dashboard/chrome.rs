@@ -3,6 +3,7 @@
 
 use super::session::Visitor;
 use actix_web::HttpRequest;
+use invoicing_domain::currency::Currency;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::user::Role;
 
@@ -114,6 +115,29 @@ impl Chrome {
     /// A text of the user's language.
     pub fn tr(&self, key: &'static str) -> &'static str {
         self.t.text(key)
+    }
+
+    /// The countries a country field offers, named in the user's language (SPEC §27).
+    pub fn countries(&self) -> &'static [(&'static str, &'static str)] {
+        self.t.countries()
+    }
+
+    /// Whether `value` (as stored) is no country code the list offers: kept as its own option.
+    pub fn unlisted_country(&self, value: &str) -> bool {
+        !value.is_empty() && self.t.country_name(value).is_none()
+    }
+
+    /// The currencies a currency field offers: `(code, label)`, the label with its symbol.
+    pub fn currencies(&self) -> Vec<(&'static str, String)> {
+        Currency::all()
+            .map(|c| {
+                let label = match c.symbol() {
+                    Some(symbol) => format!("{} ({symbol})", c.code()),
+                    None => c.code().to_string(),
+                };
+                (c.code(), label)
+            })
+            .collect()
     }
 
     pub fn is(&self, nav: Nav) -> bool {

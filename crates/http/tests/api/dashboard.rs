@@ -772,6 +772,53 @@ async fn every_screen_renders_within_its_statement_budget_for_every_role(h: Harn
         page.contains("<html lang=\"de\">") && page.contains("Rechnungen"),
         "German"
     );
+    // Countries and currencies are chosen, named in the user's language (SPEC §27); a customer's
+    // address that holds no country code keeps what it holds.
+    let german = |path: &str| {
+        s.get(path).insert_header((
+            "cookie",
+            format!("__Host-session={}; __Host-language=de", s.cookie),
+        ))
+    };
+    let settings = send_raw(&app, german("/dashboard/settings")).await.text();
+    assert!(
+        settings.contains("<select id=\"country\" name=\"country\""),
+        "{settings}"
+    );
+    assert!(
+        settings.contains("<option value=\"AT\">Österreich</option>"),
+        "{settings}"
+    );
+    assert!(
+        settings.contains("<option value=\"EUR\" selected>EUR (€)</option>"),
+        "the account's currency chosen: {settings}"
+    );
+    let customer = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/customers"),
+        json!({"name": "Ana", "email": "ana@example.com", "address": {"city": "Port of Spain", "country": "Trinidad"}})
+    );
+    let form = send_raw(
+        &app,
+        german(&format!(
+            "/dashboard/customers/{}/edit",
+            customer.body["id"]
+        )),
+    )
+    .await
+    .text();
+    assert!(
+        form.contains("<option selected>Trinidad</option>"),
+        "{form}"
+    );
+    assert!(
+        form.contains("<option value=\"TT\">Trinidad und Tobago</option>"),
+        "{form}"
+    );
+    let invoice_form = send_raw(&app, german("/dashboard/invoices/new"))
+        .await
+        .text();
+    assert!(invoice_form.contains("<select id=\"currency\" name=\"currency\""));
 }
 
 async fn quotations_customers_products_credits_and_schedules_through_the_forms(h: Harness) {
