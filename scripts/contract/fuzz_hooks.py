@@ -31,6 +31,9 @@ RULES = [
     # Dates compared with each other.
     (r"due_date|valid_until", r"must not be before issue_date"),
     (r"end_date", r"must not be before start_date"),
+    (r"service_period\.end", r"must not be before the start \(\d{4}-\d{2}-\d{2}\)"),
+    # Two fields of which a body gives one (SPEC §27): a delivery date or a service period.
+    (r"service_period", r"give delivery_date or service_period, not both"),
     # A schedule's email against its stored auto_send (a PATCH may change either).
     (r"email", r"emails the invoices auto_send sends: set auto_send too"),
     # Compared with today.
@@ -63,6 +66,7 @@ RULES = [
     # E-invoice data (SPEC §23) against lists and rules no pattern states: an IBAN's check
     # digits, units and VATEX codes outside the official lists, a VAT category against the rate.
     (r"bank_account\.iban", r"must be a valid IBAN"),
+    (r"time_zone", r"must be an IANA time zone name, .+"),
     (r"line_items\[N\]\.unit", r"must be a UN/ECE Recommendation 20 unit code, .+"),
     (r"line_items\[N\]\.tax_exemption_reason", r"is not a code of the VATEX list .+"),
     (r"line_items\[N\]\.tax_category", r"(S|Z|E|AE|K|G|O): .+"),

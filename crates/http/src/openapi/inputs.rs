@@ -200,6 +200,23 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         }
     }
     set(schemas, "ConvertInput", "due_date", date.clone());
+    // When the supply was made (SPEC §27).
+    for schema in ["InvoiceInput", "InvoicePatchInput", "CreditNoteInput"] {
+        set(schemas, schema, "delivery_date", date.clone());
+    }
+    for field in ["start", "end"] {
+        set(schemas, "ServicePeriodInput", field, date.clone());
+    }
+    if let Some(period) = schemas.get_mut("ServicePeriodInput") {
+        period["required"] = json!(["start", "end"]);
+    }
+    // An IANA name: the zone database decides which exist (a list no pattern states).
+    set(
+        schemas,
+        "ProfilePatchInput",
+        "time_zone",
+        json!({"pattern": "^[A-Za-z][A-Za-z0-9_+/-]{0,63}$", "example": "America/Port_of_Spain"}),
+    );
     // As `PaymentTerms::parse` reads them: N from 0 to 365, at most three digits.
     let terms =
         json!({"pattern": "^(due_on_receipt|net_([0-9]{1,2}|[0-2][0-9]{2}|3[0-5][0-9]|36[0-5]))$"});
