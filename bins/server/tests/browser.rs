@@ -3,6 +3,8 @@
 mod common;
 #[path = "browser/dashboard.rs"]
 mod dashboard;
+#[path = "browser/going_live.rs"]
+mod going_live;
 #[path = "browser/settings.rs"]
 mod settings;
 

@@ -97,6 +97,30 @@ pub(crate) fn check(browser: &Browser, axe: Option<&str>, what: &str) {
     assert_accessible(browser, axe, what);
 }
 
+/// Switches to live and back to test from the screen shown (SPEC §21): each switch lands on the
+/// screen's section (a document's list: the document is the other environment's) with its
+/// notice, never on an error page.
+fn switch_and_back(browser: &Browser, path: &str) {
+    let plain = path.split('?').next().unwrap_or(path);
+    let screen = plain.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+    for to in ["live", "test"] {
+        browser.execute(&format!(
+            "document.querySelector(\"form.env button[value='{to}']\").click(); return true;"
+        ));
+        browser.wait_for(".notice");
+        let url = browser.url();
+        assert!(
+            url.split('?').next().unwrap_or_default().ends_with(&screen),
+            "{path}: switching to {to} went to {url}"
+        );
+        assert_eq!(
+            browser.texts(".test-banner").is_empty(),
+            to == "live",
+            "{path}: now in {to}"
+        );
+    }
+}
+
 /// The whole day, at one window size; `dir` keeps the screenshots.
 fn a_day_of_billing(width: u32, height: u32, name: &str) {
     if !available() {
@@ -299,6 +323,9 @@ fn a_day_of_billing(width: u32, height: u32, name: &str) {
         browser.wait_for("main h1");
         check(&browser, axe, &path);
         shot(&path.trim_start_matches('/').replace(['/', '?', '='], "-"));
+        if path.starts_with("/dashboard") && !path.ends_with("999999") {
+            switch_and_back(&browser, &path);
+        }
     }
     shot("recurring");
 
