@@ -177,6 +177,10 @@ fn going_live(name: &str, database: Option<&str>) {
     tap(&browser, "main form button.primary");
     browser.wait_for("#payment-link");
     check(&browser, axe, "the live invoice, sent");
+    assert!(
+        browser.text("main").contains("Leistungszeitraum"),
+        "the invoice's screen shows its period"
+    );
     let mail = smtp::wait_for(&maildir, 1, 30);
     let message = MessageParser::default().parse(&mail[0]).unwrap();
     assert_eq!(message.subject(), Some(subject.as_str()));

@@ -4,6 +4,7 @@
 pub mod actions;
 pub mod form;
 
+use invoicing_domain::supply::Supply;
 use super::chrome::{Chrome, Nav};
 use super::form::without_blanks;
 use super::session::visitor;
@@ -250,6 +251,8 @@ struct DetailPage {
     customer_email: String,
     issued: String,
     due: String,
+    /// The delivery date or service period, labelled (SPEC §27).
+    supply: Option<(&'static str, String)>,
     currency: &'static str,
     lines: Vec<LineRow>,
     subtotal: String,
@@ -359,6 +362,13 @@ pub async fn detail(
                 customer_email,
                 issued: date(t, inv.issue_date),
                 due: date(t, inv.due_date),
+                supply: inv.supply().map(|s| match s {
+                    Supply::Delivered(day) => ("dash.supply.delivery_date", date(t, day)),
+                    Supply::Period(p) => (
+                        "dash.supply.period",
+                        format!("{} – {}", date(t, p.start), date(t, p.end)),
+                    ),
+                }),
                 currency: cur.code(),
                 lines: LineRow::of(t, cur, &inv.line_items),
                 subtotal: money(t, inv.subtotal_cents, cur),
