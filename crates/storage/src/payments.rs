@@ -139,10 +139,13 @@ fn verify(
         }
     })?;
     let now = now_db();
+    // What it brought counts on the merchant's date (SPEC §27; `collected_days` reads it).
+    let collected_on = crate::local_days::today_of(conn, scope, crate::rows::from_db(now))?;
     diesel::update(scoped!(payments, scope).filter(payments::id.eq(row.id)))
         .set((
             payments::status.eq(PaymentStatus::Verified.as_str()),
             payments::verified_at.eq(now),
+            payments::collected_on.eq(collected_on),
             payments::updated_at.eq(now),
         ))
         .execute(conn)?;

@@ -409,6 +409,7 @@ diesel::table! {
         rejected_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        collected_on -> Nullable<Date>,
     }
 }
 

@@ -221,10 +221,10 @@ impl TestDb {
         .expect("read the kept collections");
         let mut sums: Vec<Day> = diesel::sql_query(
             "SELECT account_id, livemode, currency, \
-               SUBSTR(CAST(verified_at AS TEXT), 1, 10) AS day, \
+               SUBSTR(CAST(collected_on AS TEXT), 1, 10) AS day, \
                CAST(SUM(amount_cents) AS BIGINT) AS collected FROM payments \
-             WHERE status = 'verified' AND verified_at IS NOT NULL \
-             GROUP BY account_id, livemode, currency, SUBSTR(CAST(verified_at AS TEXT), 1, 10) \
+             WHERE status = 'verified' AND collected_on IS NOT NULL \
+             GROUP BY account_id, livemode, currency, SUBSTR(CAST(collected_on AS TEXT), 1, 10) \
              HAVING SUM(amount_cents) <> 0",
         )
         .load(conn)
@@ -232,6 +232,38 @@ impl TestDb {
         kept.sort();
         sums.sort();
         assert_eq!(kept, sums, "the kept collections differ from the payments");
+        // Each verified payment counts on its account's date of verification (SPEC §27).
+        let zone = |conn: &mut crate::connection::AnyConnection, account: i64, live: bool| {
+            let scope = invoicing_domain::tenant::Scope::new(
+                invoicing_domain::tenant::AccountId(account),
+                invoicing_domain::tenant::Environment::from_livemode(live),
+            );
+            crate::local_days::zone_of(conn, scope).expect("the account's zone")
+        };
+        use crate::schema::payments;
+        let verified: Vec<(
+            i64,
+            bool,
+            Option<chrono::NaiveDateTime>,
+            Option<chrono::NaiveDate>,
+        )> = payments::table
+            .filter(payments::status.eq("verified"))
+            .select((
+                payments::account_id,
+                payments::livemode,
+                payments::verified_at,
+                payments::collected_on,
+            ))
+            .load(conn)
+            .expect("read the verified payments");
+        for (account, live, at, on) in verified {
+            let zone = zone(conn, account, live);
+            let day = at.map(|at| zone.today(at.and_utc()));
+            assert_eq!(
+                on, day,
+                "a payment of account {account} counts on its local day"
+            );
+        }
     }
 
     /// Runs raw SQL against the test database (for test setup only).

@@ -88,4 +88,56 @@ async fn documents_and_reports_are_dated_by_the_merchants_day(h: Harness) {
     assert_eq!(aging.body["as_of"], "2026-11-28");
 }
 
-http_tests!(documents_and_reports_are_dated_by_the_merchants_day);
+/// What a verified payment brought counts on its account's date (SPEC §27). Kiritimati (UTC+14)
+/// and Pago Pago (UTC−11) are never both on UTC's date, so at any hour one of them tells a UTC
+/// day from the local one: the kept collections are checked against each payment's local day
+/// when the test database is dropped, and here against the account's date now.
+async fn payments_count_on_the_accounts_day(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    for zone in ["Pacific/Kiritimati", "Pacific/Pago_Pago"] {
+        let key = h.stranger_key(zone);
+        let r = call!(
+            &app,
+            h.req_as(&key, Method::PATCH, "/api/v1/account"),
+            json!({"time_zone": zone})
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        let made = call!(
+            &app,
+            h.req_as(&key, Method::POST, "/api/v1/invoices"),
+            invoice()
+        );
+        let id = made.body["id"].as_i64().unwrap();
+        let sent = format!("/api/v1/invoices/{id}/send");
+        assert_eq!(call!(&app, h.req_as(&key, Method::POST, &sent)).status, 200);
+        let paid = call!(
+            &app,
+            h.req_as(&key, Method::POST, "/api/v1/payments"),
+            json!({"invoice_id": id, "amount_cents": 400, "method": "bank_transfer", "status": "verified"})
+        );
+        assert_eq!(paid.status, 201, "{}", paid.body);
+        let today = invoicing_domain::time_zone::TimeZone::parse(zone)
+            .unwrap()
+            .today(chrono::Utc::now());
+        let month = today.format("%Y-%m-01").to_string();
+        let revenue = call!(
+            &app,
+            h.req_as(
+                &key,
+                Method::GET,
+                &format!("/api/v1/reports/revenue?from={month}&to={today}&interval=month")
+            )
+        );
+        assert_eq!(revenue.status, 200, "{}", revenue.body);
+        assert_eq!(
+            revenue.body["data"][0]["collected_cents"], 400,
+            "{zone}: collected this local month: {}",
+            revenue.body
+        );
+    }
+}
+
+http_tests!(
+    documents_and_reports_are_dated_by_the_merchants_day,
+    payments_count_on_the_accounts_day,
+);

@@ -4,7 +4,6 @@
 pub mod actions;
 pub mod form;
 
-use invoicing_domain::supply::Supply;
 use super::chrome::{Chrome, Nav};
 use super::form::without_blanks;
 use super::session::visitor;
@@ -24,6 +23,7 @@ use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::payment::PaymentMethod;
 use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::supply::Supply;
 
 pub(crate) struct Row {
     pub id: i64,
