@@ -521,12 +521,28 @@ fn customer_reads_a_german_invoice_on_a_phone() {
 /// desktop and on a phone.
 #[test]
 fn people_who_reach_no_page_get_a_page() {
+    pages_for_people("browser-people", None);
+}
+
+#[test]
+fn people_who_reach_no_page_get_a_page_on_postgres() {
+    if let Some(db) = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)
+    {
+        pages_for_people("browser-people-pg", Some(&db.url));
+    }
+}
+
+/// On SQLite in the data directory, or on the PostgreSQL `database`.
+fn pages_for_people(name: &str, database: Option<&str>) {
     if !available() {
         return;
     }
     let axe_js = axe_source();
-    let dir = data_dir("browser-people");
-    let server = start(&dir);
+    let dir = data_dir(name);
+    let server = match database {
+        Some(url) => start_with(&dir, &[("DATABASE_URL", url)]),
+        None => start(&dir),
+    };
     let key = server.printed_key().unwrap();
     let a = agent(&dir);
     let base = format!("{}/api/v1", server.https);

@@ -121,15 +121,23 @@ fn switch_and_back(browser: &Browser, path: &str) {
     }
 }
 
-/// The whole day, at one window size; `dir` keeps the screenshots.
+/// The whole day, at one window size, on SQLite; `dir` keeps the screenshots.
 fn a_day_of_billing(width: u32, height: u32, name: &str) {
+    a_day_of_billing_on(width, height, name, None);
+}
+
+/// The whole day on SQLite in the data directory, or on the PostgreSQL `database`.
+fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&str>) {
     if !available() {
         return;
     }
     let axe_js = axe_source();
     let axe = axe_js.as_deref();
     let dir = data_dir(name);
-    let server = start(&dir);
+    let server = match database {
+        Some(url) => start_with(&dir, &[("DATABASE_URL", url)]),
+        None => start(&dir),
+    };
     let link = server
         .printed_link()
         .expect("the first start prints a set-password link");
@@ -364,4 +372,12 @@ fn a_merchant_gets_paid_through_the_dashboard() {
 #[test]
 fn a_merchant_gets_paid_through_the_dashboard_on_a_phone() {
     a_day_of_billing(360, 740, "dashboard-phone");
+}
+
+#[test]
+fn a_merchant_gets_paid_through_the_dashboard_on_a_phone_on_postgres() {
+    if let Some(db) = invoicing_storage::testing::TestDb::new(invoicing_storage::Backend::Postgres)
+    {
+        a_day_of_billing_on(360, 740, "dashboard-phone-pg", Some(&db.url));
+    }
 }
