@@ -5,7 +5,7 @@ use crate::capped::{capped_page, count_up_to_cap, kept_page, uncounted_page};
 use crate::connection::AnyConnection;
 use crate::documents::{
     check_lines_currency, check_patch, document_customer, first_view, move_and_record, public_row,
-    replace_lines, resolve_lines, resolve_numbered_draft, sweep, Resolved,
+    replace_lines, resolve_lines, resolve_numbered_draft, sweep_local, Resolved,
 };
 use crate::events::record;
 use crate::invoice_insert::{insert_with_lines, NewRow};
@@ -13,7 +13,7 @@ use crate::invoice_list::{filtered, page_of, page_with_lines, SummaryRow};
 use crate::invoice_rows::{
     load_invoice, load_invoices, load_row, to_invoice, to_invoices, with_lines, InvoiceRow,
 };
-use crate::local_days::local_days;
+use crate::local_days::LocalDay;
 use crate::outbox::{queue, queue_receipt};
 use crate::parties::{document_parties, invoice_parties};
 use crate::payment_rows::open_and_verified;
@@ -434,25 +434,21 @@ impl InvoiceRepository for Store {
 
     fn mark_overdue_invoices(&self, now: DateTime<Utc>) -> RepoResult<usize> {
         let url = self.public_url();
-        let mut moved = 0;
-        for day in self.read(|conn| local_days(conn, now))? {
-            let due = |conn: &mut AnyConnection| {
-                Ok(invoices::table
-                    .filter(
-                        invoices::status
-                            .eq_any([InvoiceStatus::Sent.as_str(), InvoiceStatus::Viewed.as_str()]),
-                    )
-                    .filter(invoices::due_date.lt(day.today))
-                    .filter(day.rows_of("invoices"))
-                    .order(invoices::id)
-                    .limit(200)
-                    .select(InvoiceRow::as_select())
-                    .load::<InvoiceRow>(conn)?)
-            };
-            moved += sweep(self, due, InvoiceStatus::Overdue, |conn, row| {
-                load_invoice(conn, row.scope(), InvoiceId(row.id), &url)
-            })?;
-        }
-        Ok(moved)
+        let due = |conn: &mut AnyConnection, day: &LocalDay| {
+            Ok(invoices::table
+                .filter(
+                    invoices::status
+                        .eq_any([InvoiceStatus::Sent.as_str(), InvoiceStatus::Viewed.as_str()]),
+                )
+                .filter(invoices::due_date.lt(day.today))
+                .filter(day.rows_of("invoices"))
+                .order(invoices::id)
+                .limit(200)
+                .select(InvoiceRow::as_select())
+                .load::<InvoiceRow>(conn)?)
+        };
+        sweep_local(self, now, due, InvoiceStatus::Overdue, |conn, row| {
+            load_invoice(conn, row.scope(), InvoiceId(row.id), &url)
+        })
     }
 }

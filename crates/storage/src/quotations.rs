@@ -6,10 +6,10 @@ use crate::connection::AnyConnection;
 use crate::documents::{
     account_defaults, check_lines_currency, check_patch, document_customer, first_view,
     insert_lines, kept_count, public_row, replace_lines, resolve_lines, resolve_numbered_draft,
-    sweep, Resolved,
+    sweep_local, Resolved,
 };
 use crate::events::record;
-use crate::local_days::local_days;
+use crate::local_days::LocalDay;
 use crate::outbox::{queue, Document};
 use crate::quotation_flow::{answer, convert, finish_answer, move_quotation, public_view, refused};
 use crate::quotation_rows::{load_quotation, load_row, to_quotations, QuotationRow};
@@ -351,25 +351,21 @@ impl QuotationRepository for Store {
 
     fn mark_expired_quotations(&self, now: DateTime<Utc>) -> RepoResult<usize> {
         let url = self.public_url();
-        let mut moved = 0;
-        for day in self.read(|conn| local_days(conn, now))? {
-            let due = |conn: &mut AnyConnection| {
-                Ok(quotations::table
-                    .filter(quotations::status.eq_any([
-                        QuotationStatus::Sent.as_str(),
-                        QuotationStatus::Viewed.as_str(),
-                    ]))
-                    .filter(quotations::valid_until.lt(day.today))
-                    .filter(day.rows_of("quotations"))
-                    .order(quotations::id)
-                    .limit(200)
-                    .select(QuotationRow::as_select())
-                    .load::<QuotationRow>(conn)?)
-            };
-            moved += sweep(self, due, QuotationStatus::Expired, |conn, row| {
-                load_quotation(conn, row.scope(), QuotationId(row.id), &url)
-            })?;
-        }
-        Ok(moved)
+        let due = |conn: &mut AnyConnection, day: &LocalDay| {
+            Ok(quotations::table
+                .filter(quotations::status.eq_any([
+                    QuotationStatus::Sent.as_str(),
+                    QuotationStatus::Viewed.as_str(),
+                ]))
+                .filter(quotations::valid_until.lt(day.today))
+                .filter(day.rows_of("quotations"))
+                .order(quotations::id)
+                .limit(200)
+                .select(QuotationRow::as_select())
+                .load::<QuotationRow>(conn)?)
+        };
+        sweep_local(self, now, due, QuotationStatus::Expired, |conn, row| {
+            load_quotation(conn, row.scope(), QuotationId(row.id), &url)
+        })
     }
 }

@@ -173,7 +173,7 @@ pub(crate) fn public_row<R: DocumentRow>(
 /// is left; the number moved; the events are the system's. A document another process (or a
 /// request) moved first is skipped, so racing sweepers write one event per document between
 /// them.
-pub(crate) fn sweep<R: DocumentRow, D: Serialize>(
+fn sweep<R: DocumentRow, D: Serialize>(
     store: &Store,
     due: impl Fn(&mut AnyConnection) -> Result<Vec<R>, TxError>,
     to: R::Status,
@@ -195,6 +195,22 @@ pub(crate) fn sweep<R: DocumentRow, D: Serialize>(
             }
         }
     }
+}
+
+/// [`sweep`] once per date the accounts are on at `now` (SPEC §27: each account's "today" is
+/// its own): `due` picks the rows due on that day, of the accounts on it.
+pub(crate) fn sweep_local<R: DocumentRow, D: Serialize>(
+    store: &Store,
+    now: chrono::DateTime<chrono::Utc>,
+    due: impl Fn(&mut AnyConnection, &crate::local_days::LocalDay) -> Result<Vec<R>, TxError>,
+    to: R::Status,
+    load: impl Fn(&mut AnyConnection, &R) -> Result<D, TxError>,
+) -> RepoResult<usize> {
+    let mut moved = 0;
+    for day in store.read(|conn| crate::local_days::local_days(conn, now))? {
+        moved += sweep(store, |conn| due(conn, &day), to, &load)?;
+    }
+    Ok(moved)
 }
 
 /// Implements `DocumentRow` for a row type with `id`, `number`, `customer_id`, `token` and
