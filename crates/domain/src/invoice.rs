@@ -31,7 +31,7 @@ pub struct InvoiceInput {
     pub customer: Option<CustomerInput>,
     /// ISO 4217; default the account's currency.
     pub currency: Option<String>,
-    /// YYYY-MM-DD; default today (UTC).
+    /// YYYY-MM-DD; default today in the account's time zone.
     pub issue_date: Option<String>,
     /// YYYY-MM-DD, not before `issue_date`; or give `payment_terms`.
     pub due_date: Option<String>,

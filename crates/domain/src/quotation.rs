@@ -31,7 +31,7 @@ pub struct QuotationInput {
     pub customer: Option<CustomerInput>,
     /// ISO 4217; default the account's currency.
     pub currency: Option<String>,
-    /// YYYY-MM-DD; default today (UTC).
+    /// YYYY-MM-DD; default today in the account's time zone.
     pub issue_date: Option<String>,
     /// Last day the prospect may accept; default issue date + 30 days.
     pub valid_until: Option<String>,

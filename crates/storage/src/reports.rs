@@ -288,7 +288,7 @@ fn owed(
            CAST(SUM(CASE WHEN {due} > 0 THEN {due} ELSE 0 END) AS BIGINT) AS a \
          FROM invoices i \
          LEFT JOIN (SELECT invoice_id, SUM(amount_cents) AS paid FROM payments \
-           WHERE account_id = $1 AND livemode = $2 AND status = 'verified' AND verified_at < $3 \
+           WHERE account_id = $1 AND livemode = $2 AND status = 'verified' AND collected_on < $3 \
            GROUP BY invoice_id) p ON p.invoice_id = i.id \
          LEFT JOIN (SELECT invoice_id, SUM(total_cents) AS credited FROM credit_notes \
            WHERE account_id = $4 AND livemode = $5 AND created_at < $6 \
@@ -298,13 +298,15 @@ fn owed(
            AND (i.paid_at IS NULL OR i.paid_at >= $11) {of_one} \
          GROUP BY i.currency"
     );
-    let mut q = diesel::sql_query(sql).into_boxed();
-    for _ in 0..2 {
-        q = q
-            .bind::<BigInt, _>(scope.account_id.0)
-            .bind::<Bool, _>(scope.livemode())
-            .bind::<Timestamp, _>(until);
-    }
+    // Payments by the day they were collected, credit notes by their instant.
+    let mut q = diesel::sql_query(sql)
+        .into_boxed()
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Date, _>(day)
+        .bind::<BigInt, _>(scope.account_id.0)
+        .bind::<Bool, _>(scope.livemode())
+        .bind::<Timestamp, _>(until);
     q = q
         .bind::<BigInt, _>(scope.account_id.0)
         .bind::<Bool, _>(scope.livemode())
@@ -594,16 +596,17 @@ fn statement(
     for (id, number, total, issue_date) in issued {
         items.push((issue_date, StatementEntryKind::Invoice, id, number, total));
     }
-    let paid: Vec<(i64, i64, Option<chrono::NaiveDateTime>, i64)> = scoped!(payments, scope)
+    // A payment counts on the day it was collected, as in the revenue report.
+    let paid: Vec<(i64, i64, Option<NaiveDate>, i64)> = scoped!(payments, scope)
         .filter(payments::customer_id.eq(customer))
         .filter(payments::currency.eq(code))
         .filter(payments::status.eq("verified"))
-        .filter(payments::verified_at.ge(from))
-        .filter(payments::verified_at.lt(end))
+        .filter(payments::collected_on.ge(range.from))
+        .filter(payments::collected_on.le(range.to))
         .select((
             payments::id,
             payments::amount_cents,
-            payments::verified_at,
+            payments::collected_on,
             payments::invoice_id,
         ))
         .load(conn)?;
@@ -613,8 +616,8 @@ fn statement(
         .filter(invoices::id.eq_any(&ids))
         .select((invoices::id, invoices::number))
         .load(conn)?;
-    for (id, amount, verified_at, invoice) in paid {
-        let date = verified_at.map(day).unwrap_or(range.from);
+    for (id, amount, collected_on, invoice) in paid {
+        let date = collected_on.unwrap_or(range.from);
         let number = numbers
             .iter()
             .find(|(i, _)| *i == invoice)

@@ -21,7 +21,7 @@ crate::page_schema! {
 /// currency, and per customer and currency (paged).
 #[utoipa::path(get, path = "/api/v1/reports/aging", tag = "reports",
     params(
-        ("as_of" = Option<String>, Query, format = Date, description = "The day to age at (default today, UTC)"),
+        ("as_of" = Option<String>, Query, format = Date, description = "The day to age at (default: today in the account's time zone)"),
         ("page" = Option<u32>, Query, description = "Page of the per-customer rows, from 1"),
         ("per_page" = Option<u32>, Query, description = "1 to 100, default 20"),
         ("format" = Option<String>, Query, description = "`csv`: as CSV (as `Accept: text/csv` asks): a row per currency (all customers), then every customer's rows; anything else: JSON"),

@@ -1007,6 +1007,21 @@ async fn people_change_their_own_email_through_a_link_to_the_new_address(h: Harn
         .find_user_by_email(&UserEmail::parse("new@example.com").unwrap())
         .unwrap()
         .is_none());
+    // A reset link the old mailbox holds dies with the change.
+    let viewer =
+        h.db.store
+            .find_user_by_email(&UserEmail::parse("viewer@example.com").unwrap())
+            .unwrap()
+            .unwrap();
+    let reset = SecretToken::generate(&mut rand::rngs::OsRng);
+    h.db.store
+        .create_link(invoicing_domain::user::NewLink::new(
+            viewer.id,
+            invoicing_domain::user::LinkPurpose::PasswordReset,
+            &reset,
+            Utc::now(),
+        ))
+        .unwrap();
     let confirm = || {
         form(
             browser(Method::POST, "/dashboard/confirm-email"),
@@ -1017,6 +1032,13 @@ async fn people_change_their_own_email_through_a_link_to_the_new_address(h: Harn
     assert_eq!(r.status, 303);
     assert_eq!(r.header("location"), "/dashboard/login?done=email_changed");
     assert_eq!(send_raw(&app, confirm()).await.status, 422, "once");
+    assert!(
+        h.db.store
+            .find_link(&reset.hash(), Utc::now())
+            .unwrap()
+            .is_none(),
+        "the old address's reset link is void"
+    );
     sign_in(&app, "new@example.com").await;
     let old = form(
         browser(Method::POST, "/dashboard/login"),

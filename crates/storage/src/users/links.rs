@@ -263,14 +263,20 @@ pub(super) fn set_password(
         return Err(RepoError::NotFound.into());
     }
     super::sessions::delete_others(conn, user, keep)?;
-    // Set-password links are void now; invitations to other accounts still stand.
+    void_own_links(conn, user)?;
+    load_user(conn, user)
+}
+
+/// Voids the user's set-password and email-change links (invitations to other accounts still
+/// stand): after a new password, or a new email whose old mailbox may hold a reset link.
+pub(super) fn void_own_links(conn: &mut AnyConnection, user: UserId) -> Result<(), TxError> {
     diesel::delete(
         user_tokens::table
             .filter(user_tokens::user_id.eq(user.0))
             .filter(user_tokens::account_id.is_null()),
     )
     .execute(conn)?;
-    load_user(conn, user)
+    Ok(())
 }
 
 /// Whether an emailed reset for the user was made at or after `since`.

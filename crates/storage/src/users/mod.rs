@@ -251,7 +251,10 @@ impl UserRepository for Store {
             let email = link
                 .new_email
                 .ok_or_else(|| RepoError::Internal(format!("link {} has no new email", link.id)))?;
-            members::change_email(conn, link.user_id, &email).map(Some)
+            let user = members::change_email(conn, link.user_id, &email)?;
+            // A reset link mailed to the old address must not outlive it.
+            links::void_own_links(conn, link.user_id)?;
+            Ok(Some(user))
         });
         result.map_err(|e| {
             if e.is_unique_violation() {
