@@ -745,13 +745,14 @@ pub trait UserRepository {
     ) -> RepoResult<bool>;
     /// Keeps `link` (an [`NewLink::email_change`], replacing the user's earlier ones) and
     /// queues the notices to the new and the old address, in one transaction; `InUse` when the
-    /// new email is another user's.
+    /// new email is another user's; `false` (nothing done) when the user asked less than a
+    /// minute before.
     fn request_email_change(
         &self,
         link: NewLink,
         to_new: NewNotice,
         to_old: NewNotice,
-    ) -> RepoResult<()>;
+    ) -> RepoResult<bool>;
     /// Uses an email-change link: its user's email becomes the one it confirms (`InUse` when
     /// another user took it meanwhile). `None` when the link is unknown, used or expired.
     fn confirm_email_change(

@@ -218,7 +218,8 @@ pub async fn change_email(
         let repos = state.repos();
         let asked = blocking(move || Ok(repos.request_email_change(request, to_new, to_old)));
         match asked.await? {
-            Ok(()) => Ok(see_other("/dashboard/account?done=email_link_sent")),
+            Ok(true) => Ok(see_other("/dashboard/account?done=email_link_sent")),
+            Ok(false) => refuse("dash.account.email_wait").await,
             Err(RepoError::InUse(_)) => refuse("dash.account.email_taken").await,
             Err(e) => Err(ApiError::from(e).into()),
         }

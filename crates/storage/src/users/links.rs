@@ -285,9 +285,20 @@ pub(super) fn reset_sent_since(
     user: UserId,
     since: DateTime<Utc>,
 ) -> Result<bool, TxError> {
+    sent_since(conn, user, LinkPurpose::PasswordReset, since)
+}
+
+/// Whether a link of `purpose` for the user was made at or after `since` (mailed links are
+/// one a minute: nobody floods an inbox through them).
+pub(super) fn sent_since(
+    conn: &mut AnyConnection,
+    user: UserId,
+    purpose: LinkPurpose,
+    since: DateTime<Utc>,
+) -> Result<bool, TxError> {
     let recent: i64 = user_tokens::table
         .filter(user_tokens::user_id.eq(user.0))
-        .filter(user_tokens::purpose.eq(LinkPurpose::PasswordReset.as_str()))
+        .filter(user_tokens::purpose.eq(purpose.as_str()))
         .filter(user_tokens::created_at.ge(to_db(since)))
         .count()
         .get_result(conn)?;

@@ -220,7 +220,7 @@ impl UserRepository for Store {
         link: NewLink,
         to_new: NewNotice,
         to_old: NewNotice,
-    ) -> RepoResult<()> {
+    ) -> RepoResult<bool> {
         let new_email = link
             .new_email
             .clone()
@@ -229,12 +229,21 @@ impl UserRepository for Store {
             if find_user(conn, &new_email)?.is_some() {
                 return Err(RepoError::InUse(members::EMAIL_TAKEN.into()).into());
             }
+            let minute_ago = link.created_at - chrono::Duration::minutes(1);
+            if links::sent_since(
+                conn,
+                link.user_id,
+                invoicing_domain::user::LinkPurpose::EmailChange,
+                minute_ago,
+            )? {
+                return Ok(false);
+            }
             // The newest request is the one that counts.
             links::forget_email_changes(conn, link.user_id)?;
             links::create(conn, &link)?;
             crate::notices::queue(conn, &to_new)?;
             crate::notices::queue(conn, &to_old)?;
-            Ok(())
+            Ok(true)
         })
     }
 
