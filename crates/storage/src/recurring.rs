@@ -520,17 +520,21 @@ impl RecurringRepository for Store {
     }
 
     fn issue_recurring(&self, now: DateTime<Utc>) -> RepoResult<usize> {
-        // Every schedule due on the latest date any account is on; each is then issued up to
-        // its own account's date.
+        // The schedules due on their own account's date, asked once per date the accounts are
+        // on; each is then issued up to that date.
         let due: Vec<(i64, i64, bool)> = self.read(|conn| {
-            let latest = local_days(conn, now)?
-                .first()
-                .map_or_else(|| now.date_naive(), |d| d.today);
-            Ok(ri::table
-                .filter(ri::status.eq(RecurringStatus::Active.as_str()))
-                .filter(ri::next_issue_date.le(latest))
-                .select((ri::id, ri::account_id, ri::livemode))
-                .load(conn)?)
+            let mut due = Vec::new();
+            for day in local_days(conn, now)? {
+                due.extend(
+                    ri::table
+                        .filter(ri::status.eq(RecurringStatus::Active.as_str()))
+                        .filter(ri::next_issue_date.le(day.today))
+                        .filter(day.rows_of("recurring_invoices"))
+                        .select((ri::id, ri::account_id, ri::livemode))
+                        .load::<(i64, i64, bool)>(conn)?,
+                );
+            }
+            Ok(due)
         })?;
         let url = self.public_url();
         let mail = self.mail_enabled();

@@ -301,8 +301,45 @@ fn racing_sweepers_issue_each_period_once(db: TestDb) {
     }
 }
 
+/// SPEC §27: a period starts at midnight where the account is: a Port of Spain (UTC−4)
+/// schedule starting on 1 March is issued from 04:00 UTC that day, a UTC one from midnight, and
+/// the invoice is dated the local day.
+fn periods_start_at_the_accounts_midnight(db: TestDb) {
+    use chrono::TimeZone as _;
+    use invoicing_domain::ports::ProfileRepository;
+    use invoicing_domain::profile::ProfilePatch;
+    use invoicing_domain::time_zone::TimeZone;
+    let day = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+    let utc = scope(&db, "London");
+    let pos = scope(&db, "Port of Spain");
+    let patch = ProfilePatch {
+        time_zone: TimeZone::parse("America/Port_of_Spain"),
+        ..Default::default()
+    };
+    db.store.update_profile(pos, patch).unwrap();
+    let in_utc = schedule(&db.store, utc, day, json!({}));
+    let in_pos = schedule(&db.store, pos, day, json!({}));
+    let at = |d: u32, h: u32, m: u32| {
+        Utc.with_ymd_and_hms(2026, 2 + d / 100, d % 100, h, m, 0)
+            .unwrap()
+    };
+    assert_eq!(db.store.issue_recurring(at(28, 23, 59)).unwrap(), 0);
+    assert_eq!(db.store.issue_recurring(at(101, 0, 0)).unwrap(), 1);
+    assert_eq!(issued(&db.store, utc, in_utc.id.0).len(), 1);
+    assert_eq!(
+        db.store.issue_recurring(at(101, 3, 59)).unwrap(),
+        0,
+        "still February there"
+    );
+    assert_eq!(db.store.issue_recurring(at(101, 4, 0)).unwrap(), 1);
+    let made = issued(&db.store, pos, in_pos.id.0);
+    assert_eq!(made.len(), 1);
+    assert_eq!(made[0].issue_date, day);
+}
+
 backend_tests!(
     each_period_is_issued_once,
+    periods_start_at_the_accounts_midnight,
     downtime_issues_each_missed_period_with_its_own_date,
     auto_send_email_and_completion,
     pause_resume_and_cancel,
