@@ -67,6 +67,11 @@ impl<T: PathId> Id<T> {
             .map(T::from_raw))
     }
 
+    /// An id the caller already holds (a document it just made or read).
+    pub fn of(id: T) -> Self {
+        Id(Some(id))
+    }
+
     /// The id, or 404 `resource_missing` naming `T`'s kind when the segment names none.
     pub fn get(self) -> Result<T, ApiError> {
         self.0.ok_or_else(|| ApiError::resource_missing(T::NAME))

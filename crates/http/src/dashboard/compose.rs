@@ -52,8 +52,8 @@ impl Doc {
 
     async fn draft(self, ops: &Ops) -> Result<EmailDraft, ApiError> {
         match self {
-            Doc::Invoice(id) => ops.invoice_email_draft(Id::parse(&id.to_string())).await,
-            Doc::Quotation(id) => ops.quotation_email_draft(Id::parse(&id.to_string())).await,
+            Doc::Invoice(id) => ops.invoice_email_draft(Id::of(InvoiceId(id))).await,
+            Doc::Quotation(id) => ops.quotation_email_draft(Id::of(QuotationId(id))).await,
         }
     }
 
@@ -61,11 +61,11 @@ impl Doc {
     async fn send(self, ops: &Ops, draft: &EmailDraft, email: EmailInput) -> Result<(), ApiError> {
         match (self, draft.sends) {
             (Doc::Invoice(id), true) => ops
-                .send_invoice(Id::<InvoiceId>::parse(&id.to_string()), Some(email))
+                .send_invoice(Id::of(InvoiceId(id)), Some(email))
                 .await
                 .map(|_| ()),
             (Doc::Quotation(id), true) => ops
-                .send_quotation(Id::<QuotationId>::parse(&id.to_string()), Some(email))
+                .send_quotation(Id::of(QuotationId(id)), Some(email))
                 .await
                 .map(|_| ()),
             (Doc::Invoice(id), false) => ops

@@ -638,12 +638,10 @@ pub(crate) async fn save_new(
     if sends {
         match kind {
             Kind::Invoice => {
-                ops.send_invoice(Id::<InvoiceId>::parse(&id.to_string()), None)
-                    .await?;
+                ops.send_invoice(Id::of(InvoiceId(id)), None).await?;
             }
             Kind::Quotation => {
-                ops.send_quotation(Id::<QuotationId>::parse(&id.to_string()), None)
-                    .await?;
+                ops.send_quotation(Id::of(QuotationId(id)), None).await?;
             }
             // A schedule sends what it issues by itself (`auto_send`).
             Kind::Recurring => {}

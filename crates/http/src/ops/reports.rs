@@ -175,8 +175,8 @@ impl Ops {
         query: &str,
     ) -> Result<render::Document, ApiError> {
         let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
-        let of = statement_of(id, query, self.today().await?)?;
         let today = self.today().await?;
+        let of = statement_of(id, query, today)?;
         let shown = self.statement_shown(scope, of).await?;
         Ok(render::statement_document(shown, today))
     }

@@ -54,14 +54,14 @@ pub(crate) fn add(
     Ok(())
 }
 
-/// Books what a status move of invoice `id` counts for (`DocumentStatus::counting`), on `today`
-/// for a void.
+/// Books what a status move of invoice `id` at `now` counts for (`DocumentStatus::counting`); a
+/// void on the merchant's date (SPEC §27).
 pub(crate) fn on_invoice_move(
     conn: &mut AnyConnection,
     scope: Scope,
     id: i64,
     counting: Counting,
-    today: NaiveDate,
+    now: chrono::NaiveDateTime,
 ) -> Result<(), TxError> {
     if counting == Counting::Nothing {
         return Ok(());
@@ -90,6 +90,7 @@ pub(crate) fn on_invoice_move(
                     .flat_map(|l| amounts(l))
                     .collect()
             };
+            let today = crate::local_days::today_of(conn, scope, crate::rows::from_db(now))?;
             books::voided(today, &lines, &credited)
         }
         Counting::Nothing => Vec::new(),

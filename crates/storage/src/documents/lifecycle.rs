@@ -82,9 +82,7 @@ pub(crate) fn move_status<R: DocumentRow>(
             R::Status::KIND.as_str()
         )));
     }
-    // A void takes back on the merchant's date (SPEC §27).
-    let today = crate::local_days::today_of(conn, scope, crate::rows::from_db(now))?;
-    crate::books::on_invoice_move(conn, scope, row.id(), from.counting(to), today)
+    crate::books::on_invoice_move(conn, scope, row.id(), from.counting(to), now)
 }
 
 /// `move_status`, then the document as `load` reads it, recorded in the row's tenant as `to`'s
