@@ -14,6 +14,7 @@ pub mod document_rules;
 pub mod einvoice;
 pub mod email;
 pub mod event;
+pub mod gateway;
 pub mod idempotency;
 pub mod invoice;
 pub mod invoice_status;
