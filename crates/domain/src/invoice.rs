@@ -429,6 +429,10 @@ pub struct Invoice {
     pub amount_credited_cents: i64,
     /// `total − paid − credited`, never negative; 0 once paid or cancelled.
     pub amount_due_cents: i64,
+    /// Paid beyond what is owed after credit notes and not refunded yet (on a cancelled invoice,
+    /// all that was paid): what refunds may return (SPEC §25). `amount_paid_cents` is net of
+    /// refunds.
+    pub overpaid_cents: i64,
     pub payment_link: String,
     pub notes: Option<String>,
     pub metadata: Metadata,
@@ -515,6 +519,16 @@ pub fn amount_due(status: InvoiceStatus, total: i64, paid: i64, credited: i64) -
         InvoiceStatus::Paid | InvoiceStatus::Cancelled => 0,
         _ => crate::payment_amount::amount_due_cents(total, paid, credited),
     }
+}
+
+/// What an invoice holds beyond what it is owed: `paid + credited − total`, never negative,
+/// and all that was paid once it is cancelled (nothing is owed then).
+pub fn overpaid(status: InvoiceStatus, total: i64, paid: i64, credited: i64) -> i64 {
+    let over = match status {
+        InvoiceStatus::Cancelled => i128::from(paid),
+        _ => i128::from(paid) + i128::from(credited) - i128::from(total),
+    };
+    i64::try_from(over.max(0)).unwrap_or(i64::MAX)
 }
 
 /// An invoice without its lines, metadata or link: the columns an export of the list writes

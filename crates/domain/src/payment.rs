@@ -312,10 +312,19 @@ pub struct Payment {
     pub currency: Currency,
     pub status: PaymentStatus,
     pub method: PaymentMethod,
+    /// The transfer reference, receipt number, or the gateway's id of the payment (Stripe's
+    /// PaymentIntent `pi_…`).
     pub reference: Option<String>,
     pub rejection_reason: Option<String>,
     pub metadata: Metadata,
     pub livemode: bool,
+    /// The gateway that took it (`stripe`), when one did (SPEC §25).
+    pub gateway: Option<String>,
+    /// What was returned of it (refunds pending or done).
+    pub amount_refunded_cents: i64,
+    pub refunds: Vec<crate::gateway::Refund>,
+    /// The file the customer attached as proof of the transfer, if any.
+    pub proof: Option<ProofInfo>,
     #[serde(serialize_with = "crate::time::serialize")]
     pub created_at: DateTime<Utc>,
     #[serde(serialize_with = "crate::time::serialize_opt")]
@@ -328,6 +337,17 @@ pub struct Payment {
 
 impl Payment {
     pub const OBJECT: &'static str = "payment";
+}
+
+/// What a payment's proof file is (its bytes: `GET /api/v1/payments/{id}/proof`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProofInfo {
+    pub filename: String,
+    /// `application/pdf`, `image/png` or `image/jpeg`, from the file's bytes.
+    pub content_type: String,
+    /// Its size in bytes.
+    pub bytes: i64,
 }
 
 /// Filters of `GET /api/v1/payments`; `amount_min` is inclusive.

@@ -109,6 +109,26 @@ impl InvoiceBalance {
             >= i128::from(self.total.minor())
     }
 
+    /// Money a gateway already took, kept in full even beyond what is due (SPEC §25): the
+    /// excess is the invoice's `overpaid_cents`.
+    pub fn apply_in_full(self, amount: Money) -> Result<InvoiceBalance, PaymentAmountError> {
+        if amount.minor() <= 0 {
+            return Err(PaymentAmountError::NotPositive);
+        }
+        let paid = self
+            .paid
+            .checked_add(amount)
+            .map_err(|_| PaymentAmountError::ExceedsDue { due: self.due() })?;
+        Ok(InvoiceBalance { paid, ..self })
+    }
+
+    /// What was paid beyond what is owed after credit notes: what refunds may return.
+    pub fn overpaid(self) -> Money {
+        let over = i128::from(self.paid.minor()) + i128::from(self.credited.minor())
+            - i128::from(self.total.minor());
+        Money::new(i64::try_from(over.max(0)).unwrap_or(0)).unwrap_or(Money::ZERO)
+    }
+
     /// What a customer may still report on the invoice's page: what is due less what they
     /// reported and is being checked (`reported`), never below zero (SPEC §13: the form is
     /// offered, and prefilled, for that much only).

@@ -860,6 +860,7 @@ pub trait Repositories:
     + EventRepository
     + WebhookRepository
     + PaymentRepository
+    + crate::gateway::GatewayRepository
     + ProductRepository
     + ProfileRepository
     + EmailRepository
@@ -885,6 +886,8 @@ impl<T> Repositories for T where
         + EventRepository
         + WebhookRepository
         + PaymentRepository
+        + crate::gateway::GatewayRepository
+    + crate::gateway::GatewayRepository
         + ProductRepository
         + ProfileRepository
         + EmailRepository

@@ -74,6 +74,7 @@ fn invoice(n: usize) -> PublicInvoice {
             amount_paid_cents: 0,
             amount_credited_cents: 0,
             amount_due_cents: subtotal + tax,
+            overpaid_cents: 0,
             payment_link: "https://pay.example/invoice/INV-2026-000042?token=t".into(),
             notes: None,
             metadata: Metadata::default(),

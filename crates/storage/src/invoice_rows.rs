@@ -144,6 +144,12 @@ pub(crate) fn to_invoice(
             row.amount_paid_cents,
             row.amount_credited_cents,
         ),
+        overpaid_cents: invoicing_domain::invoice::overpaid(
+            status,
+            row.total_cents,
+            row.amount_paid_cents,
+            row.amount_credited_cents,
+        ),
         notes: row.notes,
         metadata: Metadata::from_json(&row.metadata),
         livemode: row.livemode,

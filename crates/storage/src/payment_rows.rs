@@ -2,14 +2,15 @@
 
 use crate::connection::AnyConnection;
 use crate::rows::{from_db, missing_or_forbidden, scoped};
-use crate::schema::payments;
+use crate::schema::{payment_proofs, payments, refunds};
 use crate::store::TxError;
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::invoice::InvoiceId;
-use invoicing_domain::payment::{Payment, PaymentId, PaymentMethod};
+use invoicing_domain::gateway::{Refund, RefundId, RefundStatus};
+use invoicing_domain::payment::{Payment, PaymentId, PaymentMethod, ProofInfo};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
@@ -33,6 +34,8 @@ pub(crate) struct PaymentRow {
     pub rejected_at: Option<NaiveDateTime>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    pub gateway: Option<String>,
+    pub amount_refunded_cents: i64,
 }
 
 impl PaymentRow {
@@ -57,6 +60,10 @@ impl PaymentRow {
             rejection_reason: self.rejection_reason,
             metadata: Metadata::from_json(&self.metadata),
             livemode: self.livemode,
+            gateway: self.gateway,
+            amount_refunded_cents: self.amount_refunded_cents,
+            refunds: Vec::new(),
+            proof: None,
             created_at: from_db(self.created_at),
             verified_at: self.verified_at.map(from_db),
             rejected_at: self.rejected_at.map(from_db),
@@ -86,7 +93,69 @@ pub(crate) fn load_payment(
     scope: Scope,
     id: PaymentId,
 ) -> Result<Payment, TxError> {
-    load_row(conn, scope, id)?.into_domain()
+    let mut payment = [load_row(conn, scope, id)?.into_domain()?];
+    with_refunds_and_proofs(conn, scope, &mut payment)?;
+    let [payment] = payment;
+    Ok(payment)
+}
+
+/// Fills in the payments' refunds and proof files, two statements for any number of them.
+pub(crate) fn with_refunds_and_proofs(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    list: &mut [Payment],
+) -> Result<(), TxError> {
+    if list.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = list.iter().map(|p| p.id.0).collect();
+    let refund_rows: Vec<(i64, i64, i64, String, Option<String>, NaiveDateTime)> =
+        scoped!(refunds, scope)
+            .filter(refunds::payment_id.eq_any(&ids))
+            .order((refunds::created_at.asc(), refunds::id.asc()))
+            .select((
+                refunds::payment_id,
+                refunds::id,
+                refunds::amount_cents,
+                refunds::status,
+                refunds::reason,
+                refunds::created_at,
+            ))
+            .load(conn)?;
+    let proofs: Vec<(i64, String, String, i64)> = scoped!(payment_proofs, scope)
+        .filter(payment_proofs::payment_id.eq_any(&ids))
+        .select((
+            payment_proofs::payment_id,
+            payment_proofs::filename,
+            payment_proofs::content_type,
+            payment_proofs::size,
+        ))
+        .load(conn)?;
+    for p in list.iter_mut() {
+        for (payment_id, id, amount, status, reason, created) in &refund_rows {
+            if *payment_id != p.id.0 {
+                continue;
+            }
+            let status = RefundStatus::parse(status)
+                .ok_or_else(|| RepoError::Internal(format!("refund {id} status")))?;
+            p.refunds.push(Refund {
+                id: RefundId(*id),
+                amount_cents: *amount,
+                status,
+                reason: reason.clone(),
+                created_at: from_db(*created),
+            });
+        }
+        p.proof = proofs
+            .iter()
+            .find(|(payment_id, ..)| *payment_id == p.id.0)
+            .map(|(_, filename, content_type, size)| ProofInfo {
+                filename: filename.clone(),
+                content_type: content_type.clone(),
+                bytes: *size,
+            });
+    }
+    Ok(())
 }
 
 /// An invoice's payments that were not rejected, oldest first: what its public page lists.

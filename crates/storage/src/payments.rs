@@ -9,7 +9,7 @@ use crate::documents::{kept_count, move_and_record};
 use crate::events::record;
 use crate::invoice_rows::{self, load_invoice, payment_link, InvoiceRow};
 use crate::outbox::queue_receipt;
-use crate::payment_rows::{load_payment, load_row, PaymentRow};
+use crate::payment_rows::{load_payment, load_row, with_refunds_and_proofs, PaymentRow};
 use crate::rows::{lock_scoped, now_db, scoped};
 use crate::schema::{invoices, payments};
 use crate::store::{Store, TxError};
@@ -51,7 +51,7 @@ fn balance_of(inv: &InvoiceRow) -> Result<InvoiceBalance, TxError> {
 
 /// Locks the invoice's row until the transaction ends and reads it as it is now. Every payment
 /// change takes this lock first (and a payment's row only after it), so they cannot deadlock.
-fn lock_invoice(
+pub(crate) fn lock_invoice(
     conn: &mut AnyConnection,
     scope: Scope,
     id: InvoiceId,
@@ -73,15 +73,29 @@ fn require_open(inv: &InvoiceRow, what: &str) -> Result<(), TxError> {
     }
 }
 
-fn insert_pending(
+/// A payment as it is first written.
+pub(crate) struct Pending<'a> {
+    pub amount: Money,
+    pub method: PaymentMethod,
+    pub reference: Option<&'a str>,
+    pub metadata: &'a Metadata,
+    /// The gateway that took it (SPEC §25), whose reference is then unique.
+    pub gateway: Option<&'a str>,
+}
+
+pub(crate) fn insert_pending(
     conn: &mut AnyConnection,
     scope: Scope,
     inv: &InvoiceRow,
-    amount: Money,
-    method: PaymentMethod,
-    reference: Option<&str>,
-    metadata: &Metadata,
+    new: Pending<'_>,
 ) -> Result<PaymentRow, TxError> {
+    let Pending {
+        amount,
+        method,
+        reference,
+        metadata,
+        gateway,
+    } = new;
     let now = now_db();
     let id = diesel::insert_into(payments::table)
         .values((
@@ -95,6 +109,7 @@ fn insert_pending(
             payments::method.eq(method.as_str()),
             payments::reference.eq(reference),
             payments::metadata.eq(metadata.to_json()),
+            payments::gateway.eq(gateway),
             payments::created_at.eq(now),
             payments::updated_at.eq(now),
         ))
@@ -110,20 +125,38 @@ fn insert_pending(
     Ok(row)
 }
 
+/// Whether a verification may bring more than the invoice still owes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overpay {
+    /// A merchant's verification: refused (they reject it instead).
+    Refuse,
+    /// Money a gateway already took (SPEC §25): kept in full, the excess shown as
+    /// `overpaid_cents` to refund, even on an invoice paid or cancelled meanwhile.
+    Keep,
+}
+
 /// Verifies a pending payment whose invoice row the caller has locked: the invoice must still
-/// be open and owe at least the amount; the verification that covers the total pays it.
-fn verify(
+/// be open and owe at least the amount (unless `overpay` keeps money already taken); the
+/// verification that covers the total pays it.
+pub(crate) fn verify(
     conn: &mut AnyConnection,
     scope: Scope,
     row: &PaymentRow,
     inv: &InvoiceRow,
-    url: &str,
-    mail: bool,
+    (url, mail): (&str, bool),
+    overpay: Overpay,
 ) -> Result<Payment, TxError> {
-    require_open(inv, "payments can be verified")?;
+    if overpay == Overpay::Refuse {
+        require_open(inv, "payments can be verified")?;
+    }
     let amount = Money::new(row.amount_cents)
         .map_err(|_| RepoError::Internal(format!("payment {} amount", row.id)))?;
-    let after = balance_of(inv)?.apply(amount).map_err(|e| match e {
+    let balance = balance_of(inv)?;
+    let applied = match overpay {
+        Overpay::Refuse => balance.apply(amount),
+        Overpay::Keep => balance.apply_in_full(amount),
+    };
+    let after = applied.map_err(|e| match e {
         PaymentAmountError::ExceedsDue { due } => invalid(
             "amount_cents",
             format!(
@@ -157,7 +190,7 @@ fn verify(
         .execute(conn)?;
     let payment = load_payment(conn, scope, PaymentId(row.id))?;
     record(conn, scope, PaymentStatus::Verified.event_type(), &payment)?;
-    if after.is_settled() {
+    if after.is_settled() && inv.status()?.is_open() {
         let invoice = move_and_record(conn, scope.actor, inv, InvoiceStatus::Paid, |c| {
             load_invoice(c, scope, InvoiceId(inv.id), url)
         })?;
@@ -202,14 +235,17 @@ fn create(
         conn,
         scope,
         &inv,
-        new.amount,
-        new.method,
-        new.reference.as_deref(),
-        &new.metadata,
+        Pending {
+            amount: new.amount,
+            method: new.method,
+            reference: new.reference.as_deref(),
+            metadata: &new.metadata,
+            gateway: None,
+        },
     )?;
     match new.initial {
-        InitialStatus::Pending => row.into_domain(),
-        InitialStatus::Verified => verify(conn, scope, &row, &inv, url, mail),
+        InitialStatus::Pending => load_payment(conn, scope, PaymentId(row.id)),
+        InitialStatus::Verified => verify(conn, scope, &row, &inv, (url, mail), Overpay::Refuse),
     }
 }
 
@@ -228,7 +264,9 @@ fn change(
     let row = load_row(conn, scope, id)?;
     row.status()?.transition(change.to).map_err(refused)?;
     match change.to {
-        PaymentStatus::Verified => verify(conn, scope, &row, &inv, url, mail),
+        PaymentStatus::Verified => {
+            verify(conn, scope, &row, &inv, (url, mail), Overpay::Refuse)
+        }
         PaymentStatus::Rejected => reject(conn, scope, &row, change.reason.as_deref()),
         // The table allows no move into pending; reaching this is a bug, not a client error.
         PaymentStatus::Pending => {
@@ -291,16 +329,19 @@ fn report(
             ),
             PaymentAmountError::NotPositive => invalid("amount", e.to_string()),
         })?;
-    insert_pending(
+    let row = insert_pending(
         conn,
         scope,
         &inv,
-        amount,
-        PaymentMethod::BankTransfer,
-        Some(&report.reference),
-        &Metadata::default(),
-    )?
-    .into_domain()
+        Pending {
+            amount,
+            method: PaymentMethod::BankTransfer,
+            reference: Some(&report.reference),
+            metadata: &Metadata::default(),
+            gateway: None,
+        },
+    )?;
+    load_payment(conn, scope, PaymentId(row.id))
 }
 
 fn to_request(row: InvoiceRow, url: &str) -> Result<PaymentRequest, TxError> {
@@ -358,8 +399,12 @@ impl PaymentRepository for Store {
                 .offset(page.offset())
                 .select(PaymentRow::as_select())
                 .load::<PaymentRow>(conn)?;
-            let convert =
-                |rows: Vec<PaymentRow>| rows.into_iter().map(PaymentRow::into_domain).collect();
+            let mut rows = rows
+                .into_iter()
+                .map(PaymentRow::into_domain)
+                .collect::<Result<Vec<_>, _>>()?;
+            with_refunds_and_proofs(conn, scope, &mut rows)?;
+            let convert = Ok::<Vec<Payment>, TxError>;
             if !page.counts() {
                 return uncounted_page(rows, page, convert);
             }

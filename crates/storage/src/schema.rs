@@ -410,6 +410,8 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         collected_on -> Nullable<Date>,
+        gateway -> Nullable<Text>,
+        amount_refunded_cents -> BigInt,
     }
 }
 
@@ -582,3 +584,76 @@ diesel::allow_tables_to_appear_in_same_query!(accounts, user_tokens);
 diesel::allow_tables_to_appear_in_same_query!(users, recovery_codes);
 diesel::allow_tables_to_appear_in_same_query!(account_profiles, accounts);
 diesel::allow_tables_to_appear_in_same_query!(account_profiles, customers);
+
+diesel::table! {
+    gateway_accounts (account_id, livemode, gateway) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        gateway -> Text,
+        endpoint -> Text,
+        publishable_key -> Text,
+        secret_last4 -> Text,
+        sealed_secret_key -> Text,
+        sealed_webhook_secret -> Nullable<Text>,
+        checked_at -> Nullable<Timestamp>,
+        check_ok -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    gateway_events (endpoint, event_id) {
+        endpoint -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        received_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    checkout_sessions (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        invoice_id -> BigInt,
+        gateway -> Text,
+        session_id -> Text,
+        url -> Nullable<Text>,
+        amount_cents -> BigInt,
+        currency -> Text,
+        status -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    refunds (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        payment_id -> BigInt,
+        invoice_id -> BigInt,
+        amount_cents -> BigInt,
+        status -> Text,
+        reason -> Nullable<Text>,
+        gateway_refund_id -> Nullable<Text>,
+        idempotency_key -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    payment_proofs (account_id, payment_id) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        payment_id -> BigInt,
+        filename -> Text,
+        content_type -> Text,
+        size -> BigInt,
+        bytes -> Binary,
+        created_at -> Timestamp,
+    }
+}

@@ -61,6 +61,8 @@ pub struct Store {
     writer: Option<Writer>,
     /// SQLite: the claim that a process uses the file, which a restore waits to be alone with.
     _in_use: Option<Arc<crate::backup::InUse>>,
+    /// Seals and opens the secrets tenants give us (their gateway keys).
+    pub(crate) secrets: Arc<crate::secrets::SecretsKey>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -113,12 +115,20 @@ impl Store {
             mail: false,
             writer,
             _in_use: in_use,
+            secrets: Arc::new(crate::secrets::SecretsKey::ephemeral()),
         })
     }
 
     /// Sets the base of the public pages used in payment links.
     pub fn with_public_url(mut self, public_url: &str) -> Store {
         self.public_url = Arc::from(public_url.trim_end_matches('/'));
+        self
+    }
+
+    /// The key tenants' secrets are sealed with (`SECRETS_KEY`); without it, a key of this
+    /// process only.
+    pub fn with_secrets(mut self, key: crate::secrets::SecretsKey) -> Store {
+        self.secrets = Arc::new(key);
         self
     }
 

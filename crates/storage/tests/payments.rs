@@ -678,3 +678,6 @@ backend_tests!(
     payment_requests_are_the_open_invoices,
     tenants_are_isolated,
 );
+
+#[path = "payments/gateways.rs"]
+mod gateways;

@@ -5,8 +5,12 @@
 
 mod keys;
 mod refund;
+mod repository;
 
 pub use keys::{GatewayKeys, GatewayKeysInput, GatewaySettings, Secret, STRIPE_EVENTS};
+pub use repository::{
+    CheckoutRecord, GatewayRepository, OpenCheckout, ProofFile, Recorded, RefundPlan,
+};
 pub use refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 
 use crate::currency::Currency;

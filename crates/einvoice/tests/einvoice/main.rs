@@ -154,6 +154,7 @@ fn public_invoice(s: &Spec) -> Option<PublicInvoice> {
         amount_paid_cents: paid,
         amount_credited_cents: 0,
         amount_due_cents: total - paid,
+        overpaid_cents: 0,
         payment_link: "https://pay.example/invoice/INV?token=t".into(),
         notes: Some(HOSTILE[1].into()),
         metadata: Metadata::default(),

@@ -58,6 +58,7 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         amount_paid_cents: 0,
         amount_credited_cents: 0,
         amount_due_cents: 10_000,
+        overpaid_cents: 0,
         payment_link: "https://pay.example/invoice/INV-0007?token=t".into(),
         notes: None,
         metadata: Metadata::default(),

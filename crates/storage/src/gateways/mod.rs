@@ -1,0 +1,197 @@
+//! Online payments in storage (SPEC §25): connected gateways, checkouts, recording what a
+//! gateway reports, refunds and proof files.
+
+mod checkouts;
+mod proofs;
+mod refunds;
+mod settings;
+
+use crate::rows::now_db;
+use crate::schema::gateway_events;
+use crate::store::{Store, TxError};
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use invoicing_domain::gateway::{
+    Checkout, CheckoutRecord, GatewayEvent, GatewayKeys, GatewayKind, GatewayRefund,
+    GatewayRepository, GatewaySettings, NewRefund, Notification, OpenCheckout, ProofFile,
+    Recorded, RefundPlan,
+};
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::payment::{Payment, PaymentId};
+use invoicing_domain::ports::RepoResult;
+use invoicing_domain::tenant::Scope;
+
+impl GatewayRepository for Store {
+    fn save_gateway(
+        &self,
+        scope: Scope,
+        kind: GatewayKind,
+        keys: &GatewayKeys,
+        checked_at: DateTime<Utc>,
+    ) -> RepoResult<GatewaySettings> {
+        let url = self.public_url();
+        self.write(|conn| {
+            settings::save(conn, &self.secrets, scope, kind, keys, checked_at)?.settings(&url)
+        })
+    }
+
+    fn gateway_settings(
+        &self,
+        scope: Scope,
+        kind: GatewayKind,
+    ) -> RepoResult<Option<GatewaySettings>> {
+        let url = self.public_url();
+        self.read(|conn| {
+            settings::load(conn, scope, kind)?
+                .map(|row| row.settings(&url))
+                .transpose()
+        })
+    }
+
+    fn gateway_keys(&self, scope: Scope, kind: GatewayKind) -> RepoResult<Option<GatewayKeys>> {
+        self.read(|conn| {
+            settings::load(conn, scope, kind)?
+                .map(|row| row.keys(&self.secrets))
+                .transpose()
+        })
+    }
+
+    fn delete_gateway(&self, scope: Scope, kind: GatewayKind) -> RepoResult<bool> {
+        self.write(|conn| settings::delete(conn, scope, kind))
+    }
+
+    fn gateway_endpoint(
+        &self,
+        kind: GatewayKind,
+        endpoint: &str,
+    ) -> RepoResult<Option<(Scope, GatewayKeys)>> {
+        self.read(|conn| {
+            settings::by_endpoint(conn, kind, endpoint)?
+                .map(|row| Ok::<_, TxError>((row.scope(), row.keys(&self.secrets)?)))
+                .transpose()
+        })
+    }
+
+    fn open_checkouts(
+        &self,
+        scope: Scope,
+        invoice: InvoiceId,
+    ) -> RepoResult<Vec<CheckoutRecord>> {
+        self.read(|conn| checkouts::open_checkouts(conn, scope, invoice))
+    }
+
+    fn save_checkout(
+        &self,
+        scope: Scope,
+        kind: GatewayKind,
+        invoice: InvoiceId,
+        checkout: &Checkout,
+    ) -> RepoResult<()> {
+        self.write(|conn| checkouts::save_checkout(conn, scope, kind, invoice, checkout))
+    }
+
+    fn record_checkout(
+        &self,
+        scope: Scope,
+        kind: GatewayKind,
+        checkout: &Checkout,
+    ) -> RepoResult<Recorded> {
+        let url = self.public_url();
+        let mail = self.mail_enabled();
+        self.write(|conn| checkouts::record_checkout(conn, scope, kind, checkout, (&url, mail)))
+    }
+
+    fn record_notification(
+        &self,
+        scope: Scope,
+        kind: GatewayKind,
+        endpoint: &str,
+        notification: &Notification,
+    ) -> RepoResult<Recorded> {
+        let url = self.public_url();
+        let mail = self.mail_enabled();
+        self.write(|conn| {
+            let seen: bool = diesel::select(diesel::dsl::exists(
+                gateway_events::table
+                    .filter(gateway_events::endpoint.eq(endpoint))
+                    .filter(gateway_events::event_id.eq(&notification.id)),
+            ))
+            .get_result(conn)?;
+            if seen {
+                return Ok(Recorded::Duplicate);
+            }
+            let kind_name = match &notification.event {
+                GatewayEvent::CheckoutPaid(_) => "checkout_paid",
+                GatewayEvent::CheckoutPending(_) => "checkout_pending",
+                GatewayEvent::CheckoutFailed(_) => "checkout_failed",
+                GatewayEvent::RefundChanged(_) => "refund_changed",
+                GatewayEvent::Other(_) => "other",
+            };
+            diesel::insert_into(gateway_events::table)
+                .values((
+                    gateway_events::endpoint.eq(endpoint),
+                    gateway_events::event_id.eq(&notification.id),
+                    gateway_events::event_type.eq(kind_name),
+                    gateway_events::received_at.eq(now_db()),
+                ))
+                .execute(conn)?;
+            if notification.livemode != scope.livemode() {
+                return Ok(Recorded::Ignored("an event of the other environment"));
+            }
+            match &notification.event {
+                GatewayEvent::CheckoutPaid(c) | GatewayEvent::CheckoutPending(c) => {
+                    checkouts::record_checkout(conn, scope, kind, c, (&url, mail))
+                }
+                GatewayEvent::CheckoutFailed(c) => {
+                    checkouts::record_failure(conn, scope, kind, c, &url)
+                }
+                GatewayEvent::RefundChanged(r) => {
+                    refunds::changed(conn, scope, r)?;
+                    Ok(Recorded::Noted)
+                }
+                GatewayEvent::Other(_) => Ok(Recorded::Noted),
+            }
+        })
+    }
+
+    fn checkouts_to_sweep(
+        &self,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> RepoResult<Vec<OpenCheckout>> {
+        self.write(|conn| {
+            let due = checkouts::to_sweep(conn, before, limit)?;
+            // Each is handed out once per round, however many processes sweep.
+            for c in &due {
+                checkouts::touch(conn, c.kind, &c.session_id)?;
+            }
+            Ok(due)
+        })
+    }
+
+    fn start_refund(
+        &self,
+        scope: Scope,
+        payment: PaymentId,
+        refund: &NewRefund,
+    ) -> RepoResult<RefundPlan> {
+        self.write(|conn| refunds::start(conn, scope, payment, refund))
+    }
+
+    fn finish_refund(
+        &self,
+        scope: Scope,
+        plan: &RefundPlan,
+        outcome: Option<&GatewayRefund>,
+    ) -> RepoResult<Payment> {
+        self.write(|conn| refunds::finish(conn, scope, plan, outcome))
+    }
+
+    fn attach_proof(&self, scope: Scope, payment: PaymentId, file: &ProofFile) -> RepoResult<()> {
+        self.write(|conn| proofs::attach(conn, scope, payment, file))
+    }
+
+    fn payment_proof(&self, scope: Scope, payment: PaymentId) -> RepoResult<Option<ProofFile>> {
+        self.read(|conn| proofs::load(conn, scope, payment))
+    }
+}
