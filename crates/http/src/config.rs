@@ -1,5 +1,6 @@
 //! What the HTTP layer needs to know about its deployment.
 
+use invoicing_domain::gateway::PaymentGateway;
 use invoicing_domain::time_zone::{Clock, SystemClock};
 use ipnet::IpNet;
 use std::net::IpAddr;
@@ -28,6 +29,8 @@ pub struct HttpConfig {
     pub process_rate_limits: bool,
     /// Where "now" comes from (the system's; tests set their own).
     pub clock: Arc<dyn Clock>,
+    /// The card gateway's adapter (SPEC §25); `None`: this server offers no card payments.
+    pub gateway: Option<Arc<dyn PaymentGateway>>,
 }
 
 impl HttpConfig {
@@ -47,6 +50,7 @@ impl HttpConfig {
             mail_enabled: false,
             process_rate_limits: false,
             clock: Arc::new(SystemClock),
+            gateway: None,
         }
     }
 

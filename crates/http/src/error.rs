@@ -6,6 +6,7 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use invoicing_domain::einvoice::Missing;
+use invoicing_domain::gateway::GatewayError;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::validation::{FieldError, Violations};
 use serde::Serialize;
@@ -30,6 +31,10 @@ pub const ERROR_CODES: &[&str] = &[
     "api_key_expired",
     "email_not_configured",
     "form_refused",
+    "gateway_unavailable",
+    "gateway_refused",
+    "gateway_not_connected",
+    "invalid_signature",
     "https_required",
     "idempotency_key_in_use",
     "idempotency_key_reused",
@@ -442,6 +447,50 @@ impl From<Violations> for ApiError {
         e.param = v.errors().first().map(|f| f.param.clone());
         e.details = v.into_errors();
         e
+    }
+}
+
+impl ApiError {
+    /// Card payment is not set up for this environment (or this server has no gateway).
+    pub fn gateway_not_connected() -> Self {
+        ApiError::invalid(
+            StatusCode::NOT_FOUND,
+            "gateway_not_connected",
+            "No Stripe account is connected in this environment (PUT /api/v1/account/gateways/stripe)",
+        )
+    }
+}
+
+impl From<GatewayError> for ApiError {
+    fn from(e: GatewayError) -> Self {
+        match e {
+            GatewayError::Unreachable(cause) | GatewayError::Malformed(cause) => {
+                log::warn!("payment gateway: {cause}", cause = for_log(&cause));
+                ApiError::new(
+                    StatusCode::BAD_GATEWAY,
+                    ErrorType::ApiError,
+                    "gateway_unavailable",
+                    "Stripe is not answering right now; nothing was changed, retry later",
+                )
+            }
+            GatewayError::Unauthorized(_) => ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                ErrorType::ApiError,
+                "gateway_refused",
+                "Stripe refused the saved secret key; save valid keys in Settings → Payments",
+            ),
+            GatewayError::Refused { message, .. } => ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                ErrorType::ApiError,
+                "gateway_refused",
+                format!("Stripe refused the request: {message}"),
+            ),
+            GatewayError::BadSignature(why) => ApiError::invalid(
+                StatusCode::BAD_REQUEST,
+                "invalid_signature",
+                format!("The Stripe-Signature does not verify: {why}"),
+            ),
+        }
     }
 }
 

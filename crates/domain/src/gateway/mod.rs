@@ -64,6 +64,15 @@ impl CheckoutOwner {
         )
     }
 
+    /// The idempotency key of the checkout for `amount` in `round` (how many checkouts the
+    /// invoice had before): two tabs, a reload or a retry open one checkout; a new round starts
+    /// once the earlier ones ended.
+    pub fn checkout_key(&self, amount: Money, round: usize) -> String {
+        use sha2::{Digest, Sha256};
+        let text = format!("{}:{}:{round}", self.reference(), amount.minor());
+        format!("checkout_{}", hex::encode(&Sha256::digest(text.as_bytes())[..16]))
+    }
+
     pub fn parse_reference(s: &str) -> Option<CheckoutOwner> {
         let mut parts = s.split(':');
         let account = parts.next()?.strip_prefix("acct_")?.parse().ok()?;
@@ -201,8 +210,11 @@ pub enum GatewayError {
 /// One payment gateway, such as Stripe. Each call carries the merchant's keys (every account
 /// connects its own gateway account); implementations block, so callers run them off the
 /// async workers.
-pub trait PaymentGateway: Send + Sync {
+pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
     fn kind(&self) -> GatewayKind;
+    /// The origin (`https://checkout.stripe.com`) of the gateway's hosted pages, which the
+    /// invoice page's form may post and redirect to (its CSP `form-action`).
+    fn checkout_origin(&self) -> String;
     /// The amount in the gateway's units when it can charge exactly this amount in this
     /// currency, `None` when it cannot (an unsupported currency, a fraction it cannot take).
     fn chargeable(&self, amount: Money, currency: Currency) -> Option<i64>;

@@ -95,8 +95,21 @@ pub trait GatewayRepository {
         endpoint: &str,
     ) -> RepoResult<Option<(Scope, GatewayKeys)>>;
 
-    /// The invoice's checkouts that are still open.
-    fn open_checkouts(&self, scope: Scope, invoice: InvoiceId) -> RepoResult<Vec<CheckoutRecord>>;
+    /// The tenant of the public invoice a link names (404 as its page) and the keys of its
+    /// environment's gateway, if one is connected.
+    fn invoice_gateway(
+        &self,
+        number: &str,
+        token: &str,
+        kind: GatewayKind,
+    ) -> RepoResult<(Scope, Option<GatewayKeys>)>;
+
+    /// Every checkout opened for the invoice, newest first.
+    fn invoice_checkouts(
+        &self,
+        scope: Scope,
+        invoice: InvoiceId,
+    ) -> RepoResult<Vec<CheckoutRecord>>;
     /// Keeps a checkout the gateway opened for the invoice (or its new status).
     fn save_checkout(
         &self,

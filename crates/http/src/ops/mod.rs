@@ -11,6 +11,7 @@ pub mod einvoices;
 mod emails;
 pub use einvoices::EInvoiceFile;
 mod events;
+pub mod gateways;
 mod invoices;
 mod keys;
 mod payments;
@@ -144,6 +145,7 @@ pub struct Ops {
     walk: Option<Option<Cursor>>,
     invoice_reads: Arc<InvoiceReads>,
     clock: Arc<dyn Clock>,
+    gateway: Option<Arc<dyn invoicing_domain::gateway::PaymentGateway>>,
 }
 
 impl Ops {
@@ -159,6 +161,7 @@ impl Ops {
             public_url: Arc::from(state.config.public_url.as_str()),
             invoice_reads: state.invoice_reads.clone(),
             clock: state.config.clock.clone(),
+            gateway: state.config.gateway.clone(),
         }
     }
 
@@ -171,6 +174,7 @@ impl Ops {
             public_url: self.public_url.clone(),
             invoice_reads: self.invoice_reads.clone(),
             clock: self.clock.clone(),
+            gateway: self.gateway.clone(),
             totals: false,
             ..*self
         }
@@ -185,6 +189,7 @@ impl Ops {
             public_url: self.public_url.clone(),
             invoice_reads: self.invoice_reads.clone(),
             clock: self.clock.clone(),
+            gateway: self.gateway.clone(),
             walk: Some(cursor),
             ..*self
         }

@@ -38,6 +38,7 @@ pub mod products;
 pub mod quotations;
 pub mod recurring;
 pub mod reports;
+pub mod stripe_webhook;
 pub mod webhooks;
 
 use crate::dashboard;
@@ -146,6 +147,9 @@ pub fn api_endpoints() -> Vec<Endpoint> {
         account::update,
         account::copy_to_live,
         account::export,
+        account::gateways::put_stripe,
+        account::gateways::get_stripe,
+        account::gateways::delete_stripe,
         account::logo::put_logo,
         account::logo::get_logo,
         account::logo::delete_logo,
@@ -211,12 +215,17 @@ pub fn api_endpoints() -> Vec<Endpoint> {
         pages::invoice::page,
         pages::invoice::pdf,
         pages::invoice::report,
+        pages::card::start,
+        pages::card::back,
+        stripe_webhook::receive,
         payments::create,
         payments::list,
         payments::get,
         payments::update,
         payments::verify,
         payments::reject,
+        payments::refund,
+        payments::proof,
         payment_requests::check,
         payment_requests::list,
         products::create,

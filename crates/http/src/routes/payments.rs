@@ -9,6 +9,8 @@ use crate::ops::Ops;
 use crate::path_id::Id;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::gateway::RefundInput;
+use invoicing_domain::payment_proof::ProofKind;
 use invoicing_domain::payment::{
     Payment, PaymentChange, PaymentId, PaymentInput, PaymentPatchInput, RejectPaymentInput,
 };
@@ -193,4 +195,53 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let change = body.0.parse()?;
     apply(&state, &auth, id, change).await
+}
+
+/// Refund a payment (SPEC §25): at most what the customer paid beyond what they owe (an
+/// overpayment, or a credit note's `refund_due_cents`), so credit first, then refund. A card
+/// payment is refunded through Stripe (its refund `pending` until Stripe confirms it); any
+/// other is recorded as paid back by hand.
+#[utoipa::path(post, path = "/api/v1/payments/{id}/refunds", tag = "payments",
+    params(("id" = i64, Path, description = "Payment id")),
+    request_body(content = Option<RefundInput>, description = "Optional: all that is refundable by default"),
+    responses(
+        (status = 200, description = "The payment with its `refunds[]`", body = Payment),
+        (status = 404, description = "No such payment", body = ErrorBody),
+        (status = 409, description = "Not a verified payment (`invalid_state_transition`)", body = ErrorBody),
+        (status = 422, description = "Nothing refundable, or more than is (`validation_failed`, param `amount_cents`)", body = ErrorBody),
+        (status = 502, description = "Stripe refused the refund (`gateway_refused`: nothing was refunded) or did not answer (`gateway_unavailable`: the refund stays pending until Stripe says)", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn refund(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: Id<PaymentId>,
+    body: OptionalJsonBody<RefundInput>,
+) -> Result<HttpResponse, ApiError> {
+    let payment = Ops::for_key(&state, &auth).refund_payment(id, body.0).await?;
+    Ok(HttpResponse::Ok().json(payment))
+}
+
+/// The file the customer attached to the transfer they reported (never public).
+#[utoipa::path(get, path = "/api/v1/payments/{id}/proof", tag = "payments",
+    params(("id" = i64, Path, description = "Payment id")),
+    responses(
+        (status = 200, description = "The file, as an attachment",
+            content((Vec<u8> = "application/pdf"), (Vec<u8> = "image/png"), (Vec<u8> = "image/jpeg"))),
+        (status = 404, description = "No such payment, or it has no proof", body = ErrorBody),
+    ),
+    security(("api_key" = [])))]
+pub async fn proof(
+    state: web::Data<AppState>,
+    auth: Auth,
+    id: Id<PaymentId>,
+) -> Result<HttpResponse, ApiError> {
+    let file = Ops::for_key(&state, &auth).payment_proof(id).await?;
+    let kind = ProofKind::from_content_type(&file.content_type).ok_or_else(ApiError::internal)?;
+    Ok(crate::binary::respond_attachment(crate::binary::Binary {
+        content_type: kind.content_type(),
+        cache_control: "private, no-store",
+        filename: Some(file.filename),
+        bytes: file.bytes,
+    }))
 }

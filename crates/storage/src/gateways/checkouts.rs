@@ -63,14 +63,13 @@ impl CheckoutRow {
     }
 }
 
-pub(crate) fn open_checkouts(
+pub(crate) fn of_invoice(
     conn: &mut AnyConnection,
     scope: Scope,
     invoice: InvoiceId,
 ) -> Result<Vec<CheckoutRecord>, TxError> {
     scoped!(checkout_sessions, scope)
         .filter(checkout_sessions::invoice_id.eq(invoice.0))
-        .filter(checkout_sessions::status.eq(CheckoutStatus::Open.as_str()))
         .order(checkout_sessions::id.desc())
         .select(CheckoutRow::as_select())
         .load::<CheckoutRow>(conn)?

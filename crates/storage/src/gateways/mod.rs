@@ -6,6 +6,8 @@ mod proofs;
 mod refunds;
 mod settings;
 
+use crate::documents::public_row;
+use crate::invoice_rows::InvoiceRow;
 use crate::rows::now_db;
 use crate::schema::gateway_events;
 use crate::store::{Store, TxError};
@@ -72,12 +74,28 @@ impl GatewayRepository for Store {
         })
     }
 
-    fn open_checkouts(
+    fn invoice_gateway(
+        &self,
+        number: &str,
+        token: &str,
+        kind: GatewayKind,
+    ) -> RepoResult<(Scope, Option<GatewayKeys>)> {
+        self.read(|conn| {
+            let row = public_row::<InvoiceRow>(conn, number, token)?;
+            let scope = row.scope();
+            let keys = settings::load(conn, scope, kind)?
+                .map(|g| g.keys(&self.secrets))
+                .transpose()?;
+            Ok((scope, keys))
+        })
+    }
+
+    fn invoice_checkouts(
         &self,
         scope: Scope,
         invoice: InvoiceId,
     ) -> RepoResult<Vec<CheckoutRecord>> {
-        self.read(|conn| checkouts::open_checkouts(conn, scope, invoice))
+        self.read(|conn| checkouts::of_invoice(conn, scope, invoice))
     }
 
     fn save_checkout(

@@ -126,7 +126,11 @@ fn keys_are_sealed_and_bound_to_their_tenant(db: TestDb) {
 fn a_paid_checkout_is_one_payment_whoever_reports_it(db: TestDb) {
     let scope = scope(&db);
     let (inv, c) = opened(&db, scope, 5_000, "cs_test_one");
-    assert_eq!(db.store.open_checkouts(scope, inv.id).unwrap().len(), 1);
+    let kept = db.store.invoice_checkouts(scope, inv.id).unwrap();
+    assert_eq!(
+        (kept.len(), kept[0].status, kept[0].amount.minor()),
+        (1, CheckoutStatus::Open, 5_000)
+    );
     let unpaid = db.store.record_checkout(scope, STRIPE, &c).unwrap();
     assert_eq!(unpaid, Recorded::Unpaid(CheckoutStatus::Open));
     let done = paid(c, "pi_one");
@@ -152,7 +156,8 @@ fn a_paid_checkout_is_one_payment_whoever_reports_it(db: TestDb) {
     assert_eq!((inv.status, inv.amount_due_cents), (InvoiceStatus::Paid, 0));
     assert_eq!(events_of(&db, scope, "payment.verified").len(), 1);
     assert_eq!(events_of(&db, scope, "invoice.paid").len(), 1);
-    assert!(db.store.open_checkouts(scope, inv.id).unwrap().is_empty());
+    let kept = db.store.invoice_checkouts(scope, inv.id).unwrap();
+    assert_eq!(kept[0].status, CheckoutStatus::Complete);
 }
 
 fn reports_from_two_threads_at_once_are_one_payment(db: TestDb) {

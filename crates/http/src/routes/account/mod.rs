@@ -1,5 +1,6 @@
 //! `/api/v1/account`: the merchant's profile and logo (SPEC §16), for the key's environment.
 
+pub mod gateways;
 pub mod logo;
 
 use crate::auth::Auth;

@@ -7,8 +7,12 @@ use super::public_pdf;
 use super::report_form;
 use super::{form_text, form_token, require_form, FormBody};
 use super::{
-    limit_public, missing_as, money, query_token, render, valid_token, DocumentParts, DocumentView,
+    allow_form_target, limit_public, missing_as, money, query_token, render, valid_token,
+    DocumentParts, DocumentView,
 };
+use crate::ops::gateways::card_offer;
+use invoicing_domain::gateway::GatewayKind;
+use invoicing_domain::invoice_status::InvoiceStatus;
 use crate::error::ApiError;
 use crate::{blocking, AppState};
 use actix_web::http::header::LOCATION;
@@ -64,6 +68,10 @@ struct InvoicePage {
     /// Credit notes: number, date, amount.
     credit_notes: Vec<(String, String, String)>,
     credited: Option<String>,
+    /// "Pay by card" (SPEC §25), labelled with the amount.
+    card_button: Option<String>,
+    /// How a card payment the customer came back from stands.
+    card_note: Option<String>,
 }
 
 fn payment_state(t: Locale, status: PaymentStatus) -> &'static str {
@@ -134,6 +142,8 @@ impl InvoicePage {
                     state: payment_state(t, pay.status),
                 })
                 .collect(),
+            card_button: None,
+            card_note: None,
             credited: (inv.amount_credited_cents > 0)
                 .then(|| money(t, inv.amount_credited_cents, cur)),
             credit_notes: p
@@ -173,6 +183,7 @@ fn thanks(t: Locale, merchant: &str) -> String {
         ("number" = String, Path, description = "Invoice number, e.g. INV-2026-000001"),
         ("token" = String, Query, description = "The capability token of the payment link"),
         ("reported" = Option<String>, Query, description = "Set by the redirect after a payment report: the page thanks the customer"),
+        ("card" = Option<String>, Query, description = "Set by the return from a card payment: `paid`, `confirming`, `unavailable` or `cancelled`"),
     ),
     responses(
         (status = 200, description = "The invoice page, with a form to report a payment while it is open", body = String, content_type = "text/html"),
@@ -186,21 +197,50 @@ pub async fn page(
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
     let token = query_token(&req).ok_or_else(|| ApiError::resource_missing("invoice"))?;
-    let reported = serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
-        .is_ok_and(|q| q.contains_key("reported"));
+    let query = serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
+        .unwrap_or_default();
     let number = number.into_inner();
     let repos = state.repos();
     let shown = token.clone();
-    let public = blocking(move || repos.view_public_invoice(&number, &token))
-        .await
-        .map_err(missing_as("invoice"))?;
+    let gateway = state.config.gateway.clone();
+    let asks_gateway = gateway.is_some();
+    let (public, connected) = blocking(move || {
+        let public = repos.view_public_invoice(&number, &token)?;
+        let connected = asks_gateway
+            && public.invoice.status.is_open()
+            && repos
+                .invoice_gateway(&number, &token, GatewayKind::Stripe)?
+                .1
+                .is_some();
+        Ok((public, connected))
+    })
+    .await
+    .map_err(missing_as("invoice"))?;
     let merchant = public.parties.issuer.display_name().to_string();
     let t = public.parties.locale();
+    let offered = card_offer(gateway.as_deref(), connected, &public.invoice);
+    let paid = public.invoice.status == InvoiceStatus::Paid;
+    let due = money(t, public.invoice.amount_due_cents, public.invoice.currency);
     let mut page = InvoicePage::new(public, shown);
-    if reported {
+    if query.contains_key("reported") {
         page.thanks = Some(thanks(t, &merchant));
     }
-    render(page)
+    page.card_note = match query.get("card").map(String::as_str) {
+        Some("paid" | "confirming") if paid => {
+            Some(t.fill("card.paid", &[("merchant", &merchant)]))
+        }
+        Some("paid" | "confirming") => Some(t.text("card.confirming").to_string()),
+        Some("unavailable") => Some(t.text("card.unavailable").to_string()),
+        _ => None,
+    };
+    if offered {
+        page.card_button = Some(t.fill("card.pay", &[("amount", &due)]));
+    }
+    let mut res = render(page)?;
+    if let (true, Some(g)) = (offered, gateway) {
+        allow_form_target(&mut res, &g.checkout_origin());
+    }
+    Ok(res)
 }
 
 /// The invoice's PDF for its customer; opening it does not mark the invoice viewed.

@@ -2,6 +2,7 @@
 //! no external assets, opened by a capability token; limited per client IP. Invoices and
 //! quotations render through one document view, so both pages show lines and totals alike.
 
+pub mod card;
 pub mod invoice;
 pub mod quote;
 mod report_form;
@@ -297,6 +298,24 @@ pub(crate) fn render(page: impl askama::Template) -> Result<HttpResponse, ApiErr
         ApiError::internal()
     })?;
     Ok(html(body))
+}
+
+/// Lets the page's forms post to `origin` too (the card gateway's checkout, which the "Pay by
+/// card" redirect leads to: browsers hold a form's redirects to `form-action`). Nothing else is
+/// loosened.
+pub(crate) fn allow_form_target(res: &mut HttpResponse, origin: &str) {
+    let safe = origin
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b".:/-[]".contains(&b));
+    if !safe || !(origin.starts_with("https://") || origin.starts_with("http://")) {
+        return;
+    }
+    let policy = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' {origin}; frame-ancestors 'none'"
+    );
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        res.headers_mut().insert(header::CONTENT_SECURITY_POLICY, value);
+    }
 }
 
 /// Headers for pages that carry a capability in their URL: never cached, never referred on.

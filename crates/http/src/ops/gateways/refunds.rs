@@ -1,0 +1,71 @@
+//! Refunds (SPEC §25): storage reserves what the payment may return, the gateway is asked with
+//! the refund's own idempotency key, and its answer settles the refund (a refusal gives the
+//! amount back). A payment no gateway took is paid back by hand: recorded, done.
+
+use super::gateway_call;
+use crate::error::ApiError;
+use crate::ops::Ops;
+use crate::path_id::Id;
+use invoicing_domain::api_key::{Access, ApiResource};
+use invoicing_domain::gateway::{GatewayError, ProofFile, RefundInput, RefundRequest};
+use invoicing_domain::payment::{Payment, PaymentId};
+
+impl Ops {
+    /// `POST /api/v1/payments/{id}/refunds`.
+    pub async fn refund_payment(
+        &self,
+        id: Id<PaymentId>,
+        input: RefundInput,
+    ) -> Result<Payment, ApiError> {
+        let scope = self.caller.require(ApiResource::Payments, Access::Write)?;
+        let id = id.get()?;
+        let new = input.parse()?;
+        let plan = self
+            .run(scope, "payment", move |r, s| r.start_refund(s, id, &new))
+            .await?;
+        let Some((kind, reference)) = plan.gateway.clone() else {
+            return self.run(scope, "payment", move |r, s| r.get_payment(s, id)).await;
+        };
+        let keys = self
+            .run(scope, "payment", move |r, s| r.gateway_keys(s, kind))
+            .await?;
+        let request = RefundRequest {
+            payment_reference: reference,
+            amount: plan.amount,
+            currency: plan.currency,
+            reason: plan.reason.clone(),
+            idempotency_key: plan.idempotency_key.clone(),
+        };
+        let gateway = self.gateway.clone();
+        let asked = match (gateway, keys) {
+            (Some(g), Some(k)) => gateway_call(move || g.refund(&k, &request)).await,
+            _ => Err(GatewayError::Refused {
+                param: None,
+                message: "no Stripe account is connected in this environment".into(),
+            }),
+        };
+        match asked {
+            Ok(done) => {
+                self.run(scope, "payment", move |r, s| r.finish_refund(s, &plan, Some(&done)))
+                    .await
+            }
+            // The gateway may have made it: the refund stays pending and its notification
+            // (or a retry with the same key) settles it.
+            Err(e @ GatewayError::Unreachable(_)) => Err(e.into()),
+            Err(e) => {
+                self.run(scope, "payment", move |r, s| r.finish_refund(s, &plan, None))
+                    .await?;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// `GET /api/v1/payments/{id}/proof`: the file the customer attached.
+    pub async fn payment_proof(&self, id: Id<PaymentId>) -> Result<ProofFile, ApiError> {
+        let scope = self.caller.require(ApiResource::Payments, Access::Read)?;
+        let id = id.get()?;
+        self.run(scope, "payment", move |r, s| r.payment_proof(s, id))
+            .await?
+            .ok_or_else(|| ApiError::resource_missing("proof"))
+    }
+}
