@@ -81,6 +81,10 @@ pub struct RestoreArgs {
 }
 
 /// `BACKUP_INTERVAL`: `30m`, `6h`, `24h`, `7d`…
+fn secrets_key(text: &str) -> Result<invoicing_storage::secrets::SecretsKey, String> {
+    invoicing_storage::secrets::SecretsKey::parse(text).map_err(|e| e.to_string())
+}
+
 fn interval(text: &str) -> Result<std::time::Duration, String> {
     invoicing_domain::time::parse_duration(text.trim()).and_then(|d| {
         if d.is_zero() {
@@ -137,6 +141,15 @@ pub struct ServeArgs {
         default_value = "5s,5m,30m,2h,5h,10h,10h"
     )]
     pub webhook_retry_schedule: String,
+    /// The key tenants' secrets (their Stripe keys) are sealed with: base64 of 32 bytes;
+    /// several comma-separated while rotating (the first seals, all open). Unset: one is
+    /// generated once into DATA_DIR/secrets.key. A fleet sets the same value on every server.
+    #[arg(long, env = "SECRETS_KEY", hide_env_values = true, value_parser = secrets_key)]
+    pub secrets_key: Option<invoicing_storage::secrets::SecretsKey>,
+    /// Stripe's API (SPEC §25); tests point it at a local stand-in (plain http only for
+    /// loopback addresses).
+    #[arg(long, env = "STRIPE_API_BASE", default_value = "https://api.stripe.com")]
+    pub stripe_api_base: String,
     /// The first dashboard owner of a new install (SPEC §27): the person the printed
     /// set-password link is for.
     #[arg(long, env = "OWNER_EMAIL", default_value = "admin@localhost")]

@@ -1,4 +1,5 @@
-//! The scheduler: every `SCHEDULER_INTERVAL_SECS` it turns invoices past their due date into
+//! The scheduler: every `SCHEDULER_INTERVAL_SECS` it asks the card gateway about checkouts still
+//! open (a lost webhook costs minutes, not money), turns invoices past their due date into
 //! overdue and quotations past their validity into expired, issues recurring invoices whose period
 //! has come, queues the payment reminders whose day has come (when mail is on), and forgets
 //! idempotency keys older than their retention, ended dashboard sessions, expired set-password
@@ -12,10 +13,19 @@ use invoicing_domain::ports::{
     EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RateLimits,
     RecurringRepository, UserRepository,
 };
+use invoicing_domain::gateway::PaymentGateway;
+use invoicing_http::ops::gateways::sweep_checkouts;
 use invoicing_storage::Store;
+use std::sync::Arc;
 use std::time::Duration;
 
-pub async fn run(store: Store, every: Duration) {
+/// The longest a card payment whose webhook was lost waits for the sweep.
+const CHECKOUT_SWEEP_MAX: Duration = Duration::from_secs(15);
+
+pub async fn run(store: Store, gateway: Option<Arc<dyn PaymentGateway>>, every: Duration) {
+    if let Some(gateway) = gateway {
+        actix_web::rt::spawn(checkouts(store.clone(), gateway, every.min(CHECKOUT_SWEEP_MAX)));
+    }
     let mut tick = actix_web::rt::time::interval(every);
     loop {
         tick.tick().await;
@@ -54,6 +64,19 @@ pub async fn run(store: Store, every: Duration) {
             "ended session(s), expired link(s) and old sign-in failure(s) forgotten",
             move || s.purge_user_state(Utc::now()),
         )
+        .await;
+    }
+}
+
+/// Asks the gateway about checkouts still open, on a tick of its own: money waits for it.
+async fn checkouts(store: Store, gateway: Arc<dyn PaymentGateway>, every: Duration) {
+    let mut tick = actix_web::rt::time::interval(every);
+    loop {
+        tick.tick().await;
+        let (s, g) = (store.clone(), gateway.clone());
+        sweep("card payment(s) recorded by the checkout sweep", move || {
+            sweep_checkouts(&s, g.as_ref(), Utc::now())
+        })
         .await;
     }
 }

@@ -18,7 +18,9 @@ use invoicing_domain::user::{set_password_url, SecretToken, UserEmail};
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_http::body::STALL_TIMEOUT;
 use invoicing_http::client::ConnectionSocket;
+use invoicing_gateway_stripe::StripeGateway;
 use invoicing_http::config::{parse_trusted_proxies, HttpConfig, RateConfig};
+use invoicing_storage::secrets::SecretsKey;
 use invoicing_http::{build_app, AppState, StorageThreads, TlsConnection};
 use invoicing_mail::SmtpSettings;
 use invoicing_storage::{Backend, Store};
@@ -31,6 +33,8 @@ const DRAIN_SECS: u64 = 30;
 const WEBHOOK_THREADS: usize = 4;
 /// Emails in flight at once per process.
 const MAIL_THREADS: usize = 2;
+/// How long a call to Stripe may take before the page says card payment is unavailable.
+const STRIPE_TIMEOUT: Duration = Duration::from_secs(15);
 
 fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
     if !(args.public_url.starts_with("https://") || args.public_url.starts_with("http://")) {
@@ -50,7 +54,46 @@ fn http_config(args: &ServeArgs) -> Result<HttpConfig> {
         per_minute: args.public_rate_limit_per_minute,
         burst: args.public_rate_limit_burst,
     };
+    let stripe = StripeGateway::new(&args.stripe_api_base, STRIPE_TIMEOUT)
+        .map_err(|e| anyhow!("STRIPE_API_BASE: {e}"))?;
+    config.gateway = Some(Arc::new(stripe));
     Ok(config)
+}
+
+/// `SECRETS_KEY`, else the key this server generated into DATA_DIR the first time (readable
+/// by its owner only).
+fn secrets_key(args: &ServeArgs) -> Result<SecretsKey> {
+    if let Some(key) = &args.secrets_key {
+        return Ok(key.clone());
+    }
+    let path = args.data_dir.join("secrets.key");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return SecretsKey::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()));
+    }
+    std::fs::create_dir_all(&args.data_dir)?;
+    let text = SecretsKey::generate();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(&path) {
+        Ok(mut file) => {
+            use std::io::Write;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()?;
+            log::info!(
+                "secrets: generated {} (set SECRETS_KEY to share one key across servers)",
+                path.display()
+            );
+            SecretsKey::parse(&text).map_err(|e| anyhow!("{e}"))
+        }
+        // Another process of this install made it first.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let text = std::fs::read_to_string(&path)?;
+            SecretsKey::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
+        }
+        Err(e) => Err(anyhow!("{}: {e}", path.display())),
+    }
 }
 
 /// Creates account "Default" and one test key on an empty database and shows the key once.
@@ -114,6 +157,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         ),
     }
     let mail_enabled = mail.is_some();
+    let secrets = secrets_key(&args)?;
     let url = args.db.database_url.clone();
     let public_url = config.public_url.clone();
     let pool_size = match args.database_pool_size {
@@ -130,7 +174,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         };
         let store = Store::connect(&url, pool_size)?
             .with_public_url(&public_url)
-            .with_mail(mail_enabled);
+            .with_mail(mail_enabled)
+            .with_secrets(secrets);
         store.migrate()?;
         bootstrap(&store, &args.owner_email)?;
         Ok(store)
@@ -150,6 +195,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     )?;
     let scheduler = actix_web::rt::spawn(crate::scheduler::run(
         store.clone(),
+        config.gateway.clone(),
         Duration::from_secs(args.scheduler_interval_secs),
     ));
     let backups = args.backup_dir.clone().map(|dir| {

@@ -267,6 +267,8 @@ pub struct PaymentReportInput {
 pub struct PaymentReport {
     pub amount: MajorAmount,
     pub reference: String,
+    /// The customer's proof of the transfer, kept with the payment (SPEC §25).
+    pub proof: Option<crate::gateway::ProofFile>,
 }
 
 impl PaymentReportInput {
@@ -289,7 +291,11 @@ impl PaymentReportInput {
         );
         match (amount, reference) {
             (Some(amount), Some(reference)) if v.is_empty() => {
-                Ok(PaymentReport { amount, reference })
+                Ok(PaymentReport {
+                    amount,
+                    reference,
+                    proof: None,
+                })
             }
             _ => Err(v),
         }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod escape;
 pub mod failpoint;
 pub mod idempotency;
+pub mod multipart;
 pub mod openapi;
 pub mod ops;
 pub mod path_id;

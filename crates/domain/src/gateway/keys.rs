@@ -168,11 +168,15 @@ impl GatewaySettings {
     pub const OBJECT: &'static str = "gateway";
 }
 
-/// The Stripe events this service acts on (SPEC §25): what to select for the endpoint.
-pub const STRIPE_EVENTS: [&str; 5] = [
+/// The Stripe events this service acts on (SPEC §25): what to select for the endpoint. A card
+/// refund's later changes come as `charge.refund.updated` on endpoints of API versions before
+/// 2024-10-28 and as `refund.*` after, so both are listed.
+pub const STRIPE_EVENTS: [&str; 7] = [
     "checkout.session.completed",
     "checkout.session.async_payment_succeeded",
     "checkout.session.async_payment_failed",
-    "charge.refunded",
+    "refund.created",
     "refund.updated",
+    "refund.failed",
+    "charge.refund.updated",
 ];

@@ -59,7 +59,7 @@ impl RefundStatus {
 pub struct RefundInput {
     /// Minor units; default all that is refundable.
     pub amount_cents: Option<i64>,
-    /// Why, up to 500 characters (shown to the merchant; sent to the gateway as a description).
+    /// Why, up to 500 characters (shown to the merchant; kept in the Stripe refund's metadata).
     pub reason: Option<String>,
 }
 

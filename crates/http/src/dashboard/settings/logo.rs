@@ -3,7 +3,7 @@
 //! removed. The same operations as `PUT /api/v1/account/logo` decide what is a logo.
 
 use crate::binary::{self, Binary};
-use crate::body::BodyReader;
+use crate::multipart::{read_upload, UploadError};
 use crate::dashboard::form::Form;
 use crate::dashboard::session::{check_post, visitor};
 use crate::dashboard::{respond, see_other, Refusal};
@@ -11,61 +11,31 @@ use crate::error::ApiError;
 use crate::ops::refuse_logo;
 use crate::routes::pages::FormBody;
 use crate::AppState;
-use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::profile::LOGO_MAX_BYTES;
 use std::collections::HashMap;
 
-/// Room for the form's other fields and the parts' headers beside the image.
-const FORM_OVERHEAD: usize = 16 * 1024;
-
-/// What the upload form posted: its `csrf` and the file's bytes.
-struct Upload {
-    fields: Vec<(String, String)>,
-    file: Option<Vec<u8>>,
-}
-
-/// Reads the whole post (at most the logo's limit and a little) and splits its parts.
-async fn read_upload(req: &HttpRequest, payload: web::Payload) -> Result<Upload, ApiError> {
-    let boundary = req
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| multer::parse_boundary(v).ok())
-        .ok_or_else(|| refuse_logo("must be sent from the settings page's upload form"))?;
-    let mut body = BodyReader::new(req, payload.into_inner());
-    let mut bytes = Vec::new();
-    while let Some(chunk) = body.next_chunk().await? {
-        if bytes.len() + chunk.len() > LOGO_MAX_BYTES + FORM_OVERHEAD {
-            return Err(refuse_logo(format!(
-                "must be at most {} KiB",
-                LOGO_MAX_BYTES / 1024
-            )));
+/// Reads the upload form: its fields and the logo's bytes.
+async fn read_logo(
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(Vec<(String, String)>, Option<Vec<u8>>), ApiError> {
+    match read_upload(req, payload, LOGO_MAX_BYTES, "logo").await {
+        Ok(upload) if !upload.file_too_large => {
+            Ok((upload.fields, upload.file.map(|(_, bytes)| bytes)))
         }
-        bytes.extend_from_slice(&chunk);
+        Ok(_) | Err(UploadError::TooLarge) => Err(refuse_logo(format!(
+            "must be at most {} KiB",
+            LOGO_MAX_BYTES / 1024
+        ))),
+        Err(UploadError::NotMultipart) => Err(refuse_logo(
+            "must be sent from the settings page's upload form",
+        )),
+        Err(UploadError::Unreadable) => Err(refuse_logo(
+            "the upload could not be read; choose the file again",
+        )),
+        Err(UploadError::Body(e)) => Err(e),
     }
-    let stream = futures_util::stream::once(async move {
-        Ok::<_, std::convert::Infallible>(bytes::Bytes::from(bytes))
-    });
-    let mut parts = multer::Multipart::new(stream, boundary);
-    let unreadable = |_| refuse_logo("the upload could not be read; choose the file again");
-    let mut upload = Upload {
-        fields: Vec::new(),
-        file: None,
-    };
-    while let Some(field) = parts.next_field().await.map_err(unreadable)? {
-        let name = field.name().unwrap_or_default().to_string();
-        let is_file = field.file_name().is_some();
-        let data = field.bytes().await.map_err(unreadable)?;
-        if name == "logo" && is_file {
-            upload.file = Some(data.to_vec());
-        } else {
-            upload
-                .fields
-                .push((name, String::from_utf8_lossy(&data).into_owned()));
-        }
-    }
-    Ok(upload)
 }
 
 /// Stores an uploaded logo; a refusal shows the settings again with it beside the field.
@@ -93,10 +63,10 @@ pub async fn upload(
                 invoicing_domain::api_key::Access::Write,
             )
             .map_err(Refusal::from)?;
-        let stored = match read_upload(&req, payload).await {
-            Ok(upload) => {
-                check_post(&me, &req, &Form::from_pairs(upload.fields))?;
-                match upload.file.filter(|f| !f.is_empty()) {
+        let stored = match read_logo(&req, payload).await {
+            Ok((fields, file)) => {
+                check_post(&me, &req, &Form::from_pairs(fields))?;
+                match file.filter(|f| !f.is_empty()) {
                     Some(file) => ops.put_logo(file).await,
                     None => Err(refuse_logo("choose a PNG or JPEG file first")),
                 }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// How long a checkout stays untouched before the sweep asks about it: a webhook usually comes
 /// first, and a lost one costs this long, not money.
-pub const SWEEP_AFTER: chrono::Duration = chrono::Duration::seconds(20);
+pub const SWEEP_AFTER: chrono::Duration = chrono::Duration::seconds(10);
 const SWEEP_BATCH: i64 = 100;
 
 /// Whether the page offers "Pay by card": the environment's gateway connected and an open

@@ -51,7 +51,7 @@ impl Ops {
             }
             // The gateway may have made it: the refund stays pending and its notification
             // (or a retry with the same key) settles it.
-            Err(e @ GatewayError::Unreachable(_)) => Err(e.into()),
+            Err(e @ (GatewayError::Unreachable(_) | GatewayError::Malformed(_))) => Err(e.into()),
             Err(e) => {
                 self.run(scope, "payment", move |r, s| r.finish_refund(s, &plan, None))
                     .await?;

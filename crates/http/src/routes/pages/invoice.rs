@@ -5,7 +5,9 @@
 
 use super::public_pdf;
 use super::report_form;
-use super::{form_text, form_token, require_form, FormBody};
+use super::{form_text, form_token, read_form, require_form};
+use crate::multipart::{is_multipart, read_upload, UploadError};
+use invoicing_domain::payment_proof::{parse_proof, ProofError, PROOF_MAX_BYTES};
 use super::{
     allow_form_target, limit_public, missing_as, money, query_token, render, valid_token,
     DocumentParts, DocumentView,
@@ -72,6 +74,8 @@ struct InvoicePage {
     card_button: Option<String>,
     /// How a card payment the customer came back from stands.
     card_note: Option<String>,
+    /// Why the attached proof file was refused (shown beside its field).
+    proof_error: Option<String>,
 }
 
 fn payment_state(t: Locale, status: PaymentStatus) -> &'static str {
@@ -144,6 +148,7 @@ impl InvoicePage {
                 .collect(),
             card_button: None,
             card_note: None,
+            proof_error: None,
             credited: (inv.amount_credited_cents > 0)
                 .then(|| money(t, inv.amount_credited_cents, cur)),
             credit_notes: p
@@ -324,6 +329,7 @@ async fn refused(
     token: String,
     form: (String, String),
     messages: Vec<String>,
+    proof_error: Option<String>,
 ) -> Result<HttpResponse, ApiError> {
     let repos = state.repos();
     let shown = token.clone();
@@ -333,6 +339,7 @@ async fn refused(
     let mut page = InvoicePage::new(public, shown);
     (page.amount_value, page.reference_value) = form;
     page.form_errors = messages;
+    page.proof_error = proof_error;
     let mut res = render(page)?;
     *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
     Ok(res)
@@ -358,25 +365,27 @@ fn storage_reasons(t: Locale, errors: Vec<FieldError>) -> Vec<String> {
 /// which thanks the customer). Records a pending payment; the merchant verifies it.
 #[utoipa::path(post, path = "/invoice/{number}/payments", tag = "public pages", operation_id = "invoice_report_payment",
     params(("number" = String, Path, description = "Invoice number")),
-    request_body(content = PaymentReportForm, content_type = "application/x-www-form-urlencoded", description = "The form as a browser posts it"),
+    request_body(content(
+        (PaymentReportForm = "application/x-www-form-urlencoded"),
+        (PaymentReportForm = "multipart/form-data"),
+    ), description = "The form as a browser posts it; `multipart/form-data` when it carries `proof`: a PDF, PNG or JPEG of at most 5 MiB, judged by its bytes"),
     responses(
         (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)",
             headers(("Location" = String, description = "The invoice page"))),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
         (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, or no reference", body = String, content_type = "text/html"),
+        (status = 413, description = "The post is larger than a 5 MiB proof and the form (`payload_too_large`)", body = crate::openapi::ErrorBody),
+        (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, no reference, or a proof file that is not a PDF, PNG or JPEG of at most 5 MiB (beside its field)", body = String, content_type = "text/html"),
         (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
     ))]
 pub async fn report(
     state: web::Data<AppState>,
     req: HttpRequest,
     number: web::Path<String>,
-    body: FormBody,
+    payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     limit_public(&state, &req)?;
-    require_form(&req)?;
-    let form: PaymentReportForm = serde_urlencoded::from_bytes(&body.0)
-        .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
+    let (form, file) = read_report(&req, payload).await?;
     let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("invoice"))?;
     let number = number.into_inner();
     let typed = (
@@ -389,6 +398,12 @@ pub async fn report(
         .await
         .map_err(missing_as("invoice"))?;
     let locale = shown.parties.locale();
+    let proof = match file {
+        AttachedFile::None => Ok(None),
+        AttachedFile::TooLarge => Err(ProofError::TooLarge),
+        AttachedFile::Some(name, bytes) => parse_proof(&name, bytes).map(Some),
+    };
+    let proof_error = proof.as_ref().err().map(|e| proof_message(locale, *e));
     // An invoice no longer open is storage's to answer (back to the page, which says why).
     if shown.invoice.status.is_open() {
         let found = report_form::problems(
@@ -398,13 +413,13 @@ pub async fn report(
             reported(&shown.payments),
             locale,
         );
-        if !found.is_empty() {
+        if !found.is_empty() || proof_error.is_some() {
             let currency = shown.invoice.currency;
             let messages = found
                 .iter()
                 .map(|p| report_form::describe(locale, p, currency))
                 .collect();
-            return refused(&state, number, token, typed, messages).await;
+            return refused(&state, number, token, typed, messages, proof_error).await;
         }
     }
     // The amount as the page's locale writes it (`1.453,00`), handed on as the operation reads
@@ -420,13 +435,14 @@ pub async fn report(
         amount,
         reference: form.reference,
     };
-    let report = match input.parse() {
+    let mut report = match input.parse() {
         Ok(r) => r,
         Err(v) => {
             let messages = storage_reasons(locale, v.into_errors());
-            return refused(&state, number, token, typed, messages).await;
+            return refused(&state, number, token, typed, messages, proof_error).await;
         }
     };
+    report.proof = proof.ok().flatten();
     let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
     let back = format!("/invoice/{number}?token={token}");
@@ -436,10 +452,58 @@ pub async fn report(
         Err(e) if e.code == "invalid_state_transition" => Ok(see_other(back)),
         Err(e) if e.code == "validation_failed" => {
             let messages = storage_reasons(locale, e.details.clone());
-            refused(&state, number, token, typed, messages).await
+            refused(&state, number, token, typed, messages, None).await
         }
         Err(e) => Err(missing_as("invoice")(e)),
     }
+}
+
+/// The file a report came with.
+enum AttachedFile {
+    None,
+    TooLarge,
+    Some(String, Vec<u8>),
+}
+
+/// The report form as posted: URL-encoded, or `multipart/form-data` when it carries a proof.
+async fn read_report(
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(PaymentReportForm, AttachedFile), ApiError> {
+    if !is_multipart(req) {
+        require_form(req)?;
+        let body = read_form(req, payload.into_inner()).await?;
+        let form = serde_urlencoded::from_bytes(&body)
+            .map_err(|_| ApiError::invalid_parameter("body", "expected an HTML form"))?;
+        return Ok((form, AttachedFile::None));
+    }
+    let upload = match read_upload(req, payload, PROOF_MAX_BYTES, "proof").await {
+        Ok(upload) => upload,
+        Err(UploadError::Body(e)) => return Err(e),
+        Err(UploadError::TooLarge) => return Err(ApiError::form_too_large()),
+        Err(UploadError::NotMultipart | UploadError::Unreadable) => {
+            return Err(ApiError::invalid_parameter("body", "the form could not be read"))
+        }
+    };
+    let form = PaymentReportForm {
+        token: upload.field("token"),
+        amount: upload.field("amount"),
+        reference: upload.field("reference"),
+    };
+    let file = match (upload.file_too_large, upload.file) {
+        (true, _) => AttachedFile::TooLarge,
+        (false, Some((name, bytes))) => AttachedFile::Some(name, bytes),
+        (false, None) => AttachedFile::None,
+    };
+    Ok((form, file))
+}
+
+fn proof_message(t: Locale, e: ProofError) -> String {
+    t.text(match e {
+        ProofError::NotAllowed => "form.proof.type",
+        ProofError::TooLarge => "form.proof.too_large",
+    })
+    .to_string()
 }
 
 fn see_other(location: String) -> HttpResponse {

@@ -220,25 +220,34 @@ impl FromRequest for FormBody {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok());
-        let mut body = BodyReader::new(req, payload.take());
-        Box::pin(async move {
-            if declared.is_some_and(|n| n > MAX_FORM_BYTES) {
+        let reading = read_form(req, payload.take());
+        Box::pin(async move { reading.await.map(FormBody) })
+    }
+}
+
+/// Reads a page form's body within [`MAX_FORM_BYTES`].
+pub(crate) fn read_form(
+    req: &HttpRequest,
+    payload: Payload,
+) -> impl std::future::Future<Output = Result<Bytes, ApiError>> + 'static {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let mut body = BodyReader::new(req, payload);
+    async move {
+        if declared.is_some_and(|n| n > MAX_FORM_BYTES) {
+            return Err(ApiError::form_too_large());
+        }
+        let mut bytes = BytesMut::new();
+        while let Some(chunk) = body.next_chunk().await.map_err(not_json)? {
+            if bytes.len() + chunk.len() > MAX_FORM_BYTES {
                 return Err(ApiError::form_too_large());
             }
-            let mut bytes = BytesMut::new();
-            while let Some(chunk) = body.next_chunk().await.map_err(not_json)? {
-                if bytes.len() + chunk.len() > MAX_FORM_BYTES {
-                    return Err(ApiError::form_too_large());
-                }
-                bytes.extend_from_slice(&chunk);
-            }
-            Ok(FormBody(bytes.freeze()))
-        })
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes.freeze())
     }
 }
 
