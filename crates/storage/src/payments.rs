@@ -341,6 +341,9 @@ fn report(
             gateway: None,
         },
     )?;
+    if let Some(file) = &report.proof {
+        crate::gateways::attach_proof(conn, scope, PaymentId(row.id), file)?;
+    }
     load_payment(conn, scope, PaymentId(row.id))
 }
 

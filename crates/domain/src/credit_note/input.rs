@@ -32,6 +32,9 @@ pub struct CreditNoteInput {
     pub delivery_date: Option<String>,
     /// The days of the services credited (BG-14).
     pub service_period: Option<ServicePeriodInput>,
+    /// Refund its `refund_due_cents` at once (SPEC §25) from the invoice's payments, newest
+    /// first (a card payment through Stripe); needs `payments:write` too.
+    pub refund: Option<bool>,
 }
 
 /// What is credited.

@@ -32,12 +32,21 @@ impl Ops {
             .caller
             .require(ApiResource::CreditNotes, Access::Write)?;
         let invoice = invoice.get()?;
+        let refund = input.refund.unwrap_or(false);
+        if refund {
+            self.caller.require(ApiResource::Payments, Access::Write)?;
+        }
         let (new, email) = input.parse()?;
         let email = self.email_request(email)?;
-        self.run(scope, "invoice", move |r, s| {
-            r.create_credit_note(s, invoice, new, email)
-        })
-        .await
+        let note = self
+            .run(scope, "invoice", move |r, s| {
+                r.create_credit_note(s, invoice, new, email)
+            })
+            .await?;
+        if refund && note.refund_due_cents > 0 {
+            self.refund_credit(invoice, note.refund_due_cents).await?;
+        }
+        Ok(note)
     }
 
     pub async fn list_credit_notes(&self, query: &str) -> Result<Page<CreditNote>, ApiError> {

@@ -110,6 +110,22 @@ impl Harness {
         web::Data::new(app_state(store, config, POOL_CONNECTIONS))
     }
 
+    /// The app's state with card payments through the Stripe at `api_base` (a stand-in) and
+    /// mail on (receipts are queued).
+    pub fn with_stripe(&self, api_base: &str) -> web::Data<AppState> {
+        let mut config = HttpConfig::new(PUBLIC_URL);
+        config.trusted_proxies = parse_trusted_proxies("127.0.0.1/32").unwrap();
+        config.mail_enabled = true;
+        let stripe = invoicing_gateway_stripe::StripeGateway::new(
+            api_base,
+            std::time::Duration::from_secs(5),
+        )
+        .unwrap();
+        config.gateway = Some(Arc::new(stripe));
+        let store = self.db.store.clone().with_public_url(PUBLIC_URL).with_mail(true);
+        web::Data::new(app_state(store, config, POOL_CONNECTIONS))
+    }
+
     /// The app's state with a clock the test sets (SPEC §27's "today").
     pub fn clocked(&self, clock: invoicing_domain::time_zone::SetClock) -> web::Data<AppState> {
         let mut config = HttpConfig::new(PUBLIC_URL);

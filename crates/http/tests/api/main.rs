@@ -7,6 +7,7 @@ mod common;
 mod account;
 mod auth_and_limits;
 mod budgets;
+mod card_payments;
 mod contract;
 mod credit_notes;
 mod csv_property;

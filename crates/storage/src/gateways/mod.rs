@@ -3,6 +3,7 @@
 
 mod checkouts;
 mod proofs;
+pub(crate) use proofs::attach as attach_proof;
 mod refunds;
 mod settings;
 

@@ -114,6 +114,7 @@ pub async fn action(
                     email: None,
                     delivery_date: None,
                     service_period: None,
+                    refund: None,
                 };
                 let note = ops.create_credit_note(id, input).await?;
                 return Ok(see_other(&format!(

@@ -7,8 +7,14 @@ use crate::error::ApiError;
 use crate::ops::Ops;
 use crate::path_id::Id;
 use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::gateway::{GatewayError, ProofFile, RefundInput, RefundRequest};
-use invoicing_domain::payment::{Payment, PaymentId};
+use invoicing_domain::gateway::{
+    GatewayError, NewRefund, ProofFile, RefundInput, RefundRequest,
+};
+use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::money::Money;
+use invoicing_domain::paging::PageRequest;
+use invoicing_domain::payment::{Payment, PaymentFilter, PaymentId};
+use invoicing_domain::payment_status::PaymentStatus;
 
 impl Ops {
     /// `POST /api/v1/payments/{id}/refunds`.
@@ -17,9 +23,48 @@ impl Ops {
         id: Id<PaymentId>,
         input: RefundInput,
     ) -> Result<Payment, ApiError> {
-        let scope = self.caller.require(ApiResource::Payments, Access::Write)?;
         let id = id.get()?;
         let new = input.parse()?;
+        self.refund(id, new).await
+    }
+
+    /// What a new credit note made due (`amount`), refunded from the invoice's verified
+    /// payments, newest first, each as much as it may return.
+    pub(crate) async fn refund_credit(
+        &self,
+        invoice: InvoiceId,
+        amount: i64,
+    ) -> Result<(), ApiError> {
+        let scope = self.caller.require(ApiResource::Payments, Access::Write)?;
+        let filter = PaymentFilter {
+            status: Some(PaymentStatus::Verified),
+            invoice_id: Some(invoice),
+            ..PaymentFilter::default()
+        };
+        let page = PageRequest::new(1, 100).ok_or_else(ApiError::internal)?;
+        let payments = self
+            .run(scope, "invoice", move |r, s| r.list_payments(s, &filter, page))
+            .await?
+            .data;
+        let mut left = amount;
+        for p in payments {
+            let room = p.amount_cents - p.amount_refunded_cents;
+            if left == 0 || room <= 0 {
+                continue;
+            }
+            let take = Money::new(left.min(room)).map_err(|_| ApiError::internal())?;
+            let new = NewRefund {
+                amount: Some(take),
+                reason: Some("credit note".into()),
+            };
+            self.refund(p.id, new).await?;
+            left -= take.minor();
+        }
+        Ok(())
+    }
+
+    async fn refund(&self, id: PaymentId, new: NewRefund) -> Result<Payment, ApiError> {
+        let scope = self.caller.require(ApiResource::Payments, Access::Write)?;
         let plan = self
             .run(scope, "payment", move |r, s| r.start_refund(s, id, &new))
             .await?;
