@@ -290,13 +290,11 @@ impl PaymentReportInput {
             REFERENCE_MAX,
         );
         match (amount, reference) {
-            (Some(amount), Some(reference)) if v.is_empty() => {
-                Ok(PaymentReport {
-                    amount,
-                    reference,
-                    proof: None,
-                })
-            }
+            (Some(amount), Some(reference)) if v.is_empty() => Ok(PaymentReport {
+                amount,
+                reference,
+                proof: None,
+            }),
             _ => Err(v),
         }
     }

@@ -101,7 +101,10 @@ mod tests {
         assert_eq!(pdf.content_type, "application/pdf");
         assert_eq!(pdf.filename, "_berweisung_M_rz.pdf");
         let png = parse_proof("../../etc/x\".png", b"\x89PNG\r\n\x1a\nrest".to_vec()).unwrap();
-        assert_eq!((png.filename.as_str(), png.content_type.as_str()), ("x_.png", "image/png"));
+        assert_eq!(
+            (png.filename.as_str(), png.content_type.as_str()),
+            ("x_.png", "image/png")
+        );
         let jpeg = parse_proof("", b"\xFF\xD8\xFF\xE0".to_vec()).unwrap();
         assert_eq!(jpeg.filename, "proof.jpg");
         // A renamed executable is what its bytes are.

@@ -887,7 +887,7 @@ impl<T> Repositories for T where
         + WebhookRepository
         + PaymentRepository
         + crate::gateway::GatewayRepository
-    + crate::gateway::GatewayRepository
+        + crate::gateway::GatewayRepository
         + ProductRepository
         + ProfileRepository
         + EmailRepository

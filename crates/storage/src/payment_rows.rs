@@ -8,8 +8,8 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
-use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::gateway::{Refund, RefundId, RefundStatus};
+use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::payment::{Payment, PaymentId, PaymentMethod, ProofInfo};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::RepoError;
@@ -109,19 +109,30 @@ pub(crate) fn with_refunds_and_proofs(
         return Ok(());
     }
     let ids: Vec<i64> = list.iter().map(|p| p.id.0).collect();
+    // Only a verified payment is ever refunded (and stays verified): a list of pending ones
+    // (the verification queue) needs no look.
+    let verified: Vec<i64> = list
+        .iter()
+        .filter(|p| p.status == PaymentStatus::Verified)
+        .map(|p| p.id.0)
+        .collect();
     let refund_rows: Vec<(i64, i64, i64, String, Option<String>, NaiveDateTime)> =
-        scoped!(refunds, scope)
-            .filter(refunds::payment_id.eq_any(&ids))
-            .order((refunds::created_at.asc(), refunds::id.asc()))
-            .select((
-                refunds::payment_id,
-                refunds::id,
-                refunds::amount_cents,
-                refunds::status,
-                refunds::reason,
-                refunds::created_at,
-            ))
-            .load(conn)?;
+        if verified.is_empty() {
+            Vec::new()
+        } else {
+            scoped!(refunds, scope)
+                .filter(refunds::payment_id.eq_any(&verified))
+                .order((refunds::created_at.asc(), refunds::id.asc()))
+                .select((
+                    refunds::payment_id,
+                    refunds::id,
+                    refunds::amount_cents,
+                    refunds::status,
+                    refunds::reason,
+                    refunds::created_at,
+                ))
+                .load(conn)?
+        };
     let proofs: Vec<(i64, String, String, i64)> = scoped!(payment_proofs, scope)
         .filter(payment_proofs::payment_id.eq_any(&ids))
         .select((

@@ -264,9 +264,7 @@ fn change(
     let row = load_row(conn, scope, id)?;
     row.status()?.transition(change.to).map_err(refused)?;
     match change.to {
-        PaymentStatus::Verified => {
-            verify(conn, scope, &row, &inv, (url, mail), Overpay::Refuse)
-        }
+        PaymentStatus::Verified => verify(conn, scope, &row, &inv, (url, mail), Overpay::Refuse),
         PaymentStatus::Rejected => reject(conn, scope, &row, change.reason.as_deref()),
         // The table allows no move into pending; reaching this is a bug, not a client error.
         PaymentStatus::Pending => {

@@ -146,7 +146,10 @@ mod tests {
         damaged.pop();
         damaged.push(if sealed.ends_with('A') { 'B' } else { 'A' });
         assert!(key.open(&damaged, "1:test:stripe:secret_key").is_err());
-        assert_ne!(sealed, key.seal("sk_test_secret", "1:test:stripe:secret_key"));
+        assert_ne!(
+            sealed,
+            key.seal("sk_test_secret", "1:test:stripe:secret_key")
+        );
     }
 
     #[test]
@@ -160,7 +163,10 @@ mod tests {
         let resealed = both.seal("whsec_x", "ctx");
         assert!(!both.is_stale(&resealed));
         assert_eq!(
-            SecretsKey::parse(&new).unwrap().open(&resealed, "ctx").unwrap(),
+            SecretsKey::parse(&new)
+                .unwrap()
+                .open(&resealed, "ctx")
+                .unwrap(),
             "whsec_x"
         );
     }
@@ -168,7 +174,11 @@ mod tests {
     #[test]
     fn keys_must_be_32_bytes_of_base64() {
         for bad in ["", " , ", "not base64!", "AAAA", &B64.encode([0u8; 31])] {
-            assert_eq!(SecretsKey::parse(bad).unwrap_err(), SecretsError::BadKey, "{bad}");
+            assert_eq!(
+                SecretsKey::parse(bad).unwrap_err(),
+                SecretsError::BadKey,
+                "{bad}"
+            );
         }
         assert!(format!("{:?}", SecretsKey::ephemeral()).starts_with("SecretsKey(["));
     }

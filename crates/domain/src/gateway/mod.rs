@@ -8,10 +8,10 @@ mod refund;
 mod repository;
 
 pub use keys::{GatewayKeys, GatewayKeysInput, GatewaySettings, Secret, STRIPE_EVENTS};
+pub use refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 pub use repository::{
     CheckoutRecord, GatewayRepository, OpenCheckout, ProofFile, Recorded, RefundPlan,
 };
-pub use refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 
 use crate::currency::Currency;
 use crate::invoice::InvoiceId;
@@ -70,7 +70,10 @@ impl CheckoutOwner {
     pub fn checkout_key(&self, amount: Money, round: usize) -> String {
         use sha2::{Digest, Sha256};
         let text = format!("{}:{}:{round}", self.reference(), amount.minor());
-        format!("checkout_{}", hex::encode(&Sha256::digest(text.as_bytes())[..16]))
+        format!(
+            "checkout_{}",
+            hex::encode(&Sha256::digest(text.as_bytes())[..16])
+        )
     }
 
     pub fn parse_reference(s: &str) -> Option<CheckoutOwner> {

@@ -3,8 +3,8 @@
 //! payment id, whoever reports it), refunds and proof files.
 
 use super::{
-    Checkout, CheckoutStatus, GatewayKeys, GatewayKind, GatewayRefund, GatewaySettings,
-    NewRefund, Notification,
+    Checkout, CheckoutStatus, GatewayKeys, GatewayKind, GatewayRefund, GatewaySettings, NewRefund,
+    Notification,
 };
 use crate::currency::Currency;
 use crate::invoice::InvoiceId;
@@ -83,8 +83,11 @@ pub trait GatewayRepository {
         keys: &GatewayKeys,
         checked_at: DateTime<Utc>,
     ) -> RepoResult<GatewaySettings>;
-    fn gateway_settings(&self, scope: Scope, kind: GatewayKind)
-        -> RepoResult<Option<GatewaySettings>>;
+    fn gateway_settings(
+        &self,
+        scope: Scope,
+        kind: GatewayKind,
+    ) -> RepoResult<Option<GatewaySettings>>;
     fn gateway_keys(&self, scope: Scope, kind: GatewayKind) -> RepoResult<Option<GatewayKeys>>;
     /// `false` when none was connected.
     fn delete_gateway(&self, scope: Scope, kind: GatewayKind) -> RepoResult<bool>;

@@ -64,7 +64,10 @@ fn the_checkout_reference_names_one_tenant_and_invoice() {
         invoice_id: InvoiceId(7),
     };
     assert_eq!(owner.reference(), "acct_42:live:inv_7");
-    assert_eq!(CheckoutOwner::parse_reference(&owner.reference()), Some(owner));
+    assert_eq!(
+        CheckoutOwner::parse_reference(&owner.reference()),
+        Some(owner)
+    );
     for bad in [
         "",
         "acct_42:live",

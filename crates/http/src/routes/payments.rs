@@ -10,10 +10,10 @@ use crate::path_id::Id;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::gateway::RefundInput;
-use invoicing_domain::payment_proof::ProofKind;
 use invoicing_domain::payment::{
     Payment, PaymentChange, PaymentId, PaymentInput, PaymentPatchInput, RejectPaymentInput,
 };
+use invoicing_domain::payment_proof::ProofKind;
 use invoicing_domain::payment_status::PaymentStatus;
 
 crate::page_schema! {
@@ -218,7 +218,9 @@ pub async fn refund(
     id: Id<PaymentId>,
     body: OptionalJsonBody<RefundInput>,
 ) -> Result<HttpResponse, ApiError> {
-    let payment = Ops::for_key(&state, &auth).refund_payment(id, body.0).await?;
+    let payment = Ops::for_key(&state, &auth)
+        .refund_payment(id, body.0)
+        .await?;
     Ok(HttpResponse::Ok().json(payment))
 }
 

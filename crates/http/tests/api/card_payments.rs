@@ -33,7 +33,11 @@ fn page_path(invoice: &Value) -> String {
 }
 
 fn token(invoice: &Value) -> String {
-    page_path(invoice).split("token=").nth(1).unwrap().to_string()
+    page_path(invoice)
+        .split("token=")
+        .nth(1)
+        .unwrap()
+        .to_string()
 }
 
 fn form(h: &Harness, path: &str, fields: &str) -> TestRequest {
@@ -66,7 +70,10 @@ async fn connect(h: &Harness) -> Connected {
     );
     assert_eq!(first.status, 200, "{}", first.body);
     let url = first.body["webhook_url"].as_str().unwrap().to_string();
-    assert!(url.starts_with(&format!("{PUBLIC_URL}/webhooks/stripe/")), "{url}");
+    assert!(
+        url.starts_with(&format!("{PUBLIC_URL}/webhooks/stripe/")),
+        "{url}"
+    );
     assert_eq!(first.body["webhook_secret_set"], false);
     let webhook_secret = stripe.endpoint(&account.test_secret, &url);
     let second = call!(
@@ -154,7 +161,11 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
-    call!(app, h.req(Method::GET, &format!("/api/v1/invoices/{}", inv["id"]))).body
+    call!(
+        app,
+        h.req(Method::GET, &format!("/api/v1/invoices/{}", inv["id"]))
+    )
+    .body
 }
 
 async fn event_count<S, B>(app: &S, h: &Harness, kind: &str) -> usize
@@ -190,7 +201,11 @@ async fn connecting_checks_the_keys_and_never_shows_them(h: Harness) {
     let stripe = StandIn::start();
     let account = stripe.account();
     let app = init_service(build_app(h.with_stripe(&stripe.base))).await;
-    assert_error(&call!(&app, h.req(Method::GET, GATEWAY)), 404, "gateway_not_connected");
+    assert_error(
+        &call!(&app, h.req(Method::GET, GATEWAY)),
+        404,
+        "gateway_not_connected",
+    );
     // Live keys in the test environment, test keys in live: refused, field by field.
     let wrong = call!(
         &app,
@@ -216,7 +231,11 @@ async fn connecting_checks_the_keys_and_never_shows_them(h: Harness) {
     let unknown = call!(
         &app,
         h.req(Method::PUT, GATEWAY),
-        keys("sk_test_51NotAKeyStripeKnows", &account.test_publishable, None)
+        keys(
+            "sk_test_51NotAKeyStripeKnows",
+            &account.test_publishable,
+            None
+        )
     );
     assert_error(&unknown, 422, "validation_failed");
     assert_eq!(unknown.body["error"]["param"], "secret_key");
@@ -229,7 +248,11 @@ async fn connecting_checks_the_keys_and_never_shows_them(h: Harness) {
     );
     assert_error(&down, 502, "gateway_unavailable");
     stripe.control("/_standin/down", json!({"down": false}));
-    assert_error(&call!(&app, h.req(Method::GET, GATEWAY)), 404, "gateway_not_connected");
+    assert_error(
+        &call!(&app, h.req(Method::GET, GATEWAY)),
+        404,
+        "gateway_not_connected",
+    );
     // Scopes: account:write; a key without it is refused before Stripe is asked.
     let reader = h.make_key(
         h.account,
@@ -247,12 +270,19 @@ async fn connecting_checks_the_keys_and_never_shows_them(h: Harness) {
     let saved = call!(
         &app,
         h.req(Method::PUT, GATEWAY),
-        keys(&account.test_secret, &account.test_publishable, Some("whsec_signing123"))
+        keys(
+            &account.test_secret,
+            &account.test_publishable,
+            Some("whsec_signing123")
+        )
     );
     assert_eq!(saved.status, 200, "{}", saved.body);
     let last4 = &account.test_secret[account.test_secret.len() - 4..];
     assert_eq!(saved.body["secret_key_last4"], last4);
-    assert_eq!(saved.body["publishable_key"], account.test_publishable.as_str());
+    assert_eq!(
+        saved.body["publishable_key"],
+        account.test_publishable.as_str()
+    );
     assert_eq!(saved.body["livemode"], false);
     assert_eq!(saved.body["check_ok"], true);
     assert!(saved.body["webhook_events"]
@@ -272,7 +302,10 @@ async fn connecting_checks_the_keys_and_never_shows_them(h: Harness) {
     ] {
         let text = String::from_utf8_lossy(&bytes);
         assert!(!text.contains(secret_tail), "{what} shows the secret key");
-        assert!(!text.contains("signing123"), "{what} shows the webhook secret");
+        assert!(
+            !text.contains("signing123"),
+            "{what} shows the webhook secret"
+        );
     }
     // Another account sees none of it; the live environment has its own.
     let stranger = h.stranger_key("Other");
@@ -288,7 +321,11 @@ async fn connecting_checks_the_keys_and_never_shows_them(h: Harness) {
     );
     let gone = call!(&app, h.req(Method::DELETE, GATEWAY));
     assert_eq!(gone.status, 204);
-    assert_error(&call!(&app, h.req(Method::DELETE, GATEWAY)), 404, "gateway_not_connected");
+    assert_error(
+        &call!(&app, h.req(Method::DELETE, GATEWAY)),
+        404,
+        "gateway_not_connected",
+    );
 }
 
 async fn pay_by_card_opens_one_checkout_per_amount(h: Harness) {
@@ -306,7 +343,10 @@ async fn pay_by_card_opens_one_checkout_per_amount(h: Harness) {
         "the form may lead to Stripe's page and nowhere else: {csp}"
     );
     let first = pay_by_card(&app, &h, &inv).await;
-    assert!(first.starts_with(&format!("{}/c/pay/cs_test_", c.stripe.base)), "{first}");
+    assert!(
+        first.starts_with(&format!("{}/c/pay/cs_test_", c.stripe.base)),
+        "{first}"
+    );
     // A reload or a second tab: the same checkout.
     assert_eq!(pay_by_card(&app, &h, &inv).await, first);
     let session = StandIn::session_of(&first);
@@ -348,11 +388,12 @@ async fn pay_by_card_opens_one_checkout_per_amount(h: Harness) {
     );
     assert_eq!(new["amount_total"], 10_000);
     // Every POST to Stripe carried an idempotency key and the pinned version.
-    let ours = c
-        .stripe
-        .requests()
-        .into_iter()
-        .filter(|r| r["user_agent"].as_str().unwrap_or("").starts_with("invoicing-gateway-stripe"));
+    let ours = c.stripe.requests().into_iter().filter(|r| {
+        r["user_agent"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("invoicing-gateway-stripe")
+    });
     for r in ours {
         assert_eq!(
             r["stripe_version"],
@@ -368,14 +409,20 @@ async fn pay_by_card_opens_one_checkout_per_amount(h: Harness) {
     let back = pay_by_card(&app, &h, &inv).await;
     assert!(back.ends_with("&card=unavailable"), "{back}");
     let page = send_raw(&app, h.anonymous(Method::GET, &back)).await;
-    assert!(page.text().contains("Card payment is unavailable right now"));
+    assert!(page
+        .text()
+        .contains("Card payment is unavailable right now"));
 }
 
 async fn one_payment_whoever_reports_it(h: Harness) {
     let c = connect(&h).await;
     c.stripe.webhooks("hold");
     let app = init_service(build_app(c.state.clone())).await;
-    let receipts = call!(&app, h.req(Method::PATCH, "/api/v1/account"), json!({"send_receipts": true}));
+    let receipts = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        json!({"send_receipts": true})
+    );
     assert_eq!(receipts.status, 200, "{}", receipts.body);
     let inv = sent_invoice(&app, &h, 5_000).await;
     let checkout = pay_by_card(&app, &h, &inv).await;
@@ -393,9 +440,14 @@ async fn one_payment_whoever_reports_it(h: Harness) {
     assert!(r.header("location").ends_with("&card=paid"));
     let page = send_raw(&app, h.anonymous(Method::GET, r.header("location"))).await;
     assert!(page.text().contains("Paid, thank you."), "{}", page.text());
-    assert!(!page.text().contains("id=\"pay-by-card\""), "nothing left to pay");
+    assert!(
+        !page.text().contains("id=\"pay-by-card\""),
+        "nothing left to pay"
+    );
     // The webhook, twice (and a second event for the same payment), finds it recorded.
-    let events = c.stripe.events(&c.account.test_secret, "checkout.session.completed");
+    let events = c
+        .stripe
+        .events(&c.account.test_secret, "checkout.session.completed");
     assert_eq!(events.len(), 1);
     let payload = events[0].to_string().into_bytes();
     for _ in 0..2 {
@@ -415,12 +467,25 @@ async fn one_payment_whoever_reports_it(h: Harness) {
     assert_eq!(payments.len(), 1, "{payments:?}");
     let p = &payments[0];
     assert_eq!(
-        (&p["method"], &p["status"], &p["gateway"], &p["amount_cents"]),
-        (&json!("card"), &json!("verified"), &json!("stripe"), &json!(5_000))
+        (
+            &p["method"],
+            &p["status"],
+            &p["gateway"],
+            &p["amount_cents"]
+        ),
+        (
+            &json!("card"),
+            &json!("verified"),
+            &json!("stripe"),
+            &json!(5_000)
+        )
     );
     assert!(p["reference"].as_str().unwrap().starts_with("pi_"));
     let now_inv = invoice_now(&app, &h, &inv).await;
-    assert_eq!((&now_inv["status"], &now_inv["amount_due_cents"]), (&json!("paid"), &json!(0)));
+    assert_eq!(
+        (&now_inv["status"], &now_inv["amount_due_cents"]),
+        (&json!("paid"), &json!(0))
+    );
     assert_eq!(event_count(&app, &h, "invoice.paid").await, 1);
     assert_eq!(event_count(&app, &h, "payment.verified").await, 1);
     let receipts = call!(&app, h.req(Method::GET, "/api/v1/emails?per_page=100")).body;
@@ -457,8 +522,14 @@ async fn a_lost_webhook_costs_minutes_not_money(h: Harness) {
     assert_eq!(swept, 1);
     assert_eq!(invoice_now(&app, &h, &inv).await["status"], "paid");
     // The webhook arrives late: nothing more.
-    let events = c.stripe.events(&c.account.test_secret, "checkout.session.completed");
-    let r = send_raw(&app, delivery(&h, &c, events[0].to_string().as_bytes(), now())).await;
+    let events = c
+        .stripe
+        .events(&c.account.test_secret, "checkout.session.completed");
+    let r = send_raw(
+        &app,
+        delivery(&h, &c, events[0].to_string().as_bytes(), now()),
+    )
+    .await;
     assert_eq!(r.status, 200);
     assert_eq!(payments_of(&app, &h, &inv).await.len(), 1);
 }
@@ -473,7 +544,9 @@ async fn webhook_and_return_at_once_in_two_processes(h: Harness) {
     let session = StandIn::session_of(&pay_by_card(&one, &h, &inv).await);
     c.stripe
         .control(&format!("/_standin/sessions/{session}/pay"), json!({}));
-    let events = c.stripe.events(&c.account.test_secret, "checkout.session.completed");
+    let events = c
+        .stripe
+        .events(&c.account.test_secret, "checkout.session.completed");
     let payload = events[0].to_string().into_bytes();
     let number = inv["invoice_number"].as_str().unwrap();
     let back = format!(
@@ -498,7 +571,10 @@ async fn hostile_webhooks_change_nothing(h: Harness) {
     let session = StandIn::session_of(&pay_by_card(&app, &h, &inv).await);
     c.stripe
         .control(&format!("/_standin/sessions/{session}/pay"), json!({}));
-    let event = c.stripe.events(&c.account.test_secret, "checkout.session.completed")[0].clone();
+    let event = c
+        .stripe
+        .events(&c.account.test_secret, "checkout.session.completed")[0]
+        .clone();
     let payload = event.to_string().into_bytes();
     let mut changed = event.clone();
     changed["data"]["object"]["amount_total"] = json!(1);
@@ -508,11 +584,14 @@ async fn hostile_webhooks_change_nothing(h: Harness) {
         (
             "no signature",
             h.anonymous(Method::POST, &c.webhook_path)
+                .insert_header(("content-type", "application/json"))
+                .insert_header(("content-type", "application/json"))
                 .set_payload(payload.clone()),
         ),
         (
             "a wrong secret",
             h.anonymous(Method::POST, &c.webhook_path)
+                .insert_header(("content-type", "application/json"))
                 .insert_header((
                     "stripe-signature",
                     sign_notification(&Secret::new("whsec_guess"), now(), &payload),
@@ -524,12 +603,14 @@ async fn hostile_webhooks_change_nothing(h: Harness) {
         (
             "the body changed after signing",
             h.anonymous(Method::POST, &c.webhook_path)
+                .insert_header(("content-type", "application/json"))
                 .insert_header(("stripe-signature", signed.clone()))
                 .set_payload(changed.clone()),
         ),
         (
             "garbage",
             h.anonymous(Method::POST, &c.webhook_path)
+                .insert_header(("content-type", "application/json"))
                 .insert_header(("stripe-signature", "t=1,v1=zz"))
                 .set_payload(payload.clone()),
         ),
@@ -545,12 +626,19 @@ async fn hostile_webhooks_change_nothing(h: Harness) {
     }
     let unknown = send(
         &app,
-        h.anonymous(Method::POST, "/webhooks/stripe/00000000000000000000000000000000")
-            .set_payload(payload.clone()),
+        h.anonymous(
+            Method::POST,
+            "/webhooks/stripe/00000000000000000000000000000000",
+        )
+        .insert_header(("content-type", "application/json"))
+        .set_payload(payload.clone()),
     )
     .await;
     assert_eq!(unknown.status, 404);
-    assert!(payments_of(&app, &h, &inv).await.is_empty(), "nothing recorded");
+    assert!(
+        payments_of(&app, &h, &inv).await.is_empty(),
+        "nothing recorded"
+    );
     // A correctly signed event about an invoice of another account: acknowledged, ignored.
     let stranger = h.stranger_key("Mallory");
     let theirs = sent_invoice_as(&app, &h, &stranger).await;
@@ -569,7 +657,11 @@ async fn hostile_webhooks_change_nothing(h: Harness) {
     other_amount["id"] = json!("evt_forged_2");
     other_amount["data"]["object"]["amount_total"] = json!(1);
     other_amount["data"]["object"]["amount_subtotal"] = json!(1);
-    let r = send_raw(&app, delivery(&h, &c, other_amount.to_string().as_bytes(), now())).await;
+    let r = send_raw(
+        &app,
+        delivery(&h, &c, other_amount.to_string().as_bytes(), now()),
+    )
+    .await;
     assert_eq!(r.status, 200);
     assert!(payments_of(&app, &h, &inv).await.is_empty());
     assert!(payments_of(&app, &h, &theirs).await.is_empty());
@@ -612,8 +704,14 @@ async fn refunds_come_after_a_credit_note(h: Harness) {
     c.stripe
         .control(&format!("/_standin/sessions/{session}/pay"), json!({}));
     let number = inv["invoice_number"].as_str().unwrap();
-    let back = format!("/invoice/{number}/card?token={}&session_id={session}", token(&inv));
-    assert_eq!(send_raw(&app, h.anonymous(Method::GET, &back)).await.status, 303);
+    let back = format!(
+        "/invoice/{number}/card?token={}&session_id={session}",
+        token(&inv)
+    );
+    assert_eq!(
+        send_raw(&app, h.anonymous(Method::GET, &back)).await.status,
+        303
+    );
     let payment = payments_of(&app, &h, &inv).await[0].clone();
     let refunds = format!("/api/v1/payments/{}/refunds", payment["id"]);
     // Nothing to refund: the customer owes all they paid.
@@ -623,7 +721,10 @@ async fn refunds_come_after_a_credit_note(h: Harness) {
     // Credit first, then refund (through Stripe, with an idempotency key).
     let note = call!(
         &app,
-        h.req(Method::POST, &format!("/api/v1/invoices/{}/credit_notes", inv["id"])),
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/credit_notes", inv["id"])
+        ),
         json!({"reason": "order_change", "amount_cents": 2_500})
     );
     assert_eq!(note.status, 201, "{}", note.body);
@@ -644,19 +745,33 @@ async fn refunds_come_after_a_credit_note(h: Harness) {
         .unwrap()
         .starts_with("refund_"));
     // Twice: nothing left.
-    assert_error(&call!(&app, h.req(Method::POST, &refunds), json!({})), 422, "validation_failed");
+    assert_error(
+        &call!(&app, h.req(Method::POST, &refunds), json!({})),
+        422,
+        "validation_failed",
+    );
     assert_eq!(event_count(&app, &h, "payment.refunded").await, 1);
     // `refund: true` on the credit note refunds at once.
     let note = call!(
         &app,
-        h.req(Method::POST, &format!("/api/v1/invoices/{}/credit_notes", inv["id"])),
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/credit_notes", inv["id"])
+        ),
         json!({"reason": "order_change", "amount_cents": 1_000, "refund": true})
     );
     assert_eq!(note.status, 201, "{}", note.body);
-    let p = call!(&app, h.req(Method::GET, &format!("/api/v1/payments/{}", payment["id"]))).body;
+    let p = call!(
+        &app,
+        h.req(Method::GET, &format!("/api/v1/payments/{}", payment["id"]))
+    )
+    .body;
     assert_eq!(p["amount_refunded_cents"], 3_500);
     let inv_now = invoice_now(&app, &h, &inv).await;
-    assert_eq!((&inv_now["overpaid_cents"], &inv_now["amount_paid_cents"]), (&json!(0), &json!(6_500)));
+    assert_eq!(
+        (&inv_now["overpaid_cents"], &inv_now["amount_paid_cents"]),
+        (&json!(0), &json!(6_500))
+    );
     // Another tenant cannot refund it.
     let stranger = h.stranger_key("Other");
     assert_error(
@@ -690,7 +805,10 @@ fn report_with_file(h: &Harness, inv: &Value, name: &str, bytes: &[u8]) -> TestR
     );
     body.extend_from_slice(bytes);
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let path = format!("/invoice/{}/payments", inv["invoice_number"].as_str().unwrap());
+    let path = format!(
+        "/invoice/{}/payments",
+        inv["invoice_number"].as_str().unwrap()
+    );
     h.anonymous(Method::POST, &path)
         .insert_header((
             "content-type",
@@ -706,7 +824,11 @@ async fn proof_files_are_checked_and_kept_private(h: Harness) {
     let mut big = b"%PDF-1.7".to_vec();
     big.resize(5 * 1024 * 1024 + 1, b' ');
     for (name, bytes, message) in [
-        ("receipt.pdf", b"MZ\x90\x00\x03".to_vec(), "must be a PDF, PNG or JPEG file"),
+        (
+            "receipt.pdf",
+            b"MZ\x90\x00\x03".to_vec(),
+            "must be a PDF, PNG or JPEG file",
+        ),
         ("receipt.pdf", big, "must be at most 5 MB"),
     ] {
         let r = send_raw(&app, report_with_file(&h, &inv, name, &bytes)).await;
@@ -731,11 +853,21 @@ async fn proof_files_are_checked_and_kept_private(h: Harness) {
     assert_eq!(file.bytes, png);
     assert_eq!(file.header("content-type"), "image/png");
     assert_eq!(file.header("x-content-type-options"), "nosniff");
-    assert!(file.header("content-disposition").starts_with("attachment;"));
+    assert!(file
+        .header("content-disposition")
+        .starts_with("attachment;"));
     // Never public, never another tenant's.
-    assert_eq!(send_raw(&app, h.anonymous(Method::GET, &path)).await.status, 401);
+    assert_eq!(
+        send_raw(&app, h.anonymous(Method::GET, &path)).await.status,
+        401
+    );
     let stranger = h.stranger_key("Other");
-    assert_eq!(send_raw(&app, h.req_as(&stranger, Method::GET, &path)).await.status, 403);
+    assert_eq!(
+        send_raw(&app, h.req_as(&stranger, Method::GET, &path))
+            .await
+            .status,
+        403
+    );
     // PDF and JPEG are taken too; without a file the form works as before.
     let inv2 = sent_invoice(&app, &h, 5_000).await;
     let jpeg = b"\xFF\xD8\xFF\xE0\x00\x10JFIF".to_vec();

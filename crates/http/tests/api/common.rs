@@ -122,7 +122,12 @@ impl Harness {
         )
         .unwrap();
         config.gateway = Some(Arc::new(stripe));
-        let store = self.db.store.clone().with_public_url(PUBLIC_URL).with_mail(true);
+        let store = self
+            .db
+            .store
+            .clone()
+            .with_public_url(PUBLIC_URL)
+            .with_mail(true);
         web::Data::new(app_state(store, config, POOL_CONNECTIONS))
     }
 

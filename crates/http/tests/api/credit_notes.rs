@@ -96,7 +96,7 @@ async fn credit_notes_through_the_api(h: Harness) {
             "validation_failed",
         ),
         (
-            json!({"reason": "other", "refund": true}),
+            json!({"reason": "other", "refund_now": true}),
             400,
             "invalid_parameter",
         ),

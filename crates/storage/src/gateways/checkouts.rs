@@ -186,7 +186,9 @@ pub(crate) fn record_checkout(
         return Ok(Recorded::Unpaid(checkout.status));
     }
     let Some(reference) = checkout.payment_reference.as_deref() else {
-        return Ok(Recorded::Ignored("a paid checkout without a payment reference"));
+        return Ok(Recorded::Ignored(
+            "a paid checkout without a payment reference",
+        ));
     };
     let earlier: Option<i64> = scoped!(payments, scope)
         .filter(payments::gateway.eq(kind.as_str()))
@@ -195,10 +197,16 @@ pub(crate) fn record_checkout(
         .first(conn)
         .optional()?;
     if let Some(id) = earlier {
-        return Ok(Recorded::AlreadyPaid(load_payment(conn, scope, PaymentId(id))?));
+        return Ok(Recorded::AlreadyPaid(load_payment(
+            conn,
+            scope,
+            PaymentId(id),
+        )?));
     }
     if inv.currency != row.currency {
-        return Ok(Recorded::Ignored("a checkout in another currency than its invoice"));
+        return Ok(Recorded::Ignored(
+            "a checkout in another currency than its invoice",
+        ));
     }
     // Which of the gateway's checkouts took it, for the merchant who looks it up there.
     let metadata = Metadata::parse(

@@ -16,8 +16,8 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use invoicing_domain::gateway::{
     Checkout, CheckoutRecord, GatewayEvent, GatewayKeys, GatewayKind, GatewayRefund,
-    GatewayRepository, GatewaySettings, NewRefund, Notification, OpenCheckout, ProofFile,
-    Recorded, RefundPlan,
+    GatewayRepository, GatewaySettings, NewRefund, Notification, OpenCheckout, ProofFile, Recorded,
+    RefundPlan,
 };
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::payment::{Payment, PaymentId};

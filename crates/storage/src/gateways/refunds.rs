@@ -89,7 +89,11 @@ pub(crate) fn start(
         inv.amount_paid_cents,
         inv.amount_credited_cents,
     ))?;
-    let left = refundable(money(row.amount_cents)?, money(row.amount_refunded_cents)?, held);
+    let left = refundable(
+        money(row.amount_cents)?,
+        money(row.amount_refunded_cents)?,
+        held,
+    );
     if left == Money::ZERO {
         return Err(invalid(
             "amount_cents",
@@ -187,7 +191,8 @@ fn settle(
             .set(refunds::gateway_refund_id.eq(g))
             .execute(conn)?;
     }
-    let from = RefundStatus::parse(&status).ok_or_else(|| internal(format!("refund {}", refund)))?;
+    let from =
+        RefundStatus::parse(&status).ok_or_else(|| internal(format!("refund {}", refund)))?;
     // Only a pending refund moves; an answer about one that ended changes nothing.
     if from != RefundStatus::Pending || to == RefundStatus::Pending {
         return load_payment(conn, scope, PaymentId(payment_id)).map(Some);
@@ -196,7 +201,13 @@ fn settle(
         .set((refunds::status.eq(to.as_str()), refunds::updated_at.eq(now)))
         .execute(conn)?;
     if to == RefundStatus::Failed {
-        shift(conn, scope, PaymentId(payment_id), InvoiceId(invoice_id), -amount)?;
+        shift(
+            conn,
+            scope,
+            PaymentId(payment_id),
+            InvoiceId(invoice_id),
+            -amount,
+        )?;
     }
     let payment = load_payment(conn, scope, PaymentId(payment_id))?;
     if to == RefundStatus::Succeeded {
@@ -235,4 +246,3 @@ pub(crate) fn changed(
     }
     Ok(())
 }
-

@@ -8,9 +8,7 @@ use crate::secrets::SecretsKey;
 use crate::store::TxError;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
-use invoicing_domain::gateway::{
-    GatewayKeys, GatewayKind, GatewaySettings, Secret, STRIPE_EVENTS,
-};
+use invoicing_domain::gateway::{GatewayKeys, GatewayKind, GatewaySettings, Secret, STRIPE_EVENTS};
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use rand::RngCore;
@@ -145,7 +143,9 @@ pub(crate) fn save(
     );
     let sealed_webhook = match &keys.webhook_secret {
         Some(w) => Some(secrets.seal(w.expose(), &context(scope, kind, "webhook_secret"))),
-        None => before.as_ref().and_then(|b| b.sealed_webhook_secret.clone()),
+        None => before
+            .as_ref()
+            .and_then(|b| b.sealed_webhook_secret.clone()),
     };
     let now = now_db();
     match before {

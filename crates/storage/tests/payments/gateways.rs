@@ -7,8 +7,7 @@ use super::*;
 use invoicing_domain::credit_note::CreditNoteInput;
 use invoicing_domain::gateway::{
     Checkout, CheckoutOwner, CheckoutStatus, GatewayEvent, GatewayKeysInput, GatewayKind,
-    GatewayRefund, GatewayRepository, Notification, ProofFile, Recorded, RefundInput,
-    RefundStatus,
+    GatewayRefund, GatewayRepository, Notification, ProofFile, Recorded, RefundInput, RefundStatus,
 };
 use invoicing_domain::money::Money;
 use invoicing_domain::ports::CreditNoteRepository;
@@ -23,7 +22,9 @@ fn connect(db: &TestDb, scope: Scope) {
     }
     .parse_stripe(scope.environment)
     .unwrap();
-    db.store.save_gateway(scope, STRIPE, &keys, Utc::now()).unwrap();
+    db.store
+        .save_gateway(scope, STRIPE, &keys, Utc::now())
+        .unwrap();
 }
 
 fn checkout(scope: Scope, inv: &Invoice, id: &str, amount: i64) -> Checkout {
@@ -69,13 +70,26 @@ fn keys_are_sealed_and_bound_to_their_tenant(db: TestDb) {
     assert_eq!(endpoint.len(), 32, "{}", shown.webhook_url);
     let keys = db.store.gateway_keys(scope, STRIPE).unwrap().unwrap();
     assert_eq!(keys.secret_key.expose(), "sk_test_SECRETKEYVALUE4242");
-    let (found, by_url) = db.store.gateway_endpoint(STRIPE, &endpoint).unwrap().unwrap();
-    assert_eq!((found.account_id, found.environment), (scope.account_id, scope.environment));
+    let (found, by_url) = db
+        .store
+        .gateway_endpoint(STRIPE, &endpoint)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (found.account_id, found.environment),
+        (scope.account_id, scope.environment)
+    );
     assert_eq!(by_url, keys);
     let live = Scope::new(scope.account_id, Environment::Live);
-    assert!(db.store.gateway_keys(live, STRIPE).unwrap().is_none(), "per environment");
+    assert!(
+        db.store.gateway_keys(live, STRIPE).unwrap().is_none(),
+        "per environment"
+    );
     let other = self::scope(&db);
-    assert!(db.store.gateway_keys(other, STRIPE).unwrap().is_none(), "per account");
+    assert!(
+        db.store.gateway_keys(other, STRIPE).unwrap().is_none(),
+        "per account"
+    );
     // A sealed secret moved into another tenant's row does not open there.
     connect(&db, other);
     let column = |s: Scope| {
@@ -99,8 +113,14 @@ fn keys_are_sealed_and_bound_to_their_tenant(db: TestDb) {
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.extend(std::fs::read(format!("{path}-wal")).unwrap_or_default());
         let text = String::from_utf8_lossy(&bytes);
-        assert!(!text.contains("SECRETKEYVALUE"), "the secret key is stored in clear");
-        assert!(!text.contains("SIGNINGSECRET"), "the webhook secret is stored in clear");
+        assert!(
+            !text.contains("SECRETKEYVALUE"),
+            "the secret key is stored in clear"
+        );
+        assert!(
+            !text.contains("SIGNINGSECRET"),
+            "the webhook secret is stored in clear"
+        );
     }
     // A save without a webhook secret keeps the one saved before.
     let again = GatewayKeysInput {
@@ -110,17 +130,30 @@ fn keys_are_sealed_and_bound_to_their_tenant(db: TestDb) {
     }
     .parse_stripe(scope.environment)
     .unwrap();
-    db.store.save_gateway(scope, STRIPE, &again, Utc::now()).unwrap();
+    db.store
+        .save_gateway(scope, STRIPE, &again, Utc::now())
+        .unwrap();
     let keys = db.store.gateway_keys(scope, STRIPE).unwrap().unwrap();
-    assert_eq!(keys.webhook_secret.unwrap().expose(), "whsec_SIGNINGSECRET9876");
     assert_eq!(
-        db.store.gateway_settings(scope, STRIPE).unwrap().unwrap().webhook_url,
+        keys.webhook_secret.unwrap().expose(),
+        "whsec_SIGNINGSECRET9876"
+    );
+    assert_eq!(
+        db.store
+            .gateway_settings(scope, STRIPE)
+            .unwrap()
+            .unwrap()
+            .webhook_url,
         shown.webhook_url,
         "the webhook URL outlives a change of keys"
     );
     assert!(db.store.delete_gateway(scope, STRIPE).unwrap());
     assert!(!db.store.delete_gateway(scope, STRIPE).unwrap());
-    assert!(db.store.gateway_endpoint(STRIPE, &endpoint).unwrap().is_none());
+    assert!(db
+        .store
+        .gateway_endpoint(STRIPE, &endpoint)
+        .unwrap()
+        .is_none());
 }
 
 fn a_paid_checkout_is_one_payment_whoever_reports_it(db: TestDb) {
@@ -211,9 +244,18 @@ fn reports_that_do_not_fit_change_nothing(db: TestDb) {
     no_owner.owner = None;
     let mut other_currency = paid(c.clone(), "pi_x");
     other_currency.currency = Currency::parse("USD").unwrap();
-    for bad in [unknown, other_amount, other_invoice, no_owner, other_currency] {
+    for bad in [
+        unknown,
+        other_amount,
+        other_invoice,
+        no_owner,
+        other_currency,
+    ] {
         assert!(
-            matches!(db.store.record_checkout(scope, STRIPE, &bad).unwrap(), Recorded::Ignored(_)),
+            matches!(
+                db.store.record_checkout(scope, STRIPE, &bad).unwrap(),
+                Recorded::Ignored(_)
+            ),
             "{bad:?}"
         );
     }
@@ -228,7 +270,10 @@ fn reports_that_do_not_fit_change_nothing(db: TestDb) {
         ));
     }
     let inv = db.store.get_invoice(scope, inv.id).unwrap();
-    assert_eq!((inv.status, inv.amount_paid_cents), (InvoiceStatus::Sent, 0));
+    assert_eq!(
+        (inv.status, inv.amount_paid_cents),
+        (InvoiceStatus::Sent, 0)
+    );
     assert!(events_of(&db, scope, "payment.created").is_empty());
 }
 
@@ -251,12 +296,21 @@ fn a_card_payment_beyond_what_is_due_is_kept_as_overpaid(db: TestDb) {
     let (inv2, c2) = opened(&db, scope, 3_000, "cs_test_late");
     pay(&db, scope, &inv2, 3_000, "verified").unwrap();
     assert!(matches!(
-        db.store.record_checkout(scope, STRIPE, &paid(c2, "pi_late")).unwrap(),
+        db.store
+            .record_checkout(scope, STRIPE, &paid(c2, "pi_late"))
+            .unwrap(),
         Recorded::Paid(_)
     ));
     let inv2 = db.store.get_invoice(scope, inv2.id).unwrap();
-    assert_eq!((inv2.status, inv2.overpaid_cents), (InvoiceStatus::Paid, 3_000));
-    assert_eq!(events_of(&db, scope, "invoice.paid").len(), 2, "paid once each");
+    assert_eq!(
+        (inv2.status, inv2.overpaid_cents),
+        (InvoiceStatus::Paid, 3_000)
+    );
+    assert_eq!(
+        events_of(&db, scope, "invoice.paid").len(),
+        2,
+        "paid once each"
+    );
 }
 
 fn notifications_are_handled_once_and_only_in_their_environment(db: TestDb) {
@@ -293,11 +347,19 @@ fn notifications_are_handled_once_and_only_in_their_environment(db: TestDb) {
         event: GatewayEvent::CheckoutFailed(c.clone()),
     };
     assert_eq!(
-        db.store.record_notification(scope, STRIPE, "ep", &failed).unwrap(),
+        db.store
+            .record_notification(scope, STRIPE, "ep", &failed)
+            .unwrap(),
         Recorded::Noted
     );
     assert_eq!(events_of(&db, scope, "payment.failed").len(), 1);
-    assert_eq!(db.store.get_invoice(scope, inv.id).unwrap().amount_paid_cents, 2_000);
+    assert_eq!(
+        db.store
+            .get_invoice(scope, inv.id)
+            .unwrap()
+            .amount_paid_cents,
+        2_000
+    );
 }
 
 fn refund_input(amount: Option<i64>) -> invoicing_domain::gateway::NewRefund {
@@ -332,21 +394,35 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
     .parse()
     .unwrap()
     .0;
-    let note = db.store.create_credit_note(scope, inv.id, credit, None).unwrap();
+    let note = db
+        .store
+        .create_credit_note(scope, inv.id, credit, None)
+        .unwrap();
     assert_eq!(note.refund_due_cents, 2_500);
-    let too_much = db.store.start_refund(scope, card.id, &refund_input(Some(2_501)));
+    let too_much = db
+        .store
+        .start_refund(scope, card.id, &refund_input(Some(2_501)));
     assert!(matches!(too_much, Err(RepoError::Invalid(_))));
-    let plan = db.store.start_refund(scope, card.id, &refund_input(None)).unwrap();
+    let plan = db
+        .store
+        .start_refund(scope, card.id, &refund_input(None))
+        .unwrap();
     assert_eq!(plan.amount.minor(), 2_500);
     assert_eq!(plan.gateway, Some((STRIPE, "pi_refund".to_string())));
     assert!(plan.idempotency_key.starts_with("refund_"));
     // Reserved while the gateway is asked: a second refund finds nothing left.
-    assert!(db.store.start_refund(scope, card.id, &refund_input(None)).is_err());
+    assert!(db
+        .store
+        .start_refund(scope, card.id, &refund_input(None))
+        .is_err());
     // The gateway refuses: the amount is refundable again.
     let failed = db.store.finish_refund(scope, &plan, None).unwrap();
     assert_eq!(failed.amount_refunded_cents, 0);
     assert_eq!(failed.refunds[0].status, RefundStatus::Failed);
-    let plan = db.store.start_refund(scope, card.id, &refund_input(None)).unwrap();
+    let plan = db
+        .store
+        .start_refund(scope, card.id, &refund_input(None))
+        .unwrap();
     let done = GatewayRefund {
         id: "re_1".into(),
         payment_reference: Some("pi_refund".into()),
@@ -355,7 +431,10 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
     };
     let pending = db.store.finish_refund(scope, &plan, Some(&done)).unwrap();
     assert_eq!(pending.amount_refunded_cents, 2_500);
-    assert!(events_of(&db, scope, "payment.refunded").is_empty(), "not yet");
+    assert!(
+        events_of(&db, scope, "payment.refunded").is_empty(),
+        "not yet"
+    );
     // The gateway's notification settles it, once.
     let settled = Notification {
         id: "evt_refund".into(),
@@ -365,7 +444,9 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
             ..done
         }),
     };
-    db.store.record_notification(scope, STRIPE, "ep", &settled).unwrap();
+    db.store
+        .record_notification(scope, STRIPE, "ep", &settled)
+        .unwrap();
     let payment = db.store.get_payment(scope, card.id).unwrap();
     assert_eq!(payment.refunds.len(), 2);
     assert_eq!(payment.refunds[1].status, RefundStatus::Succeeded);
@@ -375,7 +456,12 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
         (inv.amount_paid_cents, inv.overpaid_cents, inv.status),
         (7_500, 0, InvoiceStatus::Paid)
     );
-    assert!(db.store.start_refund(scope, card.id, &refund_input(None)).is_err(), "twice");
+    assert!(
+        db.store
+            .start_refund(scope, card.id, &refund_input(None))
+            .is_err(),
+        "twice"
+    );
     // A transfer is paid back by hand: done when recorded.
     let inv2 = invoice(&db, scope, "t@example.com", 1_000, true);
     let transfer = pay(&db, scope, &inv2, 1_000, "verified").unwrap();
@@ -384,8 +470,13 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
         .parse()
         .unwrap()
         .0;
-    db.store.create_credit_note(scope, inv2.id, credit, None).unwrap();
-    let plan = db.store.start_refund(scope, transfer.id, &refund_input(None)).unwrap();
+    db.store
+        .create_credit_note(scope, inv2.id, credit, None)
+        .unwrap();
+    let plan = db
+        .store
+        .start_refund(scope, transfer.id, &refund_input(None))
+        .unwrap();
     assert_eq!((plan.gateway.clone(), plan.amount.minor()), (None, 1_000));
     let payment = db.store.get_payment(scope, transfer.id).unwrap();
     assert_eq!(payment.refunds[0].status, RefundStatus::Succeeded);
@@ -393,7 +484,8 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
     // Another tenant's payment is not theirs to refund.
     let other = self::scope(&db);
     assert!(matches!(
-        db.store.start_refund(other, transfer.id, &refund_input(None)),
+        db.store
+            .start_refund(other, transfer.id, &refund_input(None)),
         Err(RepoError::Forbidden)
     ));
 }
@@ -410,7 +502,10 @@ fn proof_files_stay_with_their_payment(db: TestDb) {
     db.store.attach_proof(scope, p.id, &file).unwrap();
     assert_eq!(db.store.payment_proof(scope, p.id).unwrap(), Some(file));
     let shown = db.store.get_payment(scope, p.id).unwrap().proof.unwrap();
-    assert_eq!((shown.content_type.as_str(), shown.bytes), ("application/pdf", 16));
+    assert_eq!(
+        (shown.content_type.as_str(), shown.bytes),
+        ("application/pdf", 16)
+    );
     assert_eq!(events_of(&db, scope, "payment.proof_uploaded").len(), 1);
     let other = self::scope(&db);
     assert!(matches!(

@@ -3,11 +3,11 @@
 //! removed. The same operations as `PUT /api/v1/account/logo` decide what is a logo.
 
 use crate::binary::{self, Binary};
-use crate::multipart::{read_upload, UploadError};
 use crate::dashboard::form::Form;
 use crate::dashboard::session::{check_post, visitor};
 use crate::dashboard::{respond, see_other, Refusal};
 use crate::error::ApiError;
+use crate::multipart::{read_upload, UploadError};
 use crate::ops::refuse_logo;
 use crate::routes::pages::FormBody;
 use crate::AppState;

@@ -36,9 +36,7 @@ pub fn card_offer(gateway: Option<&dyn PaymentGateway>, connected: bool, inv: &I
 
 /// Session ids as gateways write them; anything else is never sent on.
 fn plausible_session(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 255
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    !id.is_empty() && id.len() <= 255 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// Where the customer goes: the URL of the gateway's page for the invoice's amount due.
@@ -103,7 +101,9 @@ pub async fn start_card_payment(
     let (g, k) = (gateway.clone(), keys.clone());
     let opened = gateway_call(move || g.create_checkout(&k, &request)).await?;
     let url = opened.url.clone().ok_or_else(|| {
-        ApiError::from(GatewayError::Malformed("an open checkout without a URL".into()))
+        ApiError::from(GatewayError::Malformed(
+            "an open checkout without a URL".into(),
+        ))
     })?;
     let repos = state.repos();
     blocking(move || repos.save_checkout(scope, STRIPE, id, &opened)).await?;
@@ -135,8 +135,7 @@ async fn reuse(
         .await?;
         let repos = state.repos();
         let reported = now.clone();
-        let recorded =
-            blocking(move || repos.record_checkout(scope, STRIPE, &reported)).await?;
+        let recorded = blocking(move || repos.record_checkout(scope, STRIPE, &reported)).await?;
         if let Recorded::Paid(_) | Recorded::AlreadyPaid(_) = recorded {
             // Paid meanwhile: the page says so.
             return Ok(Some(format!(

@@ -51,7 +51,10 @@ impl Ops {
 
     /// `PUT /api/v1/account/gateways/stripe`: the keys checked against Stripe, then kept
     /// sealed; the settings as `GET` shows them.
-    pub async fn connect_stripe(&self, input: GatewayKeysInput) -> Result<GatewaySettings, ApiError> {
+    pub async fn connect_stripe(
+        &self,
+        input: GatewayKeysInput,
+    ) -> Result<GatewaySettings, ApiError> {
         let scope = self.require_gateway_admin()?;
         let keys = input.parse_stripe(scope.environment)?;
         let gateway = self.gateway()?;
@@ -69,8 +72,10 @@ impl Ops {
                 other => ApiError::from(other),
             })?;
         let now = self.clock.now();
-        self.run(scope, "gateway", move |r, s| r.save_gateway(s, STRIPE, &keys, now))
-            .await
+        self.run(scope, "gateway", move |r, s| {
+            r.save_gateway(s, STRIPE, &keys, now)
+        })
+        .await
     }
 
     /// `GET /api/v1/account/gateways/stripe`: never a secret.

@@ -28,20 +28,18 @@ pub async fn receive_notification(
     let (scope, keys) = blocking(move || repos.gateway_endpoint(STRIPE, &e))
         .await?
         .ok_or_else(|| ApiError::resource_missing("webhook endpoint"))?;
-    let secret = keys
-        .webhook_secret
-        .ok_or(GatewayError::BadSignature("no signing secret is saved for this endpoint"))?;
+    let secret = keys.webhook_secret.ok_or(GatewayError::BadSignature(
+        "no signing secret is saved for this endpoint",
+    ))?;
     let signature = signature.ok_or(GatewayError::BadSignature("no Stripe-Signature header"))?;
     let now = state.config.clock.now();
-    let notification = gateway_call(move || {
-        gateway.verify_notification(&secret, &signature, &payload, now)
-    })
-    .await?;
+    let notification =
+        gateway_call(move || gateway.verify_notification(&secret, &signature, &payload, now))
+            .await?;
     let repos = state.repos();
-    let recorded = blocking(move || {
-        repos.record_notification(scope, STRIPE, &endpoint, &notification)
-    })
-    .await?;
+    let recorded =
+        blocking(move || repos.record_notification(scope, STRIPE, &endpoint, &notification))
+            .await?;
     if let Recorded::Ignored(why) = &recorded {
         log::warn!("stripe webhook ignored: {why}");
     }

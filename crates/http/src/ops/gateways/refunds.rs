@@ -7,9 +7,7 @@ use crate::error::ApiError;
 use crate::ops::Ops;
 use crate::path_id::Id;
 use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::gateway::{
-    GatewayError, NewRefund, ProofFile, RefundInput, RefundRequest,
-};
+use invoicing_domain::gateway::{GatewayError, NewRefund, ProofFile, RefundInput, RefundRequest};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::money::Money;
 use invoicing_domain::paging::PageRequest;
@@ -43,7 +41,9 @@ impl Ops {
         };
         let page = PageRequest::new(1, 100).ok_or_else(ApiError::internal)?;
         let payments = self
-            .run(scope, "invoice", move |r, s| r.list_payments(s, &filter, page))
+            .run(scope, "invoice", move |r, s| {
+                r.list_payments(s, &filter, page)
+            })
             .await?
             .data;
         let mut left = amount;
@@ -69,7 +69,9 @@ impl Ops {
             .run(scope, "payment", move |r, s| r.start_refund(s, id, &new))
             .await?;
         let Some((kind, reference)) = plan.gateway.clone() else {
-            return self.run(scope, "payment", move |r, s| r.get_payment(s, id)).await;
+            return self
+                .run(scope, "payment", move |r, s| r.get_payment(s, id))
+                .await;
         };
         let keys = self
             .run(scope, "payment", move |r, s| r.gateway_keys(s, kind))
@@ -91,15 +93,19 @@ impl Ops {
         };
         match asked {
             Ok(done) => {
-                self.run(scope, "payment", move |r, s| r.finish_refund(s, &plan, Some(&done)))
-                    .await
+                self.run(scope, "payment", move |r, s| {
+                    r.finish_refund(s, &plan, Some(&done))
+                })
+                .await
             }
             // The gateway may have made it: the refund stays pending and its notification
             // (or a retry with the same key) settles it.
             Err(e @ (GatewayError::Unreachable(_) | GatewayError::Malformed(_))) => Err(e.into()),
             Err(e) => {
-                self.run(scope, "payment", move |r, s| r.finish_refund(s, &plan, None))
-                    .await?;
+                self.run(scope, "payment", move |r, s| {
+                    r.finish_refund(s, &plan, None)
+                })
+                .await?;
                 Err(e.into())
             }
         }

@@ -5,27 +5,27 @@
 
 use super::public_pdf;
 use super::report_form;
-use super::{form_text, form_token, read_form, require_form};
-use crate::multipart::{is_multipart, read_upload, UploadError};
-use invoicing_domain::payment_proof::{parse_proof, ProofError, PROOF_MAX_BYTES};
 use super::{
     allow_form_target, limit_public, missing_as, money, query_token, render, valid_token,
     DocumentParts, DocumentView,
 };
-use crate::ops::gateways::card_offer;
-use invoicing_domain::gateway::GatewayKind;
-use invoicing_domain::invoice_status::InvoiceStatus;
+use super::{form_text, form_token, read_form, require_form};
 use crate::error::ApiError;
+use crate::multipart::{is_multipart, read_upload, UploadError};
+use crate::ops::gateways::card_offer;
 use crate::{blocking, AppState};
 use actix_web::http::header::LOCATION;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use invoicing_domain::gateway::GatewayKind;
 use invoicing_domain::invoice::PublicInvoice;
+use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::payment::{PaymentReportInput, REFERENCE_MAX};
 use invoicing_domain::payment_amount::{self as amount_text, reported, MajorAmount};
+use invoicing_domain::payment_proof::{parse_proof, ProofError, PROOF_MAX_BYTES};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::Repositories;
 use invoicing_domain::supply::Supply;
@@ -317,6 +317,34 @@ impl utoipa::PartialSchema for PaymentReportForm {
 
 impl utoipa::ToSchema for PaymentReportForm {}
 
+/// The same form with its optional proof of transfer, as a browser posts a file input.
+pub(crate) struct PaymentReportUpload;
+
+impl utoipa::PartialSchema for PaymentReportUpload {
+    fn schema() -> RefOr<Schema> {
+        let RefOr::T(Schema::Object(form)) = PaymentReportForm::schema() else {
+            return PaymentReportForm::schema();
+        };
+        let mut upload = ObjectBuilder::from(form).description(Some(
+            "The invoice page's \"report a payment\" form with a proof of the transfer",
+        ));
+        upload = upload.property(
+            "proof",
+            ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::String)
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::Binary,
+                )))
+                .description(Some(
+                    "Optional: a PDF, PNG or JPEG of at most 5 MiB, judged by its bytes",
+                )),
+        );
+        upload.into()
+    }
+}
+
+impl utoipa::ToSchema for PaymentReportUpload {}
+
 /// The shape of what [`MajorAmount::parse_in`] reads: digits with separators and spaces, a
 /// currency sign or code before or after (the grouping itself is the parser's to check).
 const AMOUNT_PATTERN: &str = r"^\s*[^0-9\s]{0,4}\s*[0-9.,][0-9.,\s]*\s*[^0-9\s]{0,4}\s*$";
@@ -367,7 +395,7 @@ fn storage_reasons(t: Locale, errors: Vec<FieldError>) -> Vec<String> {
     params(("number" = String, Path, description = "Invoice number")),
     request_body(content(
         (PaymentReportForm = "application/x-www-form-urlencoded"),
-        (PaymentReportForm = "multipart/form-data"),
+        (PaymentReportUpload = "multipart/form-data"),
     ), description = "The form as a browser posts it; `multipart/form-data` when it carries `proof`: a PDF, PNG or JPEG of at most 5 MiB, judged by its bytes"),
     responses(
         (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)",
@@ -482,7 +510,10 @@ async fn read_report(
         Err(UploadError::Body(e)) => return Err(e),
         Err(UploadError::TooLarge) => return Err(ApiError::form_too_large()),
         Err(UploadError::NotMultipart | UploadError::Unreadable) => {
-            return Err(ApiError::invalid_parameter("body", "the form could not be read"))
+            return Err(ApiError::invalid_parameter(
+                "body",
+                "the form could not be read",
+            ))
         }
     };
     let form = PaymentReportForm {

@@ -323,7 +323,8 @@ pub(crate) fn allow_form_target(res: &mut HttpResponse, origin: &str) {
         "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' {origin}; frame-ancestors 'none'"
     );
     if let Ok(value) = HeaderValue::from_str(&policy) {
-        res.headers_mut().insert(header::CONTENT_SECURITY_POLICY, value);
+        res.headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, value);
     }
 }
 

@@ -95,7 +95,9 @@ impl StandIn {
         let auth = format!("Bearer {secret}");
         let mut res = match method {
             "GET" => ureq::get(&url).header("Authorization", &auth).call(),
-            _ => ureq::post(&url).header("Authorization", &auth).send_form(form.to_vec()),
+            _ => ureq::post(&url)
+                .header("Authorization", &auth)
+                .send_form(form.to_vec()),
         }
         .unwrap();
         res.body_mut().read_json().unwrap()
