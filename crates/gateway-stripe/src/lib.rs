@@ -18,6 +18,9 @@ mod objects;
 mod signature;
 mod units;
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 pub use client::{STRIPE_VERSION, USER_AGENT};
 pub use signature::{sign_notification, SIGNATURE_TOLERANCE_SECS};
 pub use units::{chargeable, from_stripe_units};

@@ -12,123 +12,14 @@ use invoicing_domain::gateway::{
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::money::Money;
 use invoicing_domain::tenant::{AccountId, Environment};
+use invoicing_gateway_stripe::testing::StandIn;
 use invoicing_gateway_stripe::{StripeGateway, STRIPE_VERSION, USER_AGENT};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
-/// The stand-in, stopped (by its own process id) when dropped.
-struct StandIn {
-    child: Child,
-    base: String,
-    dir: PathBuf,
-    agent: ureq::Agent,
-}
-
-impl Drop for StandIn {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-impl StandIn {
-    /// `None` (with the reason printed) only when there is no `python3`.
-    fn start() -> Option<StandIn> {
-        if Command::new("python3").arg("--version").output().is_err() {
-            eprintln!("skipped: python3 is not installed, so the Stripe stand-in cannot run");
-            return None;
-        }
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/stripe_standin/standin.py");
-        assert!(script.exists(), "{} is missing", script.display());
-        let dir = std::env::temp_dir().join(format!(
-            "stripe-standin-{}-{}",
-            std::process::id(),
-            Utc::now().timestamp_nanos_opt().unwrap_or_default()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let port_file = dir.join("port");
-        let mut child = Command::new("python3")
-            .arg(&script)
-            .args(["--port", "0", "--port-file"])
-            .arg(&port_file)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("python3 runs the stand-in");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let port = loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                if let Ok(port) = text.trim().parse::<u16>() {
-                    break port;
-                }
-            }
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("the stand-in exited before listening: {status}");
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("the stand-in did not listen within 20 s");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let agent = ureq::Agent::config_builder()
-            .proxy(None)
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(30)))
-            .build()
-            .into();
-        Some(StandIn {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-            dir,
-            agent,
-        })
-    }
-
-    /// A control-API call; the JSON it answers.
-    fn control(&self, path: &str, body: Value) -> Value {
-        let mut response = self
-            .agent
-            .post(format!("{}{path}", self.base))
-            .send_json(&body)
-            .unwrap();
-        let status = response.status().as_u16();
-        let value: Value = response.body_mut().read_json().unwrap();
-        assert_eq!(status, 200, "{path}: {value}");
-        value
-    }
-
-    fn requests(&self, account: &str) -> Vec<Value> {
-        let mut response = self
-            .agent
-            .get(format!("{}/_standin/requests?account={account}", self.base))
-            .call()
-            .unwrap();
-        let value: Value = response.body_mut().read_json().unwrap();
-        value["requests"].as_array().unwrap().clone()
-    }
-
-    /// A webhook endpoint for every event, made through Stripe's API; its signing secret.
-    fn webhook_endpoint(&self, secret_key: &str, url: &str) -> Secret {
-        let mut response = self
-            .agent
-            .post(format!("{}/v1/webhook_endpoints", self.base))
-            .header("Authorization", &format!("Bearer {secret_key}"))
-            .send_form([("url", url), ("enabled_events[0]", "*")])
-            .unwrap();
-        let value: Value = response.body_mut().read_json().unwrap();
-        let secret = value["secret"].as_str().expect("a signing secret");
-        assert!(secret.starts_with("whsec_"), "{secret}");
-        Secret::new(secret)
-    }
-}
+use std::time::Duration;
 
 /// A webhook receiver on 127.0.0.1: every delivery answered 200 and passed on as
 /// `(Stripe-Signature, body)`.
@@ -205,7 +96,7 @@ fn checkout_request(invoice: i64, minor: i64, currency: &str) -> CheckoutRequest
 
 #[test]
 fn the_adapter_and_the_stand_in_agree() {
-    let Some(standin) = StandIn::start() else {
+    let Some(standin) = python3().then(StandIn::start) else {
         return;
     };
     let account = standin.control("/_standin/accounts", json!({}));
@@ -220,7 +111,7 @@ fn the_adapter_and_the_stand_in_agree() {
     };
     let gateway = StripeGateway::new(&standin.base, Duration::from_secs(10)).unwrap();
     let (hook_url, deliveries) = receiver();
-    let webhook_secret = standin.webhook_endpoint(keys.secret_key.expose(), &hook_url);
+    let webhook_secret = Secret::new(standin.endpoint(keys.secret_key.expose(), &hook_url));
 
     // Keys: the account's own, then one the stand-in never issued, then a publishable one.
     gateway.check_keys(&keys).unwrap();
@@ -329,7 +220,7 @@ fn the_adapter_and_the_stand_in_agree() {
     );
 
     // What went over the wire, as the stand-in saw it.
-    let requests = standin.requests(&account_id);
+    let requests = standin.requests(Some(&account_id));
     let ours: Vec<&Value> = requests
         .iter()
         .filter(|r| r["user_agent"] == USER_AGENT)
@@ -421,4 +312,16 @@ fn the_adapter_and_the_stand_in_agree() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), notifications.len());
+}
+
+/// Whether `python3` runs here (the stand-in needs nothing else); said when not.
+fn python3() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !ok {
+        eprintln!("skipped: python3 is not installed, so the Stripe stand-in cannot run");
+    }
+    ok
 }

@@ -388,7 +388,7 @@ async fn pay_by_card_opens_one_checkout_per_amount(h: Harness) {
     );
     assert_eq!(new["amount_total"], 10_000);
     // Every POST to Stripe carried an idempotency key and the pinned version.
-    let ours = c.stripe.requests().into_iter().filter(|r| {
+    let ours = c.stripe.requests(None).into_iter().filter(|r| {
         r["user_agent"]
             .as_str()
             .unwrap_or("")
@@ -735,7 +735,7 @@ async fn refunds_come_after_a_credit_note(h: Harness) {
     assert_eq!(refunded.body["refunds"][0]["status"], "succeeded");
     let asked: Vec<Value> = c
         .stripe
-        .requests()
+        .requests(None)
         .into_iter()
         .filter(|r| r["path"] == "/v1/refunds")
         .collect();
