@@ -148,7 +148,11 @@ pub struct ServeArgs {
     pub secrets_key: Option<invoicing_storage::secrets::SecretsKey>,
     /// Stripe's API (SPEC §25); tests point it at a local stand-in (plain http only for
     /// loopback addresses).
-    #[arg(long, env = "STRIPE_API_BASE", default_value = "https://api.stripe.com")]
+    #[arg(
+        long,
+        env = "STRIPE_API_BASE",
+        default_value = "https://api.stripe.com"
+    )]
     pub stripe_api_base: String,
     /// The first dashboard owner of a new install (SPEC §27): the person the printed
     /// set-password link is for.

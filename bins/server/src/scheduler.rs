@@ -8,12 +8,12 @@
 
 use actix_web::web;
 use chrono::Utc;
+use invoicing_domain::gateway::PaymentGateway;
 use invoicing_domain::idempotency::RETENTION;
 use invoicing_domain::ports::{
     EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RateLimits,
     RecurringRepository, UserRepository,
 };
-use invoicing_domain::gateway::PaymentGateway;
 use invoicing_http::ops::gateways::sweep_checkouts;
 use invoicing_storage::Store;
 use std::sync::Arc;
@@ -24,7 +24,11 @@ const CHECKOUT_SWEEP_MAX: Duration = Duration::from_secs(15);
 
 pub async fn run(store: Store, gateway: Option<Arc<dyn PaymentGateway>>, every: Duration) {
     if let Some(gateway) = gateway {
-        actix_web::rt::spawn(checkouts(store.clone(), gateway, every.min(CHECKOUT_SWEEP_MAX)));
+        actix_web::rt::spawn(checkouts(
+            store.clone(),
+            gateway,
+            every.min(CHECKOUT_SWEEP_MAX),
+        ));
     }
     let mut tick = actix_web::rt::time::interval(every);
     loop {
@@ -74,9 +78,10 @@ async fn checkouts(store: Store, gateway: Arc<dyn PaymentGateway>, every: Durati
     loop {
         tick.tick().await;
         let (s, g) = (store.clone(), gateway.clone());
-        sweep("card payment(s) recorded by the checkout sweep", move || {
-            sweep_checkouts(&s, g.as_ref(), Utc::now())
-        })
+        sweep(
+            "card payment(s) recorded by the checkout sweep",
+            move || sweep_checkouts(&s, g.as_ref(), Utc::now()),
+        )
         .await;
     }
 }

@@ -5,6 +5,8 @@
 
 #[path = "resilience/backups.rs"]
 mod backups;
+#[path = "resilience/card_payments.rs"]
+mod card_payments;
 mod common;
 
 use common::proxy::Proxy;

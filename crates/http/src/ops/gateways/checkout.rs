@@ -190,6 +190,8 @@ pub async fn card_return(
     let Ok(checkout) = asked else {
         return Ok(CardOutcome::Confirming);
     };
+    // Stripe has the money and this process has not written it down yet.
+    crate::failpoint::hit("card_return.before_record");
     let repos = state.repos();
     let recorded = blocking(move || repos.record_checkout(scope, STRIPE, &checkout)).await?;
     Ok(match recorded {

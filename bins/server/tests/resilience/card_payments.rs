@@ -1,0 +1,134 @@
+//! A card payment Stripe took while the server died before writing it down (`kill -9` between
+//! Stripe's "paid" and the commit), its webhook lost: the restarted server's sweep asks Stripe
+//! and records it, once. SPEC §25, on both backends, against the repository's Stripe stand-in.
+
+use super::*;
+use invoicing_gateway_stripe::testing::StandIn;
+
+fn form_post(agent: &ureq::Agent, url: &str, body: &str) -> ureq::http::Response<ureq::Body> {
+    let req = ureq::http::Request::builder()
+        .method("POST")
+        .uri(url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body.to_string())
+        .unwrap();
+    agent.run(req).unwrap()
+}
+
+fn killed_after_stripe_took_the_money(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let stripe = StandIn::start();
+    stripe.webhooks("fail");
+    let account = stripe.account();
+    let dir = data_dir(&format!("card-crash-{backend:?}"));
+    let url = match backend {
+        Backend::Sqlite => db_url(&dir),
+        Backend::Postgres => db.url.clone(),
+    };
+    let mut server = start_with(
+        &dir,
+        &[
+            ("DATABASE_URL", &url),
+            ("STRIPE_API_BASE", &stripe.base),
+            ("INVOICING_FAILPOINT", "card_return.before_record"),
+            ("RATE_LIMIT_BURST", "1000"),
+        ],
+    );
+    let key = server.printed_key().expect("an API key");
+    let api = common::api::Api::new(&server, &dir, &key);
+    api.ok(
+        "PUT",
+        "/account/gateways/stripe",
+        Some(
+            json!({"secret_key": account.test_secret, "publishable_key": account.test_publishable}),
+        ),
+    );
+    let id = api.invoice("ada@example.com");
+    let inv = api.ok("POST", &format!("/invoices/{id}/send"), None);
+    let number = inv["invoice_number"].as_str().unwrap();
+    let token = inv["payment_link"]
+        .as_str()
+        .unwrap()
+        .split("token=")
+        .nth(1)
+        .unwrap();
+    let agent = bounded_agent(&dir);
+    let started = form_post(
+        &agent,
+        &format!("{}/invoice/{number}/card", server.https),
+        &format!("token={token}"),
+    );
+    assert_eq!(started.status().as_u16(), 303);
+    let checkout = started.headers()["location"].to_str().unwrap().to_string();
+    assert!(checkout.starts_with(&stripe.base), "{checkout}");
+    let session = StandIn::session_of(&checkout);
+    stripe.control(&format!("/_standin/sessions/{session}/pay"), json!({}));
+    // The customer comes back; the server dies between Stripe's "paid" and its commit.
+    let back = format!(
+        "{}/invoice/{number}/card?token={token}&session_id={session}",
+        server.https
+    );
+    assert!(
+        agent.get(&back).call().is_err(),
+        "the process died before answering"
+    );
+    let status = server.child.wait().unwrap();
+    assert!(!status.success(), "aborted: {status}");
+
+    // Restarted, with its webhook lost for good: the sweep asks Stripe and records it.
+    let server = start_with(
+        &dir,
+        &[
+            ("DATABASE_URL", &url),
+            ("STRIPE_API_BASE", &stripe.base),
+            ("RATE_LIMIT_BURST", "1000"),
+        ],
+    );
+    let api = common::api::Api::new(&server, &dir, &key);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let now = api.ok("GET", &format!("/invoices/{id}"), None);
+        if now["status"] == "paid" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not recorded by the sweep: {now}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // Coming back again (a reload) finds it recorded: one payment.
+    let back = format!(
+        "{}/invoice/{number}/card?token={token}&session_id={session}",
+        server.https
+    );
+    let agent = bounded_agent(&dir);
+    let again = agent.get(&back).call().unwrap();
+    assert_eq!(again.status().as_u16(), 303);
+    let payments = api.ok("GET", &format!("/payments?invoice_id={id}"), None);
+    assert_eq!(payments["data"].as_array().unwrap().len(), 1, "{payments}");
+    assert_eq!(payments["data"][0]["method"], "card");
+    assert!(server.stop().success());
+    drop(db);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "failpoints"),
+    ignore = "needs the failpoints feature (scripts/test turns it on)"
+)]
+fn sqlite_a_card_payment_survives_a_kill_before_its_commit() {
+    killed_after_stripe_took_the_money(Backend::Sqlite);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "failpoints"),
+    ignore = "needs the failpoints feature (scripts/test turns it on)"
+)]
+fn postgres_a_card_payment_survives_a_kill_before_its_commit() {
+    killed_after_stripe_took_the_money(Backend::Postgres);
+}
