@@ -1,10 +1,10 @@
-//! The operator commands: accounts, keys and dashboard users (`cli/users.rs`), printed as JSON
-//! on stdout.
+//! The operator commands: accounts, keys, dashboard users (`cli/users.rs`) and tenants' sealed
+//! secrets, printed as JSON on stdout.
 
 mod users;
 pub use users::users;
 
-use crate::config::{AccountsCommand, KeysCommand};
+use crate::config::{AccountsCommand, KeysCommand, SecretsCommand};
 use anyhow::{anyhow, Context, Result};
 use chrono::{DateTime, Utc};
 use invoicing_domain::api_key::{
@@ -22,6 +22,23 @@ pub(crate) fn open(url: &str) -> Result<Store> {
     let store = Store::connect(url, 2)?;
     store.migrate()?;
     Ok(store)
+}
+
+pub fn secrets(cmd: SecretsCommand) -> Result<()> {
+    match cmd {
+        SecretsCommand::Reseal { db, secrets_key } => {
+            let store = open(&db.database_url)?.with_secrets(secrets_key);
+            let resealed = store.reseal_secrets()?;
+            println!("{}", json!({ "resealed": resealed }));
+        }
+        SecretsCommand::Generate => {
+            println!(
+                "{}",
+                json!({ "secrets_key": invoicing_storage::secrets::SecretsKey::generate() })
+            );
+        }
+    }
+    Ok(())
 }
 
 pub fn key_json(key: &ApiKey, plain: Option<&str>) -> Value {

@@ -46,6 +46,23 @@ pub enum Command {
     /// Everything of one account and environment as a ZIP: JSON Lines per resource and the
     /// PDFs of every document that left draft.
     Export(ExportArgs),
+    /// Tenants' sealed secrets (SPEC §25).
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SecretsCommand {
+    /// After SECRETS_KEY became "new,old": seal every secret again with the new key (then the
+    /// old one can go); prints {"resealed": n}.
+    Reseal {
+        #[command(flatten)]
+        db: DbArgs,
+        #[arg(long, env = "SECRETS_KEY", hide_env_values = true, value_parser = secrets_key)]
+        secrets_key: invoicing_storage::secrets::SecretsKey,
+    },
+    /// A new key for SECRETS_KEY (base64 of 32 random bytes).
+    Generate,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -38,6 +38,7 @@ fn main() {
         Some(Command::Backup(args)) => backups::backup_now(&args.db.database_url, &args.to),
         Some(Command::Restore(args)) => backups::restore(&args.db.database_url, &args.from),
         Some(Command::Export(args)) => backups::export(&args),
+        Some(Command::Secrets(cmd)) => cli::secrets(cmd),
     };
     let _ = std::io::stdout().flush();
     if let Err(e) = result {

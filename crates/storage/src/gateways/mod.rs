@@ -24,6 +24,14 @@ use invoicing_domain::payment::{Payment, PaymentId};
 use invoicing_domain::ports::RepoResult;
 use invoicing_domain::tenant::Scope;
 
+impl Store {
+    /// Seals every tenant secret sealed with an older key again with the first key of
+    /// `SECRETS_KEY` (`invoicing-server secrets reseal`); how many connections changed.
+    pub fn reseal_secrets(&self) -> RepoResult<usize> {
+        self.write(|conn| settings::reseal(conn, &self.secrets))
+    }
+}
+
 impl GatewayRepository for Store {
     fn save_gateway(
         &self,

@@ -199,3 +199,42 @@ pub(crate) fn delete(
     .execute(conn)?;
     Ok(n > 0)
 }
+
+/// Seals every stale secret again with the key that seals now (after a rotation of
+/// `SECRETS_KEY` to "new,old"); how many values changed.
+pub(crate) fn reseal(conn: &mut AnyConnection, secrets: &SecretsKey) -> Result<usize, TxError> {
+    let rows = gateway_accounts::table
+        .select(GatewayRow::as_select())
+        .load::<GatewayRow>(conn)?;
+    let mut changed = 0;
+    for row in rows {
+        let stale = secrets.is_stale(&row.sealed_secret_key)
+            || row
+                .sealed_webhook_secret
+                .as_deref()
+                .is_some_and(|w| secrets.is_stale(w));
+        if !stale {
+            continue;
+        }
+        let (scope, kind) = (row.scope(), row.kind()?);
+        let keys = row.keys(secrets)?;
+        let sealed_secret = secrets.seal(
+            keys.secret_key.expose(),
+            &context(scope, kind, "secret_key"),
+        );
+        let sealed_webhook = keys
+            .webhook_secret
+            .as_ref()
+            .map(|w| secrets.seal(w.expose(), &context(scope, kind, "webhook_secret")));
+        diesel::update(
+            scoped!(gateway_accounts, scope).filter(gateway_accounts::gateway.eq(kind.as_str())),
+        )
+        .set((
+            gateway_accounts::sealed_secret_key.eq(&sealed_secret),
+            gateway_accounts::sealed_webhook_secret.eq(&sealed_webhook),
+        ))
+        .execute(conn)?;
+        changed += 1;
+    }
+    Ok(changed)
+}

@@ -514,7 +514,44 @@ fn proof_files_stay_with_their_payment(db: TestDb) {
     ));
 }
 
+fn a_rotated_secrets_key_reseals_every_connection(db: TestDb) {
+    use invoicing_storage::secrets::SecretsKey;
+    let (old, new) = (SecretsKey::generate(), SecretsKey::generate());
+    let before = db
+        .store
+        .clone()
+        .with_secrets(SecretsKey::parse(&old).unwrap());
+    let scope = scope(&db);
+    let keys = GatewayKeysInput {
+        secret_key: Some("sk_test_rotate1234".into()),
+        publishable_key: Some("pk_test_x".into()),
+        webhook_secret: Some("whsec_rotate".into()),
+    }
+    .parse_stripe(scope.environment)
+    .unwrap();
+    before
+        .save_gateway(scope, STRIPE, &keys, Utc::now())
+        .unwrap();
+    let only_new = db
+        .store
+        .clone()
+        .with_secrets(SecretsKey::parse(&new).unwrap());
+    assert!(
+        only_new.gateway_keys(scope, STRIPE).is_err(),
+        "the old key is needed yet"
+    );
+    let both = db
+        .store
+        .clone()
+        .with_secrets(SecretsKey::parse(&format!("{new},{old}")).unwrap());
+    assert_eq!(both.gateway_keys(scope, STRIPE).unwrap().unwrap(), keys);
+    assert_eq!(both.reseal_secrets().unwrap(), 1);
+    assert_eq!(both.reseal_secrets().unwrap(), 0, "nothing stale is left");
+    assert_eq!(only_new.gateway_keys(scope, STRIPE).unwrap().unwrap(), keys);
+}
+
 backend_tests!(
+    a_rotated_secrets_key_reseals_every_connection,
     keys_are_sealed_and_bound_to_their_tenant,
     a_paid_checkout_is_one_payment_whoever_reports_it,
     reports_from_two_threads_at_once_are_one_payment,
