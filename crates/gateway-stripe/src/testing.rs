@@ -42,12 +42,12 @@ fn unique() -> String {
 }
 
 impl StandIn {
-    /// Starts one; `ca_file` is a certificate its webhook deliveries trust (a test server's
-    /// self-signed one). Panics (the test fails) when `python3` cannot run it.
+    /// Starts one. Panics (the test fails) when `python3` cannot run it.
     pub fn start() -> StandIn {
         StandIn::start_with(&[])
     }
 
+    /// Starts one with more of the stand-in's options (`--public-base URL`, `--verbose`).
     pub fn start_with(args: &[&str]) -> StandIn {
         let script =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/stripe_standin/standin.py");
@@ -74,7 +74,10 @@ impl StandIn {
             if let Some(status) = child.try_wait().unwrap() {
                 panic!("the stand-in exited before listening: {status}");
             }
-            assert!(Instant::now() < deadline, "the stand-in did not listen within 20 s");
+            assert!(
+                Instant::now() < deadline,
+                "the stand-in did not listen within 20 s"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         let agent = ureq::Agent::config_builder()
