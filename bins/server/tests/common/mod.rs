@@ -41,6 +41,20 @@ pub fn start(dir: &Path) -> Server {
 }
 
 pub fn start_with(dir: &Path, env: &[(&str, &str)]) -> Server {
+    start_inner(dir, env, Stdio::inherit())
+}
+
+/// As [`start_with`], its log (stderr) written to `log` (appended) for the test to read.
+pub fn start_logging(dir: &Path, env: &[(&str, &str)], log: &Path) -> Server {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    start_inner(dir, env, Stdio::from(file))
+}
+
+fn start_inner(dir: &Path, env: &[(&str, &str)], stderr: Stdio) -> Server {
     let mut child = Command::new(BIN)
         .env("DATABASE_URL", db_url(dir))
         .env("DATA_DIR", dir)
@@ -50,7 +64,7 @@ pub fn start_with(dir: &Path, env: &[(&str, &str)]) -> Server {
         .env("RUST_LOG", "warn")
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();

@@ -27,14 +27,18 @@ fn killed_after_stripe_took_the_money(backend: Backend) {
         Backend::Sqlite => db_url(&dir),
         Backend::Postgres => db.url.clone(),
     };
-    let mut server = start_with(
+    // Everything the server logs, at its most talkative, to search for the secrets after.
+    let log = dir.join("server.log");
+    let mut server = start_logging(
         &dir,
         &[
             ("DATABASE_URL", &url),
             ("STRIPE_API_BASE", &stripe.base),
             ("INVOICING_FAILPOINT", "card_return.before_record"),
             ("RATE_LIMIT_BURST", "1000"),
+            ("RUST_LOG", "trace"),
         ],
+        &log,
     );
     let key = server.printed_key().expect("an API key");
     let api = common::api::Api::new(&server, &dir, &key);
@@ -78,13 +82,15 @@ fn killed_after_stripe_took_the_money(backend: Backend) {
     assert!(!status.success(), "aborted: {status}");
 
     // Restarted, with its webhook lost for good: the sweep asks Stripe and records it.
-    let server = start_with(
+    let server = start_logging(
         &dir,
         &[
             ("DATABASE_URL", &url),
             ("STRIPE_API_BASE", &stripe.base),
             ("RATE_LIMIT_BURST", "1000"),
+            ("RUST_LOG", "trace"),
         ],
+        &log,
     );
     let api = common::api::Api::new(&server, &dir, &key);
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -111,6 +117,19 @@ fn killed_after_stripe_took_the_money(backend: Backend) {
     assert_eq!(payments["data"].as_array().unwrap().len(), 1, "{payments}");
     assert_eq!(payments["data"][0]["method"], "card");
     assert!(server.stop().success());
+    let logged = std::fs::read(&log).unwrap();
+    let logged = String::from_utf8_lossy(&logged);
+    assert!(logged.len() > 1000, "the server logged: {} bytes", logged.len());
+    for secret in [&account.test_secret[8..], "NeverLoggedSigningSecret"] {
+        assert!(!logged.contains(secret), "a secret in the server's log");
+    }
+    // Nor in the database file in clear (SQLite: the bytes on disk).
+    if backend == Backend::Sqlite {
+        let mut bytes = std::fs::read(dir.join("invoicing.db")).unwrap();
+        bytes.extend(std::fs::read(dir.join("invoicing.db-wal")).unwrap_or_default());
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(&account.test_secret[8..]), "the secret key in clear on disk");
+    }
     drop(db);
     let _ = std::fs::remove_dir_all(&dir);
 }

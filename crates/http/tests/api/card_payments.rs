@@ -96,15 +96,11 @@ async fn connect(h: &Harness) -> Connected {
     }
 }
 
-async fn sent_invoice<S, B>(app: &S, h: &Harness, cents: i64) -> Value
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
+async fn sent_invoice<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    cents: i64,
+) -> Value {
     let inv = call!(
         app,
         h.req(Method::POST, "/api/v1/invoices"),
@@ -121,30 +117,22 @@ where
 }
 
 /// "Pay by card" as the customer's browser posts it: where it sends them.
-async fn pay_by_card<S, B>(app: &S, h: &Harness, inv: &Value) -> String
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
+async fn pay_by_card<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    inv: &Value,
+) -> String {
     let path = format!("/invoice/{}/card", inv["invoice_number"].as_str().unwrap());
     let r = send_raw(app, form(h, &path, &format!("token={}", token(inv)))).await;
     assert_eq!(r.status, 303, "{}", r.text());
     r.header("location").to_string()
 }
 
-async fn payments_of<S, B>(app: &S, h: &Harness, inv: &Value) -> Vec<Value>
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
+async fn payments_of<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    inv: &Value,
+) -> Vec<Value> {
     let path = format!("/api/v1/payments?invoice_id={}", inv["id"]);
     call!(app, h.req(Method::GET, &path)).body["data"]
         .as_array()
@@ -152,15 +140,11 @@ where
         .clone()
 }
 
-async fn invoice_now<S, B>(app: &S, h: &Harness, inv: &Value) -> Value
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
+async fn invoice_now<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    inv: &Value,
+) -> Value {
     call!(
         app,
         h.req(Method::GET, &format!("/api/v1/invoices/{}", inv["id"]))
@@ -168,15 +152,11 @@ where
     .body
 }
 
-async fn event_count<S, B>(app: &S, h: &Harness, kind: &str) -> usize
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
+async fn event_count<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    kind: &str,
+) -> usize {
     let path = format!("/api/v1/events?type={kind}&per_page=100");
     call!(app, h.req(Method::GET, &path)).body["data"]
         .as_array()
@@ -673,15 +653,11 @@ async fn hostile_webhooks_change_nothing(h: Harness) {
     assert_eq!(payments_of(&app, &h, &inv).await.len(), 1);
 }
 
-async fn sent_invoice_as<S, B>(app: &S, h: &Harness, key: &str) -> Value
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
+async fn sent_invoice_as<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    key: &str,
+) -> Value {
     let inv = call!(
         app,
         h.req_as(key, Method::POST, "/api/v1/invoices"),

@@ -19,6 +19,17 @@ use invoicing_storage::{Backend, Store};
 use serde_json::Value;
 use std::sync::Arc;
 
+/// The app under test as `init_service` gives it: what a helper that calls it takes.
+pub trait TestApp<B>:
+    Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>
+{
+}
+
+impl<S, B> TestApp<B> for S where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>
+{
+}
+
 pub const PUBLIC_URL: &str = "https://billing.example.test";
 /// The peer the tests connect from; trusted, so `X-Forwarded-Proto: https` makes a request HTTPS.
 pub const PROXY: &str = "127.0.0.1:40000";
