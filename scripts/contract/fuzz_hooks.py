@@ -70,6 +70,13 @@ RULES = [
     (r"line_items\[N\]\.unit", r"must be a UN/ECE Recommendation 20 unit code, .+"),
     (r"line_items\[N\]\.tax_exemption_reason", r"is not a code of the VATEX list .+"),
     (r"line_items\[N\]\.tax_category", r"(S|Z|E|AE|K|G|O): .+"),
+    # Stripe's keys (SPEC §25): a key of the other environment than the API key's, or one Stripe
+    # does not know (the fuzzing server talks to the stand-in, which knows none it did not make).
+    (r"secret_key|publishable_key", r"must be a Stripe (secret|publishable) key of the (test|live) environment starting with .+"),
+    (r"secret_key", r"was refused by Stripe: .+"),
+    # A refund against what the payment brought beyond what its invoice is owed.
+    (r"amount_cents", r"nothing to refund: .+"),
+    (r"amount_cents", r"must not exceed what may be refunded, \d+"),
 ]
 
 # `invalid_parameter` refusals of query parameters compared with each other, as (param,

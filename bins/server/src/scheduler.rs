@@ -14,7 +14,7 @@ use invoicing_domain::ports::{
     EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RateLimits,
     RecurringRepository, UserRepository,
 };
-use invoicing_http::ops::gateways::sweep_checkouts;
+use invoicing_http::ops::gateways::{retry_refunds, sweep_checkouts};
 use invoicing_storage::Store;
 use std::sync::Arc;
 use std::time::Duration;
@@ -82,6 +82,11 @@ async fn checkouts(store: Store, gateway: Arc<dyn PaymentGateway>, every: Durati
             "card payment(s) recorded by the checkout sweep",
             move || sweep_checkouts(&s, g.as_ref(), Utc::now()),
         )
+        .await;
+        let (s, g) = (store.clone(), gateway.clone());
+        sweep("refund(s) settled on retry", move || {
+            retry_refunds(&s, g.as_ref(), Utc::now())
+        })
         .await;
     }
 }

@@ -8,6 +8,7 @@ mod refund;
 mod repository;
 
 pub use keys::{GatewayKeys, GatewayKeysInput, GatewaySettings, Secret, STRIPE_EVENTS};
+pub use refund::REASON_MAX as REFUND_REASON_MAX;
 pub use refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 pub use repository::{
     CheckoutRecord, GatewayRepository, OpenCheckout, ProofFile, Recorded, RefundPlan,

@@ -163,6 +163,15 @@ pub trait GatewayRepository {
         outcome: Option<&GatewayRefund>,
     ) -> RepoResult<Payment>;
 
+    /// Refunds kept pending before `before` that no gateway has answered for (the process
+    /// died between keeping one and asking): asked again with their own idempotency key, a
+    /// gateway makes each at most once.
+    fn refunds_to_retry(
+        &self,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> RepoResult<Vec<(Scope, RefundPlan)>>;
+
     /// Attaches the customer's proof file to a payment they reported.
     fn attach_proof(&self, scope: Scope, payment: PaymentId, file: &ProofFile) -> RepoResult<()>;
     fn payment_proof(&self, scope: Scope, payment: PaymentId) -> RepoResult<Option<ProofFile>>;

@@ -56,6 +56,9 @@ const NOTICES: &[(&str, &str)] = &[
     ("logo", "dash.done.logo"),
     ("logo_removed", "dash.done.logo_removed"),
     ("copied_to_live", "dash.done.copied_to_live"),
+    ("stripe_connected", "dash.done.stripe_connected"),
+    ("stripe_disconnected", "dash.done.stripe_disconnected"),
+    ("refunded", "dash.done.refunded"),
 ];
 
 pub(crate) struct Chrome {

@@ -29,6 +29,8 @@ pub(crate) struct PendingPayment {
     pub method: String,
     pub reference: String,
     pub reported: String,
+    /// The customer's proof of transfer, among what the queue shows (SPEC §25).
+    pub x: super::payments::Extras,
 }
 
 pub(crate) struct DocRow {
@@ -134,6 +136,7 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
                     .data
                     .into_iter()
                     .map(|p| PendingPayment {
+                        x: super::payments::Extras::of(t, &p),
                         id: p.id.0,
                         invoice_id: p.invoice_id.0,
                         customer: name(p.customer_id),

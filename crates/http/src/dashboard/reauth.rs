@@ -107,3 +107,44 @@ pub(crate) async fn ask_unless_recent(
     );
     answer.map(Some)
 }
+
+/// How a form that carries secrets stands with the password: such a form cannot go through the
+/// asking page (which copies the post's fields into itself), so it asks for the password in a
+/// field of its own, shown while [`password_is_recent`] is false.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum InForm {
+    /// Typed in the last five minutes, or right in this form (which then counts as typed).
+    Confirmed,
+    /// Not recent, and the form's password field was left empty.
+    Missing,
+    /// Not recent, and the form's password field held a wrong one.
+    Wrong,
+}
+
+/// Whether the signed-in user typed their password in the last five minutes.
+pub(crate) fn password_is_recent(me: &Visitor) -> bool {
+    me.signed_in.session.password_is_recent(Utc::now())
+}
+
+/// [`InForm`] for `form`, whose password is in `reauth_password`; a right one is remembered as
+/// typed now, a wrong one counts as a failed sign-in does.
+pub(crate) async fn confirmed_in_form(
+    state: &AppState,
+    req: &HttpRequest,
+    me: &Visitor,
+    form: &Form,
+) -> Result<InForm, Refusal> {
+    if password_is_recent(me) {
+        return Ok(InForm::Confirmed);
+    }
+    let Some(typed) = form.get(FIELD).filter(|p| !p.is_empty()) else {
+        return Ok(InForm::Missing);
+    };
+    if !password_matches(state, req, me, typed.to_string()).await? {
+        return Ok(InForm::Wrong);
+    }
+    let repos = state.repos();
+    let id = me.signed_in.session.id;
+    blocking(move || repos.confirm_session_password(id, Utc::now())).await?;
+    Ok(InForm::Confirmed)
+}

@@ -369,6 +369,50 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         );
     }
     // What each create body requires, as its parser answers "is required".
+    // Card payments (SPEC §25): Stripe's key shapes; which environment a key belongs to, and
+    // whether Stripe knows it, are the server's to say (fuzz_hooks names both refusals).
+    let key = |pattern: &str, description: &str| {
+        json!({"type": "string", "pattern": pattern, "maxLength": 255, "description": description})
+    };
+    put(
+        schemas,
+        "GatewayKeysInput",
+        "secret_key",
+        key(
+            "^(sk|rk)_(test|live)_[A-Za-z0-9_]+$",
+            "`sk_test_…` (or a restricted `rk_test_…`) with a test API key, `sk_live_…` with a live one",
+        ),
+    );
+    put(
+        schemas,
+        "GatewayKeysInput",
+        "publishable_key",
+        key(
+            "^pk_(test|live)_[A-Za-z0-9_]+$",
+            "`pk_test_…` or `pk_live_…`, as the environment",
+        ),
+    );
+    put(
+        schemas,
+        "GatewayKeysInput",
+        "webhook_secret",
+        key(
+            "^whsec_[A-Za-z0-9_]+$",
+            "The signing secret of the webhook endpoint made in Stripe; omitted, the saved one is kept",
+        ),
+    );
+    set(
+        schemas,
+        "RefundInput",
+        "amount_cents",
+        json!({"minimum": 1, "maximum": MAX_AMOUNT}),
+    );
+    set(
+        schemas,
+        "RefundInput",
+        "reason",
+        text(0, invoicing_domain::gateway::REFUND_REASON_MAX),
+    );
     let mut require = |schema: &str, fields: &[&str], extra: Value| {
         if let Some(s) = schemas.get_mut(schema).and_then(Value::as_object_mut) {
             if !fields.is_empty() {
@@ -439,6 +483,11 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         json!({"dependentSchemas": {"reason": {"properties": {"status": {"const": "rejected"}}}}}),
     );
     require("WebhookInput", &["url", "events"], json!(null));
+    require(
+        "GatewayKeysInput",
+        &["secret_key", "publishable_key"],
+        json!(null),
+    );
     // A credit note is by lines or by amount, not both; neither credits what is left.
     require(
         "CreditNoteInput",

@@ -332,6 +332,9 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         dashboard::settings::people::change_role,
         dashboard::settings::people::remove,
         dashboard::settings::people::revoke_invitation,
+        dashboard::settings::stripe::settings,
+        dashboard::settings::stripe::connect,
+        dashboard::settings::stripe::disconnect,
         dashboard::account::account_page,
         dashboard::account::change_password,
         dashboard::account::change_email,
@@ -344,8 +347,11 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         dashboard::two_step::disable,
         dashboard::two_step::require,
         dashboard::payments::list,
+        dashboard::payments::detail,
         dashboard::payments::verify,
         dashboard::payments::reject,
+        dashboard::payments::refund,
+        dashboard::payments::proof,
     ]
 }
 

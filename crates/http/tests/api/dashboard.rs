@@ -666,6 +666,7 @@ where
         "/dashboard/customers/new".into(),
         format!("/dashboard/customers/{}/edit", customer.body["id"]),
         "/dashboard/payments".into(),
+        format!("/dashboard/payments/{}", pay.body["id"]),
         "/dashboard/products".into(),
         format!("/dashboard/products/{}", product.body["id"]),
         "/dashboard/products/new".into(),
@@ -682,6 +683,7 @@ where
         "/dashboard/settings/webhooks".into(),
         format!("/dashboard/settings/webhooks/{}", hook.body["id"]),
         "/dashboard/settings/people".into(),
+        "/dashboard/settings/payments".into(),
         "/dashboard/reports".into(),
         "/dashboard/account".into(),
     ]

@@ -13,6 +13,7 @@ mod credit_notes;
 mod csv_property;
 mod customers;
 mod dashboard;
+mod dashboard_payments;
 mod dashboard_settings;
 mod einvoice;
 mod emails;

@@ -214,6 +214,14 @@ impl GatewayRepository for Store {
         self.write(|conn| refunds::finish(conn, scope, plan, outcome))
     }
 
+    fn refunds_to_retry(
+        &self,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> RepoResult<Vec<(Scope, RefundPlan)>> {
+        self.write(|conn| refunds::to_retry(conn, before, limit))
+    }
+
     fn attach_proof(&self, scope: Scope, payment: PaymentId, file: &ProofFile) -> RepoResult<()> {
         self.write(|conn| proofs::attach(conn, scope, payment, file))
     }

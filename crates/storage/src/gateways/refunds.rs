@@ -246,3 +246,60 @@ pub(crate) fn changed(
     }
     Ok(())
 }
+
+/// Pending refunds no gateway answered for, kept before `before`, oldest first.
+pub(crate) fn to_retry(
+    conn: &mut AnyConnection,
+    before: chrono::DateTime<chrono::Utc>,
+    limit: i64,
+) -> Result<Vec<(Scope, RefundPlan)>, TxError> {
+    let rows: Vec<(i64, bool, i64, i64, i64, Option<String>, String)> = refunds::table
+        .filter(refunds::status.eq(RefundStatus::Pending.as_str()))
+        .filter(refunds::gateway_refund_id.is_null())
+        .filter(refunds::updated_at.lt(crate::rows::to_db(before)))
+        .order(refunds::updated_at.asc())
+        .limit(limit)
+        .select((
+            refunds::account_id,
+            refunds::livemode,
+            refunds::id,
+            refunds::payment_id,
+            refunds::amount_cents,
+            refunds::reason,
+            refunds::idempotency_key,
+        ))
+        .load(conn)?;
+    let mut plans = Vec::new();
+    for (account, livemode, id, payment_id, amount, reason, key) in rows {
+        let scope = Scope::new(
+            invoicing_domain::tenant::AccountId(account),
+            invoicing_domain::tenant::Environment::from_livemode(livemode),
+        );
+        let payment = load_row(conn, scope, PaymentId(payment_id))?;
+        let (Some(g), Some(reference)) = (payment.gateway.as_deref(), payment.reference.clone())
+        else {
+            continue;
+        };
+        let Some(kind) = GatewayKind::parse(g) else {
+            continue;
+        };
+        plans.push((
+            scope,
+            RefundPlan {
+                refund_id: RefundId(id),
+                payment_id: PaymentId(payment_id),
+                amount: Money::new(amount).map_err(|_| internal(format!("refund {id} amount")))?,
+                currency: Currency::parse(&payment.currency)
+                    .map_err(|_| internal(format!("payment {payment_id} currency")))?,
+                reason,
+                idempotency_key: key,
+                gateway: Some((kind, reference)),
+            },
+        ));
+        // Moved to the back of the queue: each is handed out once per round.
+        diesel::update(refunds::table.filter(refunds::id.eq(id)))
+            .set(refunds::updated_at.eq(now_db()))
+            .execute(conn)?;
+    }
+    Ok(plans)
+}

@@ -194,6 +194,10 @@ pub(crate) struct PaymentRow {
     pub status: &'static str,
     pub status_label: &'static str,
     pub pending: bool,
+    /// The gateway, refunds and proof (SPEC §25).
+    pub x: super::payments::Extras,
+    /// The Refund form's amount, when the payment may return anything.
+    pub refund: Option<String>,
 }
 
 pub(crate) struct CreditRow {
@@ -261,6 +265,8 @@ struct DetailPage {
     paid: String,
     credited: String,
     amount_due: String,
+    /// What the customer paid beyond what they owe, to refund (SPEC §25), when anything.
+    overpaid: Option<String>,
     notes: Option<String>,
     link: Option<String>,
     payments: Vec<PaymentRow>,
@@ -351,6 +357,7 @@ pub async fn detail(
         let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
         let credit_left = inv.total_cents - inv.amount_credited_cents;
         let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
+        let can_write = c.can_write;
         page(
             StatusCode::OK,
             DetailPage {
@@ -377,12 +384,15 @@ pub async fn detail(
                 paid: money(t, inv.amount_paid_cents, cur),
                 credited: money(t, inv.amount_credited_cents, cur),
                 amount_due: money(t, inv.amount_due_cents, cur),
+                overpaid: (inv.overpaid_cents > 0).then(|| money(t, inv.overpaid_cents, cur)),
                 notes: inv.notes.clone(),
                 link: inv.status.is_public().then(|| inv.payment_link.clone()),
                 payments: payments
                     .data
                     .into_iter()
                     .map(|p| PaymentRow {
+                        x: super::payments::Extras::of(t, &p),
+                        refund: super::payments::refund_prefill(t, &p, &inv, can_write),
                         id: p.id.0,
                         date: date(t, p.created_at.date_naive()),
                         method: method_label(t, p.method),

@@ -6,6 +6,7 @@ pub mod emails;
 pub mod keys;
 pub mod logo;
 pub mod people;
+pub mod stripe;
 pub mod webhooks;
 
 use super::chrome::{Chrome, Nav};
