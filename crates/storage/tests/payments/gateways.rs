@@ -423,6 +423,11 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
         .store
         .start_refund(scope, card.id, &refund_input(None))
         .unwrap();
+    // Kept and not yet answered for: what a retry after a crash asks again, with its own key.
+    let later = Utc::now() + chrono::Duration::minutes(2);
+    let retry = db.store.refunds_to_retry(later, 10).unwrap();
+    assert_eq!(retry.len(), 1);
+    assert_eq!((retry[0].0.account_id, &retry[0].1), (scope.account_id, &plan));
     let done = GatewayRefund {
         id: "re_1".into(),
         payment_reference: Some("pi_refund".into()),
@@ -431,6 +436,10 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
     };
     let pending = db.store.finish_refund(scope, &plan, Some(&done)).unwrap();
     assert_eq!(pending.amount_refunded_cents, 2_500);
+    assert!(
+        db.store.refunds_to_retry(later, 10).unwrap().is_empty(),
+        "answered for: the gateway's notification settles it"
+    );
     assert!(
         events_of(&db, scope, "payment.refunded").is_empty(),
         "not yet"
