@@ -142,7 +142,11 @@ impl InvoicePage {
                 .map(|pay| PaymentLine {
                     date: t.date(pay.created_at.date_naive()),
                     amount: money(t, pay.amount_cents, cur),
-                    reference: pay.reference.clone().unwrap_or_default(),
+                    // A gateway's id (`pi_…`) means nothing to the customer: the way they paid.
+                    reference: match pay.gateway {
+                        Some(_) => t.text("payment.by_card").to_string(),
+                        None => pay.reference.clone().unwrap_or_default(),
+                    },
                     state: payment_state(t, pay.status),
                 })
                 .collect(),
