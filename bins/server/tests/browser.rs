@@ -1,8 +1,8 @@
 //! Headless Chromium against the running binary: what a customer sees on a payment link.
 
-mod common;
 #[path = "browser/card_payments.rs"]
 mod card_payments;
+mod common;
 #[path = "browser/dashboard.rs"]
 mod dashboard;
 #[path = "browser/going_live.rs"]

@@ -119,7 +119,11 @@ fn killed_after_stripe_took_the_money(backend: Backend) {
     assert!(server.stop().success());
     let logged = std::fs::read(&log).unwrap();
     let logged = String::from_utf8_lossy(&logged);
-    assert!(logged.len() > 1000, "the server logged: {} bytes", logged.len());
+    assert!(
+        logged.len() > 1000,
+        "the server logged: {} bytes",
+        logged.len()
+    );
     for secret in [&account.test_secret[8..], "NeverLoggedSigningSecret"] {
         assert!(!logged.contains(secret), "a secret in the server's log");
     }
@@ -128,7 +132,10 @@ fn killed_after_stripe_took_the_money(backend: Backend) {
         let mut bytes = std::fs::read(dir.join("invoicing.db")).unwrap();
         bytes.extend(std::fs::read(dir.join("invoicing.db-wal")).unwrap_or_default());
         let text = String::from_utf8_lossy(&bytes);
-        assert!(!text.contains(&account.test_secret[8..]), "the secret key in clear on disk");
+        assert!(
+            !text.contains(&account.test_secret[8..]),
+            "the secret key in clear on disk"
+        );
     }
     drop(db);
     let _ = std::fs::remove_dir_all(&dir);

@@ -371,9 +371,7 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     // What each create body requires, as its parser answers "is required".
     // Card payments (SPEC §25): Stripe's key shapes; which environment a key belongs to, and
     // whether Stripe knows it, are the server's to say (fuzz_hooks names both refusals).
-    let key = |pattern: &str, description: &str| {
-        json!({"type": "string", "pattern": pattern, "maxLength": 255, "description": description})
-    };
+    let key = |pattern: &str, description: &str| json!({"type": "string", "pattern": pattern, "maxLength": 255, "description": description});
     put(
         schemas,
         "GatewayKeysInput",

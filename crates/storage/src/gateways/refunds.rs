@@ -247,13 +247,16 @@ pub(crate) fn changed(
     Ok(())
 }
 
+/// account, livemode, refund, payment, amount, reason, idempotency key.
+type PendingRow = (i64, bool, i64, i64, i64, Option<String>, String);
+
 /// Pending refunds no gateway answered for, kept before `before`, oldest first.
 pub(crate) fn to_retry(
     conn: &mut AnyConnection,
     before: chrono::DateTime<chrono::Utc>,
     limit: i64,
 ) -> Result<Vec<(Scope, RefundPlan)>, TxError> {
-    let rows: Vec<(i64, bool, i64, i64, i64, Option<String>, String)> = refunds::table
+    let rows: Vec<PendingRow> = refunds::table
         .filter(refunds::status.eq(RefundStatus::Pending.as_str()))
         .filter(refunds::gateway_refund_id.is_null())
         .filter(refunds::updated_at.lt(crate::rows::to_db(before)))

@@ -427,7 +427,10 @@ fn refunds_return_only_what_is_owed_back(db: TestDb) {
     let later = Utc::now() + chrono::Duration::minutes(2);
     let retry = db.store.refunds_to_retry(later, 10).unwrap();
     assert_eq!(retry.len(), 1);
-    assert_eq!((retry[0].0.account_id, &retry[0].1), (scope.account_id, &plan));
+    assert_eq!(
+        (retry[0].0.account_id, &retry[0].1),
+        (scope.account_id, &plan)
+    );
     let done = GatewayRefund {
         id: "re_1".into(),
         payment_reference: Some("pi_refund".into()),
