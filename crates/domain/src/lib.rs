@@ -35,6 +35,7 @@ pub mod profile;
 pub mod quotation;
 pub mod quotation_status;
 pub mod recurring;
+pub mod refund;
 pub mod report;
 pub mod supply;
 pub mod tenant;

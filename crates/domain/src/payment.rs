@@ -268,7 +268,7 @@ pub struct PaymentReport {
     pub amount: MajorAmount,
     pub reference: String,
     /// The customer's proof of the transfer, kept with the payment (SPEC §25).
-    pub proof: Option<crate::gateway::ProofFile>,
+    pub proof: Option<crate::payment_proof::ProofFile>,
 }
 
 impl PaymentReportInput {
@@ -326,7 +326,7 @@ pub struct Payment {
     pub gateway: Option<String>,
     /// What was returned of it (refunds pending or done).
     pub amount_refunded_cents: i64,
-    pub refunds: Vec<crate::gateway::Refund>,
+    pub refunds: Vec<crate::refund::Refund>,
     /// The file the customer attached as proof of the transfer, if any.
     pub proof: Option<ProofInfo>,
     #[serde(serialize_with = "crate::time::serialize")]

@@ -2,7 +2,13 @@
 //! is what its bytes say (a PDF, a PNG or a JPEG), never its name or declared type; its name is
 //! kept only in characters that are safe in any header or file system.
 
-use crate::gateway::ProofFile;
+/// A proof file as kept: its name made safe, its type from its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProofFile {
+    pub filename: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
 
 /// 5 MiB.
 pub const PROOF_MAX_BYTES: usize = 5 * 1024 * 1024;

@@ -4,12 +4,11 @@
 //! the database, and these types know nothing of any transport.
 
 mod keys;
-mod refund;
 mod repository;
 
+pub use crate::refund::REASON_MAX as REFUND_REASON_MAX;
+pub use crate::refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 pub use keys::{GatewayKeys, GatewayKeysInput, GatewaySettings, Secret, STRIPE_EVENTS};
-pub use refund::REASON_MAX as REFUND_REASON_MAX;
-pub use refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 pub use repository::{
     CheckoutRecord, GatewayRepository, OpenCheckout, ProofFile, Recorded, RefundPlan,
 };

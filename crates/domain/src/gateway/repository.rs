@@ -65,13 +65,7 @@ pub struct RefundPlan {
     pub gateway: Option<(GatewayKind, String)>,
 }
 
-/// A proof file as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProofFile {
-    pub filename: String,
-    pub content_type: String,
-    pub bytes: Vec<u8>,
-}
+pub use crate::payment_proof::ProofFile;
 
 pub trait GatewayRepository {
     /// Saves (or replaces) the environment's keys, sealed; a `None` webhook secret keeps the

@@ -110,4 +110,4 @@ fn refund_bodies_are_checked() {
     assert_eq!(e.errors()[0].param, "reason");
 }
 
-const REASON_MAX_FOR_TEST: usize = refund::REASON_MAX;
+const REASON_MAX_FOR_TEST: usize = crate::refund::REASON_MAX;
