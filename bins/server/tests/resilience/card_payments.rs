@@ -158,3 +158,128 @@ fn sqlite_a_card_payment_survives_a_kill_before_its_commit() {
 fn postgres_a_card_payment_survives_a_kill_before_its_commit() {
     killed_after_stripe_took_the_money(Backend::Postgres);
 }
+
+/// Two servers of a fleet (one database, one `SECRETS_KEY`): Stripe's webhook reaches one while
+/// the customer's return reaches the other, at the same instant. One payment.
+fn webhook_and_return_on_two_servers(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let stripe = StandIn::start();
+    stripe.webhooks("hold");
+    let account = stripe.account();
+    let dirs = [
+        data_dir(&format!("card-fleet-{backend:?}-a")),
+        data_dir(&format!("card-fleet-{backend:?}-b")),
+    ];
+    let url = match backend {
+        Backend::Sqlite => db_url(&dirs[0]),
+        Backend::Postgres => db.url.clone(),
+    };
+    let secrets = invoicing_storage::secrets::SecretsKey::generate();
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("STRIPE_API_BASE", stripe.base.as_str()),
+        ("SECRETS_KEY", secrets.as_str()),
+        ("RATE_LIMIT_BURST", "1000"),
+    ];
+    let one = start_with(&dirs[0], &env);
+    let key = one.printed_key().expect("an API key");
+    let two = start_with(&dirs[1], &env);
+    let api = common::api::Api::new(&one, &dirs[0], &key);
+    let connected = api.ok(
+        "PUT",
+        "/account/gateways/stripe",
+        Some(
+            json!({"secret_key": account.test_secret, "publishable_key": account.test_publishable}),
+        ),
+    );
+    let hook = connected["webhook_url"].as_str().unwrap();
+    let path = hook.strip_prefix(PUBLIC_URL).unwrap().to_string();
+    let signing = stripe.endpoint(&account.test_secret, hook);
+    api.ok(
+        "PUT",
+        "/account/gateways/stripe",
+        Some(
+            json!({"secret_key": account.test_secret, "publishable_key": account.test_publishable,
+                    "webhook_secret": signing}),
+        ),
+    );
+    let id = api.invoice("ada@example.com");
+    let inv = api.ok("POST", &format!("/invoices/{id}/send"), None);
+    let number = inv["invoice_number"].as_str().unwrap().to_string();
+    let token = inv["payment_link"]
+        .as_str()
+        .unwrap()
+        .split("token=")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let agent = bounded_agent(&dirs[0]);
+    let started = form_post(
+        &agent,
+        &format!("{}/invoice/{number}/card", one.https),
+        &format!("token={token}"),
+    );
+    let session = StandIn::session_of(started.headers()["location"].to_str().unwrap());
+    stripe.control(&format!("/_standin/sessions/{session}/pay"), json!({}));
+    let event = stripe.events(&account.test_secret, "checkout.session.completed")[0].to_string();
+    let t = chrono::Utc::now().timestamp();
+    let signature = invoicing_gateway_stripe::sign_notification(
+        &invoicing_domain::gateway::Secret::new(signing.clone()),
+        t,
+        event.as_bytes(),
+    );
+    // Both at once, each from its own thread, to a different server.
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let webhook = {
+        let (barrier, agent) = (barrier.clone(), bounded_agent(&dirs[0]));
+        let url = format!("{}{path}", one.https);
+        std::thread::spawn(move || {
+            let req = ureq::http::Request::builder()
+                .method("POST")
+                .uri(url)
+                .header("content-type", "application/json")
+                .header("stripe-signature", signature)
+                .body(event)
+                .unwrap();
+            barrier.wait();
+            agent.run(req).unwrap().status().as_u16()
+        })
+    };
+    let returned = {
+        let (barrier, agent) = (barrier.clone(), bounded_agent(&dirs[1]));
+        let url = format!(
+            "{}/invoice/{number}/card?token={token}&session_id={session}",
+            two.https
+        );
+        std::thread::spawn(move || {
+            barrier.wait();
+            agent.get(&url).call().unwrap().status().as_u16()
+        })
+    };
+    assert_eq!(
+        (webhook.join().unwrap(), returned.join().unwrap()),
+        (200, 303)
+    );
+    let payments = api.ok("GET", &format!("/payments?invoice_id={id}"), None);
+    assert_eq!(payments["data"].as_array().unwrap().len(), 1, "{payments}");
+    let paid = api.ok("GET", "/events?type=invoice.paid", None);
+    assert_eq!(paid["data"].as_array().unwrap().len(), 1);
+    assert!(two.stop().success());
+    assert!(one.stop().success());
+    drop(db);
+    for d in &dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn sqlite_two_servers_record_one_card_payment() {
+    webhook_and_return_on_two_servers(Backend::Sqlite);
+}
+
+#[test]
+fn postgres_two_servers_record_one_card_payment() {
+    webhook_and_return_on_two_servers(Backend::Postgres);
+}
