@@ -855,7 +855,74 @@ async fn proof_files_are_checked_and_kept_private(h: Harness) {
     assert!(payments_of(&app, &h, &inv3).await[0]["proof"].is_null());
 }
 
+async fn a_delayed_payment_is_recorded_when_it_succeeds(h: Harness) {
+    let c = connect(&h).await;
+    c.stripe.webhooks("hold");
+    let app = init_service(build_app(c.state.clone())).await;
+    let pay_later = |session: &str| {
+        c.stripe.control(
+            &format!("/_standin/sessions/{session}/pay_later"),
+            json!({}),
+        );
+    };
+    let back = |inv: &Value, session: &str| {
+        format!(
+            "/invoice/{}/card?token={}&session_id={session}",
+            inv["invoice_number"].as_str().unwrap(),
+            token(inv)
+        )
+    };
+    let inv = sent_invoice(&app, &h, 3_000).await;
+    let session = StandIn::session_of(&pay_by_card(&app, &h, &inv).await);
+    pay_later(&session);
+    let r = send_raw(&app, h.anonymous(Method::GET, &back(&inv, &session))).await;
+    assert!(
+        r.header("location").ends_with("&card=confirming"),
+        "{}",
+        r.header("location")
+    );
+    let page = send_raw(&app, h.anonymous(Method::GET, r.header("location"))).await;
+    assert!(page.text().contains("Your payment is being confirmed"));
+    assert_eq!(
+        invoice_now(&app, &h, &inv).await["status"],
+        "viewed",
+        "not paid yet"
+    );
+    // Pay by card again while it is on its way: no second checkout.
+    let again = pay_by_card(&app, &h, &inv).await;
+    assert!(again.ends_with("&card=confirming"), "{again}");
+    c.stripe.control(
+        &format!("/_standin/sessions/{session}/async"),
+        json!({"result": "succeeded"}),
+    );
+    let kind = "checkout.session.async_payment_succeeded";
+    let event = c.stripe.events(&c.account.test_secret, kind)[0].to_string();
+    let r = send_raw(&app, delivery(&h, &c, event.as_bytes(), now())).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(invoice_now(&app, &h, &inv).await["status"], "paid");
+    assert_eq!(payments_of(&app, &h, &inv).await.len(), 1);
+    // One that fails: a timeline entry and payment.failed, no payment.
+    let other = sent_invoice(&app, &h, 4_000).await;
+    let session = StandIn::session_of(&pay_by_card(&app, &h, &other).await);
+    pay_later(&session);
+    c.stripe.control(
+        &format!("/_standin/sessions/{session}/async"),
+        json!({"result": "failed"}),
+    );
+    let kind = "checkout.session.async_payment_failed";
+    let event = c.stripe.events(&c.account.test_secret, kind)[0].to_string();
+    let r = send_raw(&app, delivery(&h, &c, event.as_bytes(), now())).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(event_count(&app, &h, "payment.failed").await, 1);
+    assert!(payments_of(&app, &h, &other).await.is_empty());
+    assert_eq!(invoice_now(&app, &h, &other).await["status"], "sent");
+    // The customer may try again: a new checkout.
+    let retry = pay_by_card(&app, &h, &other).await;
+    assert_ne!(StandIn::session_of(&retry), session, "{retry}");
+}
+
 http_tests!(
+    a_delayed_payment_is_recorded_when_it_succeeds,
     connecting_checks_the_keys_and_never_shows_them,
     pay_by_card_opens_one_checkout_per_amount,
     one_payment_whoever_reports_it,

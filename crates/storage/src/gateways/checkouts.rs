@@ -244,6 +244,8 @@ pub(crate) fn record_failure(
         Ok(row) => row,
         Err(why) => return Ok(Recorded::Ignored(why)),
     };
+    // It will never pay: the customer may start again.
+    set_status(conn, kind, &checkout.id, CheckoutStatus::Expired)?;
     let invoice = load_invoice(conn, scope, InvoiceId(row.invoice_id), url)?;
     record(conn, scope, "payment.failed", &invoice)?;
     Ok(Recorded::Noted)

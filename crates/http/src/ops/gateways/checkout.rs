@@ -70,6 +70,17 @@ pub async fn start_card_payment(
     let repos = state.repos();
     let id = inv.id;
     let kept = blocking(move || repos.invoice_checkouts(scope, id)).await?;
+    // A checkout of this amount completed without the money yet (a delayed method on its
+    // way): no second payment while it is.
+    let in_flight = kept
+        .iter()
+        .any(|c| c.status == CheckoutStatus::Complete && c.amount == amount);
+    if in_flight {
+        return Ok(format!(
+            "{}/invoice/{}?token={token}&card=confirming",
+            state.config.public_url, inv.invoice_number
+        ));
+    }
     if let Some(url) = reuse(state, &gateway, &keys, scope, &inv, amount, &kept).await? {
         return Ok(url);
     }
@@ -136,10 +147,16 @@ async fn reuse(
         let repos = state.repos();
         let reported = now.clone();
         let recorded = blocking(move || repos.record_checkout(scope, STRIPE, &reported)).await?;
-        if let Recorded::Paid(_) | Recorded::AlreadyPaid(_) = recorded {
+        let outcome = match recorded {
             // Paid meanwhile: the page says so.
+            Recorded::Paid(_) | Recorded::AlreadyPaid(_) => Some("paid"),
+            // A delayed method is on its way: no second payment while it is.
+            Recorded::Unpaid(CheckoutStatus::Complete) => Some("confirming"),
+            _ => None,
+        };
+        if let Some(outcome) = outcome {
             return Ok(Some(format!(
-                "{}/invoice/{}?token={}&card=paid",
+                "{}/invoice/{}?token={}&card={outcome}",
                 state.config.public_url,
                 inv.invoice_number,
                 token_of(inv)
