@@ -603,7 +603,9 @@ diesel::table! {
 }
 
 diesel::table! {
-    gateway_events (endpoint, event_id) {
+    gateway_events (account_id, endpoint, event_id) {
+        account_id -> BigInt,
+        livemode -> Bool,
         endpoint -> Text,
         event_id -> Text,
         event_type -> Text,

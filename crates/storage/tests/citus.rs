@@ -51,6 +51,10 @@ const GLOBAL: &[(&str, &str)] = &[
         "mail to people (a password reset belongs to no account), claimed across accounts",
     ),
     (
+        "gateway_accounts",
+        "found by its webhook URL's endpoint name before the account is known (a Stripe event)",
+    ),
+    (
         "__diesel_schema_migrations",
         "the migrations' own bookkeeping",
     ),

@@ -19,17 +19,19 @@ CREATE TABLE gateway_accounts (
 
 -- Each gateway event is handled once; its id is written in the transaction that handles it.
 CREATE TABLE gateway_events (
+    account_id BIGINT NOT NULL REFERENCES accounts (id),
+    livemode BOOLEAN NOT NULL,
     endpoint TEXT NOT NULL,
     event_id TEXT NOT NULL,
     event_type TEXT NOT NULL,
     received_at TIMESTAMP NOT NULL,
-    PRIMARY KEY (endpoint, event_id)
+    PRIMARY KEY (account_id, endpoint, event_id)
 );
 
 -- The hosted checkouts opened for invoices: reused while open for the same amount, asked about
 -- by the sweep until they end, and the only sessions a notification may pay.
 CREATE TABLE checkout_sessions (
-    id BIGSERIAL PRIMARY KEY,
+    id BIGSERIAL NOT NULL,
     account_id BIGINT NOT NULL REFERENCES accounts (id),
     livemode BOOLEAN NOT NULL,
     invoice_id BIGINT NOT NULL,
@@ -41,7 +43,8 @@ CREATE TABLE checkout_sessions (
     status TEXT NOT NULL,
     created_at TIMESTAMP NOT NULL,
     updated_at TIMESTAMP NOT NULL,
-    UNIQUE (gateway, session_id)
+    PRIMARY KEY (account_id, id),
+    UNIQUE (account_id, gateway, session_id)
 );
 CREATE INDEX checkout_sessions_of_invoice ON checkout_sessions (account_id, livemode, invoice_id);
 CREATE INDEX checkout_sessions_open ON checkout_sessions (updated_at) WHERE status = 'open';
@@ -54,7 +57,7 @@ CREATE UNIQUE INDEX payments_gateway_reference ON payments (account_id, livemode
     WHERE gateway IS NOT NULL;
 
 CREATE TABLE refunds (
-    id BIGSERIAL PRIMARY KEY,
+    id BIGSERIAL NOT NULL,
     account_id BIGINT NOT NULL REFERENCES accounts (id),
     livemode BOOLEAN NOT NULL,
     payment_id BIGINT NOT NULL,
@@ -63,9 +66,11 @@ CREATE TABLE refunds (
     status TEXT NOT NULL,
     reason TEXT,
     gateway_refund_id TEXT,
-    idempotency_key TEXT NOT NULL UNIQUE,
+    idempotency_key TEXT NOT NULL,
     created_at TIMESTAMP NOT NULL,
-    updated_at TIMESTAMP NOT NULL
+    updated_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (account_id, id),
+    UNIQUE (account_id, idempotency_key)
 );
 CREATE INDEX refunds_of_payment ON refunds (account_id, livemode, payment_id);
 CREATE INDEX refunds_pending ON refunds (updated_at) WHERE status = 'pending';

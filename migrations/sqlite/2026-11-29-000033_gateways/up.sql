@@ -19,11 +19,13 @@ CREATE TABLE gateway_accounts (
 
 -- Each gateway event is handled once; its id is written in the transaction that handles it.
 CREATE TABLE gateway_events (
+    account_id BIGINT NOT NULL REFERENCES accounts (id),
+    livemode BOOLEAN NOT NULL,
     endpoint TEXT NOT NULL,
     event_id TEXT NOT NULL,
     event_type TEXT NOT NULL,
     received_at TIMESTAMP NOT NULL,
-    PRIMARY KEY (endpoint, event_id)
+    PRIMARY KEY (account_id, endpoint, event_id)
 );
 
 -- The hosted checkouts opened for invoices: reused while open for the same amount, asked about
@@ -41,7 +43,7 @@ CREATE TABLE checkout_sessions (
     status TEXT NOT NULL,
     created_at TIMESTAMP NOT NULL,
     updated_at TIMESTAMP NOT NULL,
-    UNIQUE (gateway, session_id)
+    UNIQUE (account_id, gateway, session_id)
 );
 CREATE INDEX checkout_sessions_of_invoice ON checkout_sessions (account_id, livemode, invoice_id);
 CREATE INDEX checkout_sessions_open ON checkout_sessions (updated_at) WHERE status = 'open';
@@ -63,9 +65,10 @@ CREATE TABLE refunds (
     status TEXT NOT NULL,
     reason TEXT,
     gateway_refund_id TEXT,
-    idempotency_key TEXT NOT NULL UNIQUE,
+    idempotency_key TEXT NOT NULL,
     created_at TIMESTAMP NOT NULL,
-    updated_at TIMESTAMP NOT NULL
+    updated_at TIMESTAMP NOT NULL,
+    UNIQUE (account_id, idempotency_key)
 );
 CREATE INDEX refunds_of_payment ON refunds (account_id, livemode, payment_id);
 CREATE INDEX refunds_pending ON refunds (updated_at) WHERE status = 'pending';

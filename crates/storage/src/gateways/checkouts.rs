@@ -28,8 +28,6 @@ use std::collections::BTreeMap;
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = checkout_sessions)]
 struct CheckoutRow {
-    account_id: i64,
-    livemode: bool,
     invoice_id: i64,
     session_id: String,
     url: Option<String>,
@@ -39,13 +37,6 @@ struct CheckoutRow {
 }
 
 impl CheckoutRow {
-    fn scope(&self) -> Scope {
-        Scope::new(
-            AccountId(self.account_id),
-            Environment::from_livemode(self.livemode),
-        )
-    }
-
     fn record(self) -> Result<CheckoutRecord, TxError> {
         let bad = |what: &str| {
             TxError::from(RepoError::Internal(format!(
@@ -80,10 +71,11 @@ pub(crate) fn of_invoice(
 
 fn find(
     conn: &mut AnyConnection,
+    scope: Scope,
     kind: GatewayKind,
     session_id: &str,
 ) -> Result<Option<CheckoutRow>, TxError> {
-    Ok(checkout_sessions::table
+    Ok(scoped!(checkout_sessions, scope)
         .filter(checkout_sessions::gateway.eq(kind.as_str()))
         .filter(checkout_sessions::session_id.eq(session_id))
         .select(CheckoutRow::as_select())
@@ -93,12 +85,13 @@ fn find(
 
 fn set_status(
     conn: &mut AnyConnection,
+    scope: Scope,
     kind: GatewayKind,
     session_id: &str,
     status: CheckoutStatus,
 ) -> Result<(), TxError> {
     diesel::update(
-        checkout_sessions::table
+        scoped!(checkout_sessions, scope)
             .filter(checkout_sessions::gateway.eq(kind.as_str()))
             .filter(checkout_sessions::session_id.eq(session_id)),
     )
@@ -117,8 +110,8 @@ pub(crate) fn save_checkout(
     invoice: InvoiceId,
     checkout: &Checkout,
 ) -> Result<(), TxError> {
-    if find(conn, kind, &checkout.id)?.is_some() {
-        return set_status(conn, kind, &checkout.id, checkout.status);
+    if find(conn, scope, kind, &checkout.id)?.is_some() {
+        return set_status(conn, scope, kind, &checkout.id, checkout.status);
     }
     let now = now_db();
     diesel::insert_into(checkout_sessions::table)
@@ -147,12 +140,10 @@ fn known(
     kind: GatewayKind,
     checkout: &Checkout,
 ) -> Result<Result<CheckoutRow, &'static str>, TxError> {
-    let Some(row) = find(conn, kind, &checkout.id)? else {
-        return Ok(Err("a checkout this service did not open"));
+    // Only the tenant's own: another tenant's (or environment's) checkout is not found here.
+    let Some(row) = find(conn, scope, kind, &checkout.id)? else {
+        return Ok(Err("a checkout this tenant did not open"));
     };
-    if row.scope() != scope.acting_as(Actor::System) {
-        return Ok(Err("another tenant's checkout"));
-    }
     let ours = CheckoutOwner {
         account_id: scope.account_id,
         environment: scope.environment,
@@ -181,7 +172,7 @@ pub(crate) fn record_checkout(
         Err(why) => return Ok(Recorded::Ignored(why)),
     };
     let inv = lock_invoice(conn, scope, InvoiceId(row.invoice_id))?;
-    set_status(conn, kind, &checkout.id, checkout.status)?;
+    set_status(conn, scope, kind, &checkout.id, checkout.status)?;
     if !checkout.paid {
         return Ok(Recorded::Unpaid(checkout.status));
     }
@@ -245,7 +236,7 @@ pub(crate) fn record_failure(
         Err(why) => return Ok(Recorded::Ignored(why)),
     };
     // It will never pay: the customer may start again.
-    set_status(conn, kind, &checkout.id, CheckoutStatus::Expired)?;
+    set_status(conn, scope, kind, &checkout.id, CheckoutStatus::Expired)?;
     let invoice = load_invoice(conn, scope, InvoiceId(row.invoice_id), url)?;
     record(conn, scope, "payment.failed", &invoice)?;
     Ok(Recorded::Noted)
@@ -284,11 +275,12 @@ pub(crate) fn to_sweep(
 /// Moves a checkout the sweep looked at to the back of the queue.
 pub(crate) fn touch(
     conn: &mut AnyConnection,
+    scope: Scope,
     kind: GatewayKind,
     session_id: &str,
 ) -> Result<(), TxError> {
     diesel::update(
-        checkout_sessions::table
+        scoped!(checkout_sessions, scope)
             .filter(checkout_sessions::gateway.eq(kind.as_str()))
             .filter(checkout_sessions::session_id.eq(session_id)),
     )

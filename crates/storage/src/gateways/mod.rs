@@ -139,7 +139,7 @@ impl GatewayRepository for Store {
         let mail = self.mail_enabled();
         self.write(|conn| {
             let seen: bool = diesel::select(diesel::dsl::exists(
-                gateway_events::table
+                crate::rows::scoped!(gateway_events, scope)
                     .filter(gateway_events::endpoint.eq(endpoint))
                     .filter(gateway_events::event_id.eq(&notification.id)),
             ))
@@ -156,6 +156,8 @@ impl GatewayRepository for Store {
             };
             diesel::insert_into(gateway_events::table)
                 .values((
+                    gateway_events::account_id.eq(scope.account_id.0),
+                    gateway_events::livemode.eq(scope.livemode()),
                     gateway_events::endpoint.eq(endpoint),
                     gateway_events::event_id.eq(&notification.id),
                     gateway_events::event_type.eq(kind_name),
@@ -190,7 +192,7 @@ impl GatewayRepository for Store {
             let due = checkouts::to_sweep(conn, before, limit)?;
             // Each is handed out once per round, however many processes sweep.
             for c in &due {
-                checkouts::touch(conn, c.kind, &c.session_id)?;
+                checkouts::touch(conn, c.scope, c.kind, &c.session_id)?;
             }
             Ok(due)
         })

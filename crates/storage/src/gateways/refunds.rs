@@ -300,7 +300,7 @@ pub(crate) fn to_retry(
             },
         ));
         // Moved to the back of the queue: each is handed out once per round.
-        diesel::update(refunds::table.filter(refunds::id.eq(id)))
+        diesel::update(scoped!(refunds, scope).filter(refunds::id.eq(id)))
             .set(refunds::updated_at.eq(now_db()))
             .execute(conn)?;
     }
