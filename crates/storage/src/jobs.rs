@@ -15,7 +15,6 @@ use crate::store::TxError;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text, Timestamp};
-use rand::RngCore;
 
 /// A table the mechanism drains.
 pub(crate) struct Queue {
@@ -73,13 +72,6 @@ struct Id {
     id: i64,
 }
 
-/// A fresh claim token: 128 random bits, hex.
-fn new_claim() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    hex::encode(bytes)
-}
-
 /// The lease's end as stored, measured from the same `now` the claim's due check uses.
 pub(crate) fn lease_end(now: DateTime<Utc>, lease: std::time::Duration) -> NaiveDateTime {
     let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::minutes(1));
@@ -126,7 +118,8 @@ pub(crate) fn claim(
     limit: u32,
 ) -> Result<(Vec<i64>, String), TxError> {
     let ids = due(conn, queue, now, limit, true)?;
-    let claim = new_claim();
+    // A fresh claim token: 128 random bits.
+    let claim = crate::rows::random_hex::<16>();
     if !ids.is_empty() {
         let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         diesel::sql_query(format!(

@@ -35,7 +35,6 @@ use invoicing_domain::recurring::{
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
 use invoicing_domain::validation::Violations;
-use rand::RngCore;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = ri)]
@@ -154,13 +153,6 @@ fn load(conn: &mut AnyConnection, scope: Scope, id: i64) -> Result<RecurringInvo
         .ok_or_else(|| RepoError::Internal("recurring invoice vanished".into()).into())
 }
 
-/// A payment-link capability for an issued invoice: 192 random bits, hex.
-fn new_token() -> String {
-    let mut bytes = [0u8; 24];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    hex::encode(bytes)
-}
-
 /// Where the schedule stands after period `n` was issued: its next date, or completed.
 fn after_period(row: &Row, n: u32) -> Result<Option<NaiveDate>, TxError> {
     let cadence = row.cadence()?;
@@ -203,7 +195,8 @@ fn issue_one(
         lines: lines.into(),
         notes: row.notes.clone(),
         metadata: Metadata::from_json(&row.metadata),
-        token: new_token(),
+        // A payment-link capability for the issued invoice: 192 random bits.
+        token: crate::rows::random_hex::<24>(),
         reminders: None,
         references: Default::default(),
     };

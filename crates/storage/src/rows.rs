@@ -14,6 +14,15 @@ pub(crate) fn now_db() -> NaiveDateTime {
     to_db(Utc::now())
 }
 
+/// `N` random bytes from the OS, hex: the unguessable names storage makes (claims, payment
+/// links, webhook endpoints, refunds' idempotency keys).
+pub(crate) fn random_hex<const N: usize>() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; N];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
 /// Restricts a tenant table to one scope. Every tenant query starts here, so the account and
 /// environment filters cannot be left out.
 macro_rules! scoped {

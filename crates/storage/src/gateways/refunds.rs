@@ -23,7 +23,6 @@ use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
 use invoicing_domain::validation::Violations;
-use rand::RngCore;
 
 fn invalid(param: &str, message: impl Into<String>) -> TxError {
     RepoError::Invalid(Violations::single(param, message)).into()
@@ -56,13 +55,6 @@ fn shift(
         ))
         .execute(conn)?;
     Ok(())
-}
-
-/// `refund_<128 random bits>`: the key a gateway sees for this refund, however often asked.
-fn new_key() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    format!("refund_{}", hex::encode(bytes))
 }
 
 pub(crate) fn start(
@@ -128,7 +120,8 @@ pub(crate) fn start(
     } else {
         RefundStatus::Succeeded
     };
-    let key = new_key();
+    // The key a gateway sees for this refund, however often it is asked.
+    let key = format!("refund_{}", crate::rows::random_hex::<16>());
     let now = now_db();
     let id: i64 = diesel::insert_into(refunds::table)
         .values((

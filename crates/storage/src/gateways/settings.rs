@@ -11,7 +11,6 @@ use diesel::prelude::*;
 use invoicing_domain::gateway::{GatewayKeys, GatewayKind, GatewaySettings, Secret, STRIPE_EVENTS};
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
-use rand::RngCore;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = gateway_accounts)]
@@ -121,13 +120,6 @@ pub(crate) fn by_endpoint(
         .optional()?)
 }
 
-/// 128 random bits, hex: the webhook URL names the environment without revealing it.
-fn new_endpoint() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    hex::encode(bytes)
-}
-
 pub(crate) fn save(
     conn: &mut AnyConnection,
     secrets: &SecretsKey,
@@ -172,7 +164,8 @@ pub(crate) fn save(
                     gateway_accounts::account_id.eq(scope.account_id.0),
                     gateway_accounts::livemode.eq(scope.livemode()),
                     gateway_accounts::gateway.eq(kind.as_str()),
-                    gateway_accounts::endpoint.eq(new_endpoint()),
+                    // 128 random bits: the webhook URL names the environment without revealing it.
+                    gateway_accounts::endpoint.eq(crate::rows::random_hex::<16>()),
                     gateway_accounts::publishable_key.eq(&keys.publishable_key),
                     gateway_accounts::secret_last4.eq(keys.secret_key.last4()),
                     gateway_accounts::sealed_secret_key.eq(&sealed_secret),
