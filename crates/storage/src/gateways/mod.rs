@@ -137,7 +137,9 @@ impl GatewayRepository for Store {
     ) -> RepoResult<Recorded> {
         let url = self.public_url();
         let mail = self.mail_enabled();
-        self.write(|conn| {
+        // The same event delivered twice at once: the second insert of its id is refused by
+        // the key, and the retry finds it handled.
+        self.write_retrying_unique(|conn| {
             let seen: bool = diesel::select(diesel::dsl::exists(
                 crate::rows::scoped!(gateway_events, scope)
                     .filter(gateway_events::endpoint.eq(endpoint))

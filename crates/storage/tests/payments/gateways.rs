@@ -362,6 +362,41 @@ fn notifications_are_handled_once_and_only_in_their_environment(db: TestDb) {
     );
 }
 
+fn the_same_event_delivered_at_once_is_handled_once(db: TestDb) {
+    let scope = scope(&db);
+    let (inv, c) = opened(&db, scope, 6_000, "cs_test_twice");
+    let note = Notification {
+        id: "evt_at_once".into(),
+        livemode: false,
+        event: GatewayEvent::CheckoutPaid(paid(c, "pi_at_once")),
+    };
+    let barrier = Arc::new(Barrier::new(4));
+    let store = Arc::new(db.store.clone());
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (store, barrier, note) = (store.clone(), barrier.clone(), note.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.record_notification(scope, STRIPE, "ep", &note)
+            })
+        })
+        .collect();
+    let outcomes: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    let paid_now = outcomes
+        .iter()
+        .filter(|o| matches!(o, Ok(Recorded::Paid(_))))
+        .count();
+    assert_eq!(paid_now, 1, "{outcomes:?}");
+    assert_eq!(
+        db.store
+            .get_invoice(scope, inv.id)
+            .unwrap()
+            .amount_paid_cents,
+        6_000
+    );
+}
+
 fn refund_input(amount: Option<i64>) -> invoicing_domain::gateway::NewRefund {
     RefundInput {
         amount_cents: amount,
@@ -563,6 +598,7 @@ fn a_rotated_secrets_key_reseals_every_connection(db: TestDb) {
 }
 
 backend_tests!(
+    the_same_event_delivered_at_once_is_handled_once,
     a_rotated_secrets_key_reseals_every_connection,
     keys_are_sealed_and_bound_to_their_tenant,
     a_paid_checkout_is_one_payment_whoever_reports_it,
