@@ -23,6 +23,7 @@ pub mod pdf;
 pub mod people;
 pub mod query;
 pub mod ratelimit;
+pub mod redirect;
 pub mod routes;
 pub mod storage_calls;
 mod storage_threads;

@@ -146,14 +146,7 @@ pub(crate) async fn new_password_hash(password: Password) -> Result<PasswordHash
         .map_err(|e| RepoError::Internal(e.to_string()).into())
 }
 
-/// A 303 to `location` (after every form post, so reloading never posts twice).
-pub(crate) fn see_other(location: &str) -> HttpResponse {
-    let mut res = HttpResponse::SeeOther().finish();
-    if let Ok(v) = HeaderValue::from_str(location) {
-        res.headers_mut().insert(header::LOCATION, v);
-    }
-    res
-}
+pub(crate) use crate::redirect::see_other;
 
 /// A rendered template with `status`.
 pub(crate) fn page(status: StatusCode, template: impl askama::Template) -> Answer {

@@ -75,17 +75,14 @@ pub async fn start_card_payment(
     let in_flight = kept
         .iter()
         .any(|c| c.status == CheckoutStatus::Complete && c.amount == amount);
-    if in_flight {
-        return Ok(format!(
-            "{}/invoice/{}?token={token}&card=confirming",
-            state.config.public_url, inv.invoice_number
-        ));
-    }
-    if let Some(url) = reuse(state, &gateway, &keys, scope, &inv, amount, &kept).await? {
-        return Ok(url);
-    }
     let public = state.config.public_url.clone();
     let page = format!("{public}/invoice/{}?token={token}", inv.invoice_number);
+    if in_flight {
+        return Ok(format!("{page}&card=confirming"));
+    }
+    if let Some(url) = reuse(state, (&gateway, &keys, scope), &inv, amount, &kept, &page).await? {
+        return Ok(url);
+    }
     let owner = CheckoutOwner {
         account_id: scope.account_id,
         environment: scope.environment,
@@ -121,16 +118,16 @@ pub async fn start_card_payment(
     Ok(url)
 }
 
-/// An open checkout of this amount to send the customer to again; checkouts of another amount
-/// expired first (the amount due changed), and any that ended meanwhile recorded.
+/// An open checkout of this amount to send the customer to again (or the invoice's `page`,
+/// saying how it stands, when one ended paid or on its way meanwhile); checkouts of another
+/// amount are expired first (the amount due changed).
 async fn reuse(
     state: &AppState,
-    gateway: &Arc<dyn PaymentGateway>,
-    keys: &GatewayKeys,
-    scope: Scope,
+    (gateway, keys, scope): (&Arc<dyn PaymentGateway>, &GatewayKeys, Scope),
     inv: &Invoice,
     amount: Money,
     kept: &[CheckoutRecord],
+    page: &str,
 ) -> Result<Option<String>, ApiError> {
     for open in kept.iter().filter(|c| c.status == CheckoutStatus::Open) {
         let (g, k, id) = (gateway.clone(), keys.clone(), open.session_id.clone());
@@ -155,22 +152,13 @@ async fn reuse(
             _ => None,
         };
         if let Some(outcome) = outcome {
-            return Ok(Some(format!(
-                "{}/invoice/{}?token={}&card={outcome}",
-                state.config.public_url,
-                inv.invoice_number,
-                token_of(inv)
-            )));
+            return Ok(Some(format!("{page}&card={outcome}")));
         }
         if same && now.status == CheckoutStatus::Open {
             return Ok(now.url);
         }
     }
     Ok(None)
-}
-
-fn token_of(inv: &Invoice) -> &str {
-    inv.payment_link.split("token=").nth(1).unwrap_or_default()
 }
 
 /// How a card payment the customer came back from stands.

@@ -5,8 +5,8 @@
 use super::{form_token, limit_public, query_token, require_form, valid_token, FormBody};
 use crate::error::ApiError;
 use crate::ops::gateways::{card_return, start_card_payment, CardOutcome};
+use crate::redirect::see_other;
 use crate::AppState;
-use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -30,12 +30,6 @@ impl utoipa::PartialSchema for CardForm {
 }
 
 impl utoipa::ToSchema for CardForm {}
-
-fn see_other(location: String) -> HttpResponse {
-    HttpResponse::SeeOther()
-        .insert_header((LOCATION, location))
-        .finish()
-}
 
 /// Opens (or reuses) the invoice's card checkout and sends the customer to it.
 #[utoipa::path(post, path = "/invoice/{number}/card", tag = "public pages", operation_id = "invoice_pay_by_card",
@@ -62,15 +56,15 @@ pub async fn start(
     let number = number.into_inner();
     let page = format!("/invoice/{number}?token={token}");
     match start_card_payment(&state, number, token).await {
-        Ok(url) => Ok(see_other(url)),
+        Ok(url) => Ok(see_other(&url)),
         Err(e) if e.code == "resource_missing" => Err(e),
         // Paid or cancelled meanwhile, or the card option just went away: the page says where
         // the invoice stands.
         Err(e) if e.code == "invalid_state_transition" || e.code == "gateway_not_connected" => {
-            Ok(see_other(page))
+            Ok(see_other(&page))
         }
         Err(e) if e.code == "gateway_unavailable" || e.code == "gateway_refused" => {
-            Ok(see_other(format!("{page}&card=unavailable")))
+            Ok(see_other(&format!("{page}&card=unavailable")))
         }
         Err(e) => Err(e),
     }
@@ -103,7 +97,7 @@ pub async fn back(
     let number = number.into_inner();
     let page = format!("/invoice/{number}?token={token}");
     let outcome = card_return(&state, number, token, session).await?;
-    Ok(see_other(match outcome {
+    Ok(see_other(&match outcome {
         CardOutcome::Paid => format!("{page}&card=paid"),
         CardOutcome::Confirming => format!("{page}&card=confirming"),
         CardOutcome::NotPaid => page,

@@ -13,8 +13,8 @@ use super::{form_text, form_token, read_form, require_form};
 use crate::error::ApiError;
 use crate::multipart::{is_multipart, read_upload, UploadError};
 use crate::ops::gateways::card_offer;
+use crate::redirect::see_other;
 use crate::{blocking, AppState};
-use actix_web::http::header::LOCATION;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
@@ -479,9 +479,9 @@ pub async fn report(
     let (n, t) = (number.clone(), token.clone());
     let back = format!("/invoice/{number}?token={token}");
     match blocking(move || repos.report_payment(&n, &t, report)).await {
-        Ok(_) => Ok(see_other(format!("{back}&reported=1"))),
+        Ok(_) => Ok(see_other(&format!("{back}&reported=1"))),
         // Paid or cancelled meanwhile: the page shows where the invoice stands.
-        Err(e) if e.code == "invalid_state_transition" => Ok(see_other(back)),
+        Err(e) if e.code == "invalid_state_transition" => Ok(see_other(&back)),
         Err(e) if e.code == "validation_failed" => {
             let messages = storage_reasons(locale, e.details.clone());
             refused(&state, number, token, typed, messages, None).await
@@ -539,12 +539,6 @@ fn proof_message(t: Locale, e: ProofError) -> String {
         ProofError::TooLarge => "form.proof.too_large",
     })
     .to_string()
-}
-
-fn see_other(location: String) -> HttpResponse {
-    HttpResponse::SeeOther()
-        .insert_header((LOCATION, location))
-        .finish()
 }
 
 /// The delivery date or service period as the page names it.

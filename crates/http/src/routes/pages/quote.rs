@@ -9,9 +9,9 @@ use super::{
 };
 use crate::client::client_ip;
 use crate::error::ApiError;
+use crate::redirect::see_other;
 use crate::routes::quotations::user_agent;
 use crate::{blocking, AppState};
-use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::{NaiveDate, Utc};
@@ -275,9 +275,7 @@ async fn answer(
         Err(e) if e.code == "invalid_state_transition" => {}
         Err(e) => return Err(missing_as("quotation")(e)),
     }
-    Ok(HttpResponse::SeeOther()
-        .insert_header((LOCATION, format!("/quote/{number}?token={token}")))
-        .finish())
+    Ok(see_other(&format!("/quote/{number}?token={token}")))
 }
 
 /// The Accept button of the quotation page (an HTML form post; answers 303 to the page).
