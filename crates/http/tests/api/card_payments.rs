@@ -27,25 +27,6 @@ fn keys(secret: &str, publishable: &str, webhook: Option<&str>) -> Value {
     body
 }
 
-fn page_path(invoice: &Value) -> String {
-    let link = invoice["payment_link"].as_str().unwrap();
-    link.strip_prefix(PUBLIC_URL).unwrap().to_string()
-}
-
-fn token(invoice: &Value) -> String {
-    page_path(invoice)
-        .split("token=")
-        .nth(1)
-        .unwrap()
-        .to_string()
-}
-
-fn form(h: &Harness, path: &str, fields: &str) -> TestRequest {
-    h.anonymous(Method::POST, path)
-        .insert_header(("content-type", "application/x-www-form-urlencoded"))
-        .set_payload(fields.to_string())
-}
-
 /// What one merchant set up: the stand-in, its Stripe account connected to the harness's test
 /// environment, the endpoint's signing secret and the app over it.
 struct Connected {
@@ -94,26 +75,6 @@ async fn connect(h: &Harness) -> Connected {
         webhook_secret,
         state,
     }
-}
-
-async fn sent_invoice<B: actix_web::body::MessageBody>(
-    app: &impl TestApp<B>,
-    h: &Harness,
-    cents: i64,
-) -> Value {
-    let inv = call!(
-        app,
-        h.req(Method::POST, "/api/v1/invoices"),
-        json!({
-            "customer": {"name": "Ada", "email": "ada@example.com"},
-            "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": cents}]
-        })
-    )
-    .body;
-    let path = format!("/api/v1/invoices/{}/send", inv["id"]);
-    let sent = call!(app, h.req(Method::POST, &path));
-    assert_eq!(sent.status, 200, "{}", sent.body);
-    sent.body
 }
 
 /// "Pay by card" as the customer's browser posts it: where it sends them.
@@ -757,42 +718,6 @@ async fn refunds_come_after_a_credit_note(h: Harness) {
     );
 }
 
-/// A multipart post of the report form, as a browser sends a file input.
-fn report_with_file(h: &Harness, inv: &Value, name: &str, bytes: &[u8]) -> TestRequest {
-    let boundary = "----proof7a3f";
-    let mut body = Vec::new();
-    for (field, value) in [
-        ("token", token(inv)),
-        ("amount", "10.00".to_string()),
-        ("reference", "TR-778".to_string()),
-    ] {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"\r\n\r\n{value}\r\n"
-            )
-            .as_bytes(),
-        );
-    }
-    body.extend_from_slice(
-        format!(
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"proof\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    body.extend_from_slice(bytes);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let path = format!(
-        "/invoice/{}/payments",
-        inv["invoice_number"].as_str().unwrap()
-    );
-    h.anonymous(Method::POST, &path)
-        .insert_header((
-            "content-type",
-            format!("multipart/form-data; boundary={boundary}"),
-        ))
-        .set_payload(body)
-}
-
 async fn proof_files_are_checked_and_kept_private(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     let inv = sent_invoice(&app, &h, 5_000).await;
@@ -807,7 +732,7 @@ async fn proof_files_are_checked_and_kept_private(h: Harness) {
         ),
         ("receipt.pdf", big, "must be at most 5 MB"),
     ] {
-        let r = send_raw(&app, report_with_file(&h, &inv, name, &bytes)).await;
+        let r = send_raw(&app, report_with_file(&h, &inv, "10.00", (name, &bytes))).await;
         assert_eq!(r.status, 422, "{name}");
         let html = r.text();
         assert!(html.contains("id=\"proof-error\""), "{html}");
@@ -816,7 +741,11 @@ async fn proof_files_are_checked_and_kept_private(h: Harness) {
     }
     assert!(payments_of(&app, &h, &inv).await.is_empty());
     let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec();
-    let r = send_raw(&app, report_with_file(&h, &inv, "bank <receipt>.png", &png)).await;
+    let r = send_raw(
+        &app,
+        report_with_file(&h, &inv, "10.00", ("bank <receipt>.png", &png)),
+    )
+    .await;
     assert_eq!(r.status, 303, "{}", r.text());
     let p = payments_of(&app, &h, &inv).await[0].clone();
     assert_eq!(p["proof"]["content_type"], "image/png");
@@ -847,10 +776,14 @@ async fn proof_files_are_checked_and_kept_private(h: Harness) {
     // PDF and JPEG are taken too; without a file the form works as before.
     let inv2 = sent_invoice(&app, &h, 5_000).await;
     let jpeg = b"\xFF\xD8\xFF\xE0\x00\x10JFIF".to_vec();
-    let r = send_raw(&app, report_with_file(&h, &inv2, "scan.jpeg", &jpeg)).await;
+    let r = send_raw(
+        &app,
+        report_with_file(&h, &inv2, "10.00", ("scan.jpeg", &jpeg)),
+    )
+    .await;
     assert_eq!(r.status, 303);
     let inv3 = sent_invoice(&app, &h, 5_000).await;
-    let r = send_raw(&app, report_with_file(&h, &inv3, "", b"")).await;
+    let r = send_raw(&app, report_with_file(&h, &inv3, "10.00", ("", b""))).await;
     assert_eq!(r.status, 303, "an empty file input is no file");
     assert!(payments_of(&app, &h, &inv3).await[0]["proof"].is_null());
 }

@@ -365,3 +365,6 @@ pub fn pdf_words(pdf: &[u8]) -> String {
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).replace(['\u{a0}', '\u{202f}'], " ")
 }
+
+pub mod pages;
+pub use pages::*;

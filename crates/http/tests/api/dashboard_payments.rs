@@ -8,7 +8,7 @@
 use crate::common::*;
 use crate::dashboard::{member, sign_in, Session, PASSWORD};
 use actix_web::http::Method;
-use actix_web::test::{init_service, TestRequest};
+use actix_web::test::init_service;
 use chrono::{Duration, Utc};
 use invoicing_domain::ports::UserRepository;
 use invoicing_domain::user::{Role, UserEmail};
@@ -33,45 +33,6 @@ fn stale(h: &Harness, email: &str) {
             .confirm_session_password(s.id, Utc::now() - Duration::minutes(10))
             .unwrap();
     }
-}
-
-fn token(invoice: &Value) -> String {
-    invoice["payment_link"]
-        .as_str()
-        .unwrap()
-        .rsplit_once("token=")
-        .unwrap()
-        .1
-        .to_string()
-}
-
-async fn sent_invoice<S, B>(app: &S, h: &Harness, cents: i64) -> Value
-where
-    S: actix_web::dev::Service<
-        actix_http::Request,
-        Response = actix_web::dev::ServiceResponse<B>,
-        Error = actix_web::Error,
-    >,
-    B: actix_web::body::MessageBody,
-{
-    let inv = call!(
-        app,
-        h.req(Method::POST, "/api/v1/invoices"),
-        json!({
-            "customer": {"name": "Ada", "email": "ada@example.com"},
-            "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": cents}]
-        })
-    )
-    .body;
-    let sent = call!(
-        app,
-        h.req(
-            Method::POST,
-            &format!("/api/v1/invoices/{}/send", inv["id"])
-        )
-    );
-    assert_eq!(sent.status, 200, "{}", sent.body);
-    sent.body
 }
 
 async fn payments_of<S, B>(app: &S, h: &Harness, inv: &Value) -> Vec<Value>
@@ -570,42 +531,6 @@ async fn card_payments_show_their_reference_and_refund_after_a_credit_note(h: Ha
     assert_eq!(r.status, 404, "{}", r.text());
 }
 
-/// The public page's "I have paid" form with a file, as a browser sends it.
-fn report_with_file(h: &Harness, inv: &Value, name: &str, bytes: &[u8]) -> TestRequest {
-    let boundary = "----proof7a3f";
-    let mut body = Vec::new();
-    for (field, value) in [
-        ("token", token(inv)),
-        ("amount", "50.00".to_string()),
-        ("reference", "TR-778".to_string()),
-    ] {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"\r\n\r\n{value}\r\n"
-            )
-            .as_bytes(),
-        );
-    }
-    body.extend_from_slice(
-        format!(
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"proof\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    body.extend_from_slice(bytes);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let path = format!(
-        "/invoice/{}/payments",
-        inv["invoice_number"].as_str().unwrap()
-    );
-    h.anonymous(Method::POST, &path)
-        .insert_header((
-            "content-type",
-            format!("multipart/form-data; boundary={boundary}"),
-        ))
-        .set_payload(body)
-}
-
 async fn the_queue_links_a_proof_the_merchant_alone_downloads(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     member(&h, h.account, "owner@example.com", Role::Owner);
@@ -613,7 +538,11 @@ async fn the_queue_links_a_proof_the_merchant_alone_downloads(h: Harness) {
     let inv = sent_invoice(&app, &h, 5_000).await;
     let mut pdf = b"%PDF-1.7\n".to_vec();
     pdf.resize(120 * 1024, b' ');
-    let r = send_raw(&app, report_with_file(&h, &inv, "transfer.pdf", &pdf)).await;
+    let r = send_raw(
+        &app,
+        report_with_file(&h, &inv, "50.00", ("transfer.pdf", &pdf)),
+    )
+    .await;
     assert_eq!(r.status, 303, "{}", r.text());
     let p = payments_of(&app, &h, &inv).await[0].clone();
     let link = format!("/dashboard/payments/{}/proof", p["id"]);
@@ -663,7 +592,7 @@ async fn the_queue_links_a_proof_the_merchant_alone_downloads(h: Harness) {
     assert!(r.header("location").starts_with("/dashboard/login"));
     // A payment without a proof has no link and no file.
     let inv2 = sent_invoice(&app, &h, 5_000).await;
-    let r = send_raw(&app, report_with_file(&h, &inv2, "", b"")).await;
+    let r = send_raw(&app, report_with_file(&h, &inv2, "50.00", ("", b""))).await;
     assert_eq!(r.status, 303);
     let p2 = payments_of(&app, &h, &inv2).await[0].clone();
     let page = screen(

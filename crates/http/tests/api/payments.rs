@@ -20,26 +20,6 @@ fn invoice_body(email: &str) -> Value {
     })
 }
 
-fn page_path(invoice: &Value) -> String {
-    let link = invoice["payment_link"].as_str().unwrap();
-    link.strip_prefix(PUBLIC_URL).unwrap().to_string()
-}
-
-fn token(invoice: &Value) -> String {
-    page_path(invoice)
-        .split("token=")
-        .nth(1)
-        .unwrap()
-        .to_string()
-}
-
-/// A form post from the page, as a browser sends it.
-fn form(h: &Harness, path: &str, fields: &str) -> TestRequest {
-    h.anonymous(Method::POST, path)
-        .insert_header(("content-type", "application/x-www-form-urlencoded"))
-        .set_payload(fields.to_string())
-}
-
 async fn html<S, B>(app: &S, req: TestRequest) -> (u16, String, String)
 where
     S: actix_web::dev::Service<
