@@ -11,18 +11,9 @@
 use crate::common::smtp::{self, Sink};
 use crate::common::webdriver::{available, Browser};
 use crate::common::*;
-use crate::dashboard::{axe_source, check, made};
+use crate::dashboard::{axe_source, check, made, set_password_and_sign_in, tap};
 use invoicing_gateway_stripe::testing::StandIn;
 use serde_json::json;
-
-const PASSWORD: &str = "a long and quiet harbour";
-
-/// A button, activated as a tap would.
-fn tap(browser: &Browser, css: &str) {
-    browser.execute(&format!(
-        "document.querySelector({css:?}).click(); return true;"
-    ));
-}
 
 #[test]
 fn a_customer_pays_an_invoice_by_card_on_a_phone() {
@@ -78,26 +69,10 @@ fn pays_by_card(name: &str, database: Option<&str>) {
 
     // The merchant connects Stripe in the dashboard, on their phone.
     let merchant = Browser::start_sized(360, 740);
-    let first_link = server
-        .printed
-        .iter()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix(&public)
-                .map(|rest| format!("{public}{rest}"))
-        })
-        .filter(|l| l.contains("/dashboard/set-password?token="))
+    let link = server
+        .printed_link_under(&public)
         .expect("the set-password link");
-    merchant.goto(&first_link);
-    merchant.wait_for("#password");
-    merchant.fill("#password", PASSWORD);
-    merchant.fill("#confirm", PASSWORD);
-    tap(&merchant, "button.primary");
-    merchant.wait_for("#email");
-    merchant.fill("#email", "admin@localhost");
-    merchant.fill("#password", PASSWORD);
-    tap(&merchant, "form button.primary");
-    merchant.wait_for("nav[aria-label] ul");
+    set_password_and_sign_in(&merchant, &link, "admin@localhost");
     let settings = format!("{}/dashboard/settings/payments", server.https);
     merchant.goto(&settings);
     merchant.wait_for("#secret_key");

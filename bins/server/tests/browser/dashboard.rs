@@ -91,6 +91,27 @@ fn status_of(browser: &Browser) -> String {
         .to_string()
 }
 
+/// A button or link, activated as a tap would (the element's own click).
+pub(crate) fn tap(browser: &Browser, css: &str) {
+    browser.execute(&format!(
+        "document.querySelector({css:?}).click(); return true;"
+    ));
+}
+
+/// The first owner chooses a password on the printed `link`, then signs in as `email`.
+pub(crate) fn set_password_and_sign_in(browser: &Browser, link: &str, email: &str) {
+    browser.goto(link);
+    browser.wait_for("#password");
+    browser.fill("#password", PASSWORD);
+    browser.fill("#confirm", PASSWORD);
+    tap(browser, "button.primary");
+    browser.wait_for("#email");
+    browser.fill("#email", email);
+    browser.fill("#password", PASSWORD);
+    tap(browser, "form button.primary");
+    browser.wait_for("nav[aria-label] ul");
+}
+
 pub(crate) fn check(browser: &Browser, axe: Option<&str>, what: &str) {
     assert_fits(browser, what);
     assert_no_split_words(browser, what);

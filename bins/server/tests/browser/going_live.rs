@@ -7,17 +7,8 @@
 use crate::common::smtp::{self, Sink};
 use crate::common::webdriver::{available, Browser};
 use crate::common::*;
-use crate::dashboard::{axe_source, check};
+use crate::dashboard::{axe_source, check, set_password_and_sign_in, tap};
 use mail_parser::MessageParser;
-
-const PASSWORD: &str = "a long and quiet harbour";
-
-/// A button or link, activated as a tap would (the element's own click).
-fn tap(browser: &Browser, css: &str) {
-    browser.execute(&format!(
-        "document.querySelector({css:?}).click(); return true;"
-    ));
-}
 
 /// A select's choice (or a date field's day), as a person picks it.
 fn choose(browser: &Browser, css: &str, value: &str) {
@@ -77,16 +68,8 @@ fn going_live(name: &str, database: Option<&str>) {
     };
 
     // The first owner, named by OWNER_EMAIL, sets a password and signs in; German from then on.
-    browser.goto(&server.printed_link().unwrap());
-    browser.wait_for("#password");
-    browser.fill("#password", PASSWORD);
-    browser.fill("#confirm", PASSWORD);
-    tap(&browser, "button.primary");
-    browser.wait_for("#email");
-    browser.fill("#email", "inhaber@muster.example");
-    browser.fill("#password", PASSWORD);
-    tap(&browser, "form button.primary");
-    browser.wait_for("nav[aria-label] ul");
+    let link = server.printed_link().unwrap();
+    set_password_and_sign_in(&browser, &link, "inhaber@muster.example");
     choose(&browser, "#language", "de");
     tap(&browser, "form[action='/dashboard/language'] button");
     browser.wait_for("html[lang='de']");

@@ -108,8 +108,13 @@ impl Server {
 
     /// The one-time set-password link printed at the first start, at this server's address.
     pub fn printed_link(&self) -> Option<String> {
+        self.printed_link_under(PUBLIC_URL)
+    }
+
+    /// The same for a server started with `PUBLIC_URL` set to `public`.
+    pub fn printed_link_under(&self, public: &str) -> Option<String> {
         self.printed.iter().find_map(|l| {
-            let link = l.trim().strip_prefix(PUBLIC_URL)?;
+            let link = l.trim().strip_prefix(public)?;
             link.starts_with("/dashboard/set-password?token=")
                 .then(|| format!("{}{link}", self.https))
         })
