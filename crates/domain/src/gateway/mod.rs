@@ -210,6 +210,17 @@ pub enum GatewayError {
     Malformed(String),
 }
 
+impl GatewayError {
+    /// Whether the gateway surely did not do what it was asked (it refused, or refused the
+    /// keys): anything else (no answer, an unreadable one) may have been done.
+    pub fn surely_not_done(&self) -> bool {
+        matches!(
+            self,
+            GatewayError::Refused { .. } | GatewayError::Unauthorized(_)
+        )
+    }
+}
+
 /// One payment gateway, such as Stripe. Each call carries the merchant's keys (every account
 /// connects its own gateway account); implementations block, so callers run them off the
 /// async workers.

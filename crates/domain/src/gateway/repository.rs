@@ -65,6 +65,23 @@ pub struct RefundPlan {
     pub gateway: Option<(GatewayKind, String)>,
 }
 
+impl RefundPlan {
+    /// What the gateway is asked, when a gateway makes this refund.
+    pub fn request(&self) -> Option<(GatewayKind, super::RefundRequest)> {
+        let (kind, reference) = self.gateway.clone()?;
+        Some((
+            kind,
+            super::RefundRequest {
+                payment_reference: reference,
+                amount: self.amount,
+                currency: self.currency,
+                reason: self.reason.clone(),
+                idempotency_key: self.idempotency_key.clone(),
+            },
+        ))
+    }
+}
+
 pub use crate::payment_proof::ProofFile;
 
 pub trait GatewayRepository {

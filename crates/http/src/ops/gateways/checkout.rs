@@ -8,7 +8,7 @@ use crate::{blocking, AppState};
 use chrono::{DateTime, Utc};
 use invoicing_domain::gateway::{
     Checkout, CheckoutOwner, CheckoutRecord, CheckoutRequest, CheckoutStatus, GatewayError,
-    GatewayKeys, PaymentGateway, Recorded, RefundRequest,
+    GatewayKeys, PaymentGateway, Recorded,
 };
 use invoicing_domain::invoice::Invoice;
 use invoicing_domain::money::Money;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// How long a checkout stays untouched before the sweep asks about it: a webhook usually comes
 /// first, and a lost one costs this long, not money.
 pub const SWEEP_AFTER: chrono::Duration = chrono::Duration::seconds(10);
-const SWEEP_BATCH: i64 = 100;
+pub(super) const SWEEP_BATCH: i64 = 100;
 
 /// Whether the page offers "Pay by card": the environment's gateway connected and an open
 /// invoice owing an amount the gateway charges exactly.
@@ -204,49 +204,6 @@ pub async fn card_return(
         Recorded::Unpaid(CheckoutStatus::Complete) => CardOutcome::Confirming,
         _ => CardOutcome::NotPaid,
     })
-}
-
-/// Refunds kept and never answered for (the process died before asking the gateway), asked
-/// again with their own idempotency key after this long; how many it settled.
-pub const REFUND_RETRY_AFTER: chrono::Duration = chrono::Duration::minutes(1);
-
-pub fn retry_refunds(
-    repos: &dyn Repositories,
-    gateway: &dyn PaymentGateway,
-    now: DateTime<Utc>,
-) -> RepoResult<usize> {
-    let mut settled = 0;
-    for (scope, plan) in repos.refunds_to_retry(now - REFUND_RETRY_AFTER, SWEEP_BATCH)? {
-        let (Some((_, reference)), Some(keys)) = (
-            plan.gateway.clone(),
-            plan.gateway
-                .as_ref()
-                .map(|(k, _)| repos.gateway_keys(scope, *k))
-                .transpose()?
-                .flatten(),
-        ) else {
-            continue;
-        };
-        let request = RefundRequest {
-            payment_reference: reference,
-            amount: plan.amount,
-            currency: plan.currency,
-            reason: plan.reason.clone(),
-            idempotency_key: plan.idempotency_key.clone(),
-        };
-        match gateway.refund(&keys, &request) {
-            Ok(done) => {
-                repos.finish_refund(scope, &plan, Some(&done))?;
-                settled += 1;
-            }
-            Err(GatewayError::Refused { .. } | GatewayError::Unauthorized(_)) => {
-                repos.finish_refund(scope, &plan, None)?;
-                settled += 1;
-            }
-            Err(e) => log::warn!("refund retry: refund {}: {e}", plan.refund_id),
-        }
-    }
-    Ok(settled)
 }
 
 /// The scheduler's look at checkouts still open (SPEC §25): a lost or late webhook costs

@@ -6,10 +6,9 @@ mod checkout;
 mod notifications;
 mod refunds;
 
-pub use checkout::{
-    card_offer, card_return, retry_refunds, start_card_payment, sweep_checkouts, CardOutcome,
-};
+pub use checkout::{card_offer, card_return, start_card_payment, sweep_checkouts, CardOutcome};
 pub use notifications::receive_notification;
+pub use refunds::retry_refunds;
 
 use super::{Ops, Permits};
 use crate::error::ApiError;

@@ -2,17 +2,52 @@
 //! the refund's own idempotency key, and its answer settles the refund (a refusal gives the
 //! amount back). A payment no gateway took is paid back by hand: recorded, done.
 
+use super::checkout::SWEEP_BATCH;
 use super::gateway_call;
 use crate::error::ApiError;
 use crate::ops::Ops;
 use crate::path_id::Id;
+use chrono::{DateTime, Utc};
 use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::gateway::{GatewayError, NewRefund, ProofFile, RefundInput, RefundRequest};
+use invoicing_domain::gateway::{GatewayError, NewRefund, PaymentGateway, ProofFile, RefundInput};
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::money::Money;
 use invoicing_domain::paging::PageRequest;
 use invoicing_domain::payment::{Payment, PaymentFilter, PaymentId};
 use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::ports::{RepoResult, Repositories};
+
+/// Refunds kept and never answered for (the process died before asking the gateway), asked
+/// again with their own idempotency key after this long; how many it settled.
+pub const REFUND_RETRY_AFTER: chrono::Duration = chrono::Duration::minutes(1);
+
+pub fn retry_refunds(
+    repos: &dyn Repositories,
+    gateway: &dyn PaymentGateway,
+    now: DateTime<Utc>,
+) -> RepoResult<usize> {
+    let mut settled = 0;
+    for (scope, plan) in repos.refunds_to_retry(now - REFUND_RETRY_AFTER, SWEEP_BATCH)? {
+        let Some((kind, request)) = plan.request() else {
+            continue;
+        };
+        let Some(keys) = repos.gateway_keys(scope, kind)? else {
+            continue;
+        };
+        match gateway.refund(&keys, &request) {
+            Ok(done) => {
+                repos.finish_refund(scope, &plan, Some(&done))?;
+                settled += 1;
+            }
+            Err(e) if e.surely_not_done() => {
+                repos.finish_refund(scope, &plan, None)?;
+                settled += 1;
+            }
+            Err(e) => log::warn!("refund retry: refund {}: {e}", plan.refund_id),
+        }
+    }
+    Ok(settled)
+}
 
 impl Ops {
     /// `POST /api/v1/payments/{id}/refunds`.
@@ -68,7 +103,7 @@ impl Ops {
         let plan = self
             .run(scope, "payment", move |r, s| r.start_refund(s, id, &new))
             .await?;
-        let Some((kind, reference)) = plan.gateway.clone() else {
+        let Some((kind, request)) = plan.request() else {
             return self
                 .run(scope, "payment", move |r, s| r.get_payment(s, id))
                 .await;
@@ -76,13 +111,6 @@ impl Ops {
         let keys = self
             .run(scope, "payment", move |r, s| r.gateway_keys(s, kind))
             .await?;
-        let request = RefundRequest {
-            payment_reference: reference,
-            amount: plan.amount,
-            currency: plan.currency,
-            reason: plan.reason.clone(),
-            idempotency_key: plan.idempotency_key.clone(),
-        };
         let gateway = self.gateway.clone();
         let asked = match (gateway, keys) {
             (Some(g), Some(k)) => gateway_call(move || g.refund(&k, &request)).await,
@@ -98,16 +126,16 @@ impl Ops {
                 })
                 .await
             }
-            // The gateway may have made it: the refund stays pending and its notification
-            // (or a retry with the same key) settles it.
-            Err(e @ (GatewayError::Unreachable(_) | GatewayError::Malformed(_))) => Err(e.into()),
-            Err(e) => {
+            Err(e) if e.surely_not_done() => {
                 self.run(scope, "payment", move |r, s| {
                     r.finish_refund(s, &plan, None)
                 })
                 .await?;
                 Err(e.into())
             }
+            // The gateway may have made it: the refund stays pending and its notification
+            // (or a retry with the same key) settles it.
+            Err(e) => Err(e.into()),
         }
     }
 
