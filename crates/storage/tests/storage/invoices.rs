@@ -911,7 +911,7 @@ fn kept_counts_match_the_rows_after_concurrent_changes(db: TestDb) {
         .unwrap();
     assert_eq!((past_the_end.total, past_the_end.data.len()), (30, 0));
     // Another tenant's counts are its own.
-    let other = crate::scope(&db);
+    let other = self::scope(&db);
     let listed = db
         .store
         .list_invoices(other, &InvoiceFilter::default(), page)

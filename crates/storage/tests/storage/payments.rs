@@ -679,5 +679,4 @@ backend_tests!(
     tenants_are_isolated,
 );
 
-#[path = "payments/gateways.rs"]
 mod gateways;

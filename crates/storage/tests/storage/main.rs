@@ -1,0 +1,19 @@
+//! The storage layer's tests, one binary: the domain's repository ports against throwaway
+//! databases, each body run on SQLite and on PostgreSQL (`backend_tests!`), one module per
+//! concern. Under `CI=true` an unreachable PostgreSQL fails the PostgreSQL tests instead of
+//! skipping them.
+
+mod citus;
+mod credit_notes;
+mod customers;
+mod emails;
+mod event_actors;
+mod idempotency;
+mod invoices;
+mod keys_and_accounts;
+mod payments;
+mod products;
+mod quotations;
+mod recurring;
+mod users;
+mod webhooks;
