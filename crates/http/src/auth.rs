@@ -3,8 +3,8 @@
 
 use crate::client::{client_ip, is_https};
 use crate::config::RateConfig;
-use crate::envelope::{is_api_path, routing_path};
 use crate::error::ApiError;
+use crate::paths::{is_api_path, routing_path};
 use crate::ratelimit::BucketKey;
 use crate::AppState;
 use actix_web::body::{BoxBody, MessageBody};

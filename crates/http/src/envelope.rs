@@ -4,6 +4,7 @@
 use crate::client::is_https;
 use crate::error::{from_actix, render, ApiError};
 use crate::escape;
+use crate::paths::{is_api_path, routing_path};
 use crate::AppState;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -37,17 +38,6 @@ fn request_id(req: &ServiceRequest) -> String {
             Alphanumeric.sample_string(&mut rand::thread_rng(), 24)
         ),
     }
-}
-
-/// The path as the router matches it (percent-encoding decoded), so `/%61pi/…` is treated as the
-/// `/api/…` it routes to, not as a public page.
-pub fn routing_path(req: &ServiceRequest) -> &str {
-    req.match_info().as_str()
-}
-
-/// Paths that belong to the JSON API, as opposed to public pages.
-pub fn is_api_path(path: &str) -> bool {
-    path == "/api" || path.starts_with("/api/") || path == "/v1" || path.starts_with("/v1/")
 }
 
 pub async fn envelope(

@@ -11,8 +11,9 @@
 
 use crate::auth::Auth;
 use crate::body::{BodyReader, MAX_BODY_BYTES};
-use crate::envelope::{is_api_path, routing_path, RequestId};
+use crate::envelope::RequestId;
 use crate::error::ApiError;
+use crate::paths::{is_api_path, routing_path};
 use crate::{blocking, blocking_final, blocking_within, AppState, REQUEST_REPOS};
 use actix_web::body::{self, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};

@@ -14,16 +14,19 @@ pub mod envelope;
 pub mod error;
 pub mod escape;
 pub mod failpoint;
+pub mod form_body;
 pub mod idempotency;
 pub mod multipart;
 pub mod openapi;
 pub mod ops;
 pub mod path_id;
+pub mod paths;
 pub mod pdf;
 pub mod people;
 pub mod query;
 pub mod ratelimit;
 pub mod redirect;
+pub mod route_table;
 pub mod routes;
 pub mod storage_calls;
 mod storage_threads;
@@ -177,8 +180,9 @@ pub fn build_app(
 > {
     App::new()
         .app_data(state)
-        .configure(routes::register)
-        .default_service(web::to(routes::not_found))
+        .configure(route_table::register)
+        .default_service(web::to(route_table::not_found))
+        .wrap(from_fn(dashboard::answer_pages))
         .wrap(from_fn(idempotency::guard))
         .wrap(from_fn(auth::api_gate))
         .wrap(from_fn(envelope::envelope))

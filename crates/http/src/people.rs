@@ -3,12 +3,36 @@
 //! a way on, where an API client keeps SPEC §4's JSON; `/`, a trailing slash and `/favicon.ico`
 //! lead to where people mean.
 
-use crate::dashboard::locale_of;
-use crate::envelope::is_api_path;
 use crate::escape;
+use crate::paths::is_api_path;
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
+use invoicing_domain::locale::Locale;
+
+/// The cookie the dashboard's language menu sets.
+pub(crate) const LANGUAGE_COOKIE: &str = "__Host-language";
+
+/// The language the dashboard and these pages speak to this visitor: the one they chose (a cookie set from the
+/// language menu), else the first of their browser's languages among the six, else English.
+pub fn locale_of(req: &HttpRequest) -> Locale {
+    if let Some(chosen) = req
+        .cookie(LANGUAGE_COOKIE)
+        .and_then(|c| Locale::parse(c.value()))
+    {
+        return chosen;
+    }
+    req.headers()
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split(',')
+                .map(|part| part.split(';').next().unwrap_or("").trim())
+                .filter_map(|tag| Locale::parse(&tag.get(..2)?.to_ascii_lowercase()))
+                .next()
+        })
+        .unwrap_or(Locale::DEFAULT)
+}
 
 #[derive(Template)]
 #[template(path = "people_error.html")]

@@ -4,15 +4,14 @@
 //! listed, each of which they may end.
 
 use super::chrome::{Chrome, Nav};
-use super::form::Form;
-use super::session::{check_post, visitor, Visitor};
+use super::session::Visitor;
 use super::views::moment;
-use super::{page, respond, see_other, Answer};
+use super::{page, see_other, Answer};
+use crate::dashboard::Posted;
 use crate::error::ApiError;
-use crate::routes::pages::FormBody;
 use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::Utc;
 use invoicing_domain::notice::NewNotice;
@@ -93,13 +92,12 @@ async fn show(
 /// The signed-in user's password and sessions.
 #[utoipa::path(get, path = "/dashboard/account", tag = "dashboard", operation_id = "dashboard_account",
     responses((status = 200, description = "The user's password form and sessions", content_type = "text/html", body = String)))]
-pub async fn account_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        show(&state, &req, &me, StatusCode::OK, Problems::default()).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn account_page(
+    me: Visitor,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    show(&state, &req, &me, StatusCode::OK, Problems::default()).await
 }
 
 /// Changes the user's password: the current one first; the user's other sessions end.
@@ -108,58 +106,50 @@ pub async fn account_page(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         description = "`csrf`, `current`, `password` and `confirm`"),
     responses(
         (status = 303, description = "Changed", headers(("Location" = String, description = "The account page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 422, description = "The current password is wrong, or the new one breaks the policy or differs from its confirmation", content_type = "text/html", body = String),
     ))]
-pub async fn change_password(
+pub(crate) async fn change_password(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let (current, raw, confirm) = (
-            form.raw("current"),
-            form.raw("password"),
-            form.raw("confirm"),
-        );
-        let refuse = |problem| {
-            show(
-                &state,
-                &req,
-                &me,
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Problems {
-                    password: Some(problem),
-                    ..Problems::default()
-                },
-            )
-        };
-        if let Some(problem) = PasswordProblem::of(&raw) {
-            return refuse(super::sign_in::password_problem_key(problem)).await;
-        }
-        if raw != confirm {
-            return refuse("dash.password.mismatch").await;
-        }
-        let password = Password::parse(&raw).map_err(ApiError::from)?;
-        if !super::reauth::password_matches(&state, &req, &me, current).await? {
-            return refuse("dash.account.wrong_password").await;
-        }
-        let repos = state.repos();
-        let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-        let hash = super::new_password_hash(password).await?;
-        blocking(move || {
-            let now = Utc::now();
-            repos.set_password(user, &hash, now, Some(session))?;
-            repos.confirm_session_password(session, now)
-        })
-        .await?;
-        Ok(see_other("/dashboard/account?done=password"))
+) -> Answer {
+    let (current, raw, confirm) = (
+        form.raw("current"),
+        form.raw("password"),
+        form.raw("confirm"),
+    );
+    let refuse = |problem| {
+        show(
+            &state,
+            &req,
+            &me,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Problems {
+                password: Some(problem),
+                ..Problems::default()
+            },
+        )
+    };
+    if let Some(problem) = PasswordProblem::of(&raw) {
+        return refuse(super::sign_in::password_problem_key(problem)).await;
     }
-    .await;
-    respond(&req, answer)
+    if raw != confirm {
+        return refuse("dash.password.mismatch").await;
+    }
+    let password = Password::parse(&raw).map_err(ApiError::from)?;
+    if !super::reauth::password_matches(&state, &req, &me, current).await? {
+        return refuse("dash.account.wrong_password").await;
+    }
+    let repos = state.repos();
+    let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
+    let hash = super::new_password_hash(password).await?;
+    blocking(move || {
+        let now = Utc::now();
+        repos.set_password(user, &hash, now, Some(session))?;
+        repos.confirm_session_password(session, now)
+    })
+    .await?;
+    Ok(see_other("/dashboard/account?done=password"))
 }
 
 /// Asks to change the user's email: with the current password, a link to the new address
@@ -169,63 +159,55 @@ pub async fn change_password(
         description = "`csrf`, `email` (the new one) and `current` (the password)"),
     responses(
         (status = 303, description = "The link is on its way", headers(("Location" = String, description = "The account page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 422, description = "Not an email, the same one, another user's, the password is wrong, or this server sends no mail", content_type = "text/html", body = String),
     ))]
-pub async fn change_email(
+pub(crate) async fn change_email(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let typed = form.raw("email");
-        let refuse = |key: &'static str| {
-            let problems = Problems {
-                email: Some(key),
-                new_email: typed.clone(),
-                ..Problems::default()
-            };
-            show(
-                &state,
-                &req,
-                &me,
-                StatusCode::UNPROCESSABLE_ENTITY,
-                problems,
-            )
+) -> Answer {
+    let typed = form.raw("email");
+    let refuse = |key: &'static str| {
+        let problems = Problems {
+            email: Some(key),
+            new_email: typed.clone(),
+            ..Problems::default()
         };
-        if !state.config.mail_enabled {
-            return refuse("dash.account.email_needs_mail").await;
-        }
-        let Ok(new) = UserEmail::parse(&typed) else {
-            return refuse("dash.account.email_invalid").await;
-        };
-        let old = me.signed_in.user.email.clone();
-        if new.normalized() == old.normalized() {
-            return refuse("dash.account.email_same").await;
-        }
-        if !super::reauth::password_matches(&state, &req, &me, form.raw("current")).await? {
-            return refuse("dash.account.wrong_password").await;
-        }
-        let t = super::locale_of(&req);
-        let token = SecretToken::generate(&mut rand::rngs::OsRng);
-        let link = confirm_email_url(&state.config.public_url, &token);
-        let to_new = NewNotice::email_change(t, new.clone(), &old, link);
-        let to_old = NewNotice::email_changing(t, old, &new);
-        let request = NewLink::email_change(me.signed_in.user.id, new, &token, Utc::now());
-        let repos = state.repos();
-        let asked = blocking(move || Ok(repos.request_email_change(request, to_new, to_old)));
-        match asked.await? {
-            Ok(true) => Ok(see_other("/dashboard/account?done=email_link_sent")),
-            Ok(false) => refuse("dash.account.email_wait").await,
-            Err(RepoError::InUse(_)) => refuse("dash.account.email_taken").await,
-            Err(e) => Err(ApiError::from(e).into()),
-        }
+        show(
+            &state,
+            &req,
+            &me,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            problems,
+        )
+    };
+    if !state.config.mail_enabled {
+        return refuse("dash.account.email_needs_mail").await;
     }
-    .await;
-    respond(&req, answer)
+    let Ok(new) = UserEmail::parse(&typed) else {
+        return refuse("dash.account.email_invalid").await;
+    };
+    let old = me.signed_in.user.email.clone();
+    if new.normalized() == old.normalized() {
+        return refuse("dash.account.email_same").await;
+    }
+    if !super::reauth::password_matches(&state, &req, &me, form.raw("current")).await? {
+        return refuse("dash.account.wrong_password").await;
+    }
+    let t = super::locale_of(&req);
+    let token = SecretToken::generate(&mut rand::rngs::OsRng);
+    let link = confirm_email_url(&state.config.public_url, &token);
+    let to_new = NewNotice::email_change(t, new.clone(), &old, link);
+    let to_old = NewNotice::email_changing(t, old, &new);
+    let request = NewLink::email_change(me.signed_in.user.id, new, &token, Utc::now());
+    let repos = state.repos();
+    let asked = blocking(move || Ok(repos.request_email_change(request, to_new, to_old)));
+    match asked.await? {
+        Ok(true) => Ok(see_other("/dashboard/account?done=email_link_sent")),
+        Ok(false) => refuse("dash.account.email_wait").await,
+        Err(RepoError::InUse(_)) => refuse("dash.account.email_taken").await,
+        Err(e) => Err(ApiError::from(e).into()),
+    }
 }
 
 /// Ends one of the user's sessions (signing out another browser).
@@ -234,29 +216,21 @@ pub async fn change_email(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Ended", headers(("Location" = String, description = "The account page (the sign-in page when it was this one)"))),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 404, description = "No such session of this user", content_type = "text/html", body = String),
     ))]
-pub async fn end_session(
+pub(crate) async fn end_session(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        let id = SessionId(super::form::path_number(&id, "session")?);
-        let repos = state.repos();
-        let user = me.signed_in.user.id;
-        blocking(move || repos.delete_session(user, id))
-            .await
-            .map_err(|e| e.naming("session"))?;
-        if id == me.signed_in.session.id {
-            return Ok(see_other("/dashboard/login"));
-        }
-        Ok(see_other("/dashboard/account?done=session_ended"))
+) -> Answer {
+    let id = SessionId(super::form::path_number(&id, "session")?);
+    let repos = state.repos();
+    let user = me.signed_in.user.id;
+    blocking(move || repos.delete_session(user, id))
+        .await
+        .map_err(|e| e.naming("session"))?;
+    if id == me.signed_in.session.id {
+        return Ok(see_other("/dashboard/login"));
     }
-    .await;
-    respond(&req, answer)
+    Ok(see_other("/dashboard/account?done=session_ended"))
 }

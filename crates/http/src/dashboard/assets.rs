@@ -12,7 +12,7 @@ const FAVICON: &str = include_str!("../../assets/favicon.svg");
 /// The dashboard's stylesheet.
 #[utoipa::path(get, path = "/dashboard/assets/dashboard.css", tag = "dashboard", operation_id = "dashboard_stylesheet",
     responses((status = 200, description = "The dashboard's CSS", content_type = "text/css", body = String)))]
-pub async fn stylesheet() -> HttpResponse {
+pub(crate) async fn stylesheet() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
@@ -23,7 +23,7 @@ pub async fn stylesheet() -> HttpResponse {
 /// The one script: copy buttons beside secrets shown once. Everything works without it.
 #[utoipa::path(get, path = "/dashboard/assets/copy.js", tag = "dashboard", operation_id = "dashboard_copy_script",
     responses((status = 200, description = "The dashboard's copy buttons", content_type = "text/javascript", body = String)))]
-pub async fn copy_script() -> HttpResponse {
+pub(crate) async fn copy_script() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/javascript; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
@@ -35,7 +35,7 @@ pub async fn copy_script() -> HttpResponse {
 /// (`/favicon.ico` is sent here too).
 #[utoipa::path(get, path = "/dashboard/assets/favicon.svg", tag = "dashboard", operation_id = "dashboard_favicon",
     responses((status = 200, description = "The icon", content_type = "image/svg+xml", body = String)))]
-pub async fn favicon() -> HttpResponse {
+pub(crate) async fn favicon() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("image/svg+xml")
         .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))

@@ -5,15 +5,15 @@
 
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, Form};
-use super::session::{check_post, visitor, Visitor};
-use super::{page, respond, see_other, Answer};
+use super::session::Visitor;
+use super::Posted;
+use super::{page, see_other, Answer};
 use crate::error::ApiError;
 use crate::ops::{EmailDraft, Ops};
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::email::{EmailInput, EmailSubject};
@@ -194,8 +194,7 @@ async fn show(
     )
 }
 
-async fn compose(state: &AppState, req: &HttpRequest, doc: Doc) -> Answer {
-    let me = visitor(state, req).await?;
+async fn compose(me: Visitor, state: &AppState, req: &HttpRequest, doc: Doc) -> Answer {
     let ops = me.ops(state);
     // Only those who may send see the form.
     ops.caller().require(doc.resource(), Access::Write)?;
@@ -204,10 +203,12 @@ async fn compose(state: &AppState, req: &HttpRequest, doc: Doc) -> Answer {
     show(&me, req, doc, draft, typed, HashMap::new()).await
 }
 
-async fn send(state: &AppState, req: &HttpRequest, doc: Doc, body: &FormBody) -> Answer {
-    let me = visitor(state, req).await?;
-    let form = Form::read(req, body)?;
-    check_post(&me, req, &form)?;
+async fn send(
+    Posted { me, form }: Posted,
+    state: &AppState,
+    req: &HttpRequest,
+    doc: Doc,
+) -> Answer {
     let ops = me.ops(state);
     if !state.config.mail_enabled {
         return Err(ApiError::email_not_configured().into());
@@ -239,13 +240,13 @@ fn id_of(raw: &str) -> Result<i64, ApiError> {
         (status = 200, description = "The email as it would leave: recipients, subject, message, attachment", content_type = "text/html", body = String),
         (status = 404, description = "No such invoice", content_type = "text/html", body = String),
     ))]
-pub async fn invoice_page(
+pub(crate) async fn invoice_page(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> HttpResponse {
-    let answer = async { compose(&state, &req, Doc::Invoice(id_of(&id)?)).await }.await;
-    respond(&req, answer)
+) -> Answer {
+    compose(me, &state, &req, Doc::Invoice(id_of(&id)?)).await
 }
 
 /// Sends the invoice's email as composed (a draft is sent with it).
@@ -255,19 +256,17 @@ pub async fn invoice_page(
         description = "`csrf`, `to` and `cc` (addresses separated by commas), `subject`, `message`"),
     responses(
         (status = 303, description = "Sent", headers(("Location" = String, description = "The invoice's screen"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not send", content_type = "text/html", body = String),
         (status = 404, description = "No such invoice", content_type = "text/html", body = String),
         (status = 409, description = "The invoice's status does not allow it", content_type = "text/html", body = String),
         (status = 422, description = "The form again with what is wrong beside its field, or this server sends no mail", content_type = "text/html", body = String),
     ))]
-pub async fn invoice_send(
+pub(crate) async fn invoice_send(
+    post: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async { send(&state, &req, Doc::Invoice(id_of(&id)?), &body).await }.await;
-    respond(&req, answer)
+) -> Answer {
+    send(post, &state, &req, Doc::Invoice(id_of(&id)?)).await
 }
 
 /// The quotation's email, to check and change before it is sent.
@@ -277,13 +276,13 @@ pub async fn invoice_send(
         (status = 200, description = "The email as it would leave: recipients, subject, message, attachment", content_type = "text/html", body = String),
         (status = 404, description = "No such quotation", content_type = "text/html", body = String),
     ))]
-pub async fn quotation_page(
+pub(crate) async fn quotation_page(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> HttpResponse {
-    let answer = async { compose(&state, &req, Doc::Quotation(id_of(&id)?)).await }.await;
-    respond(&req, answer)
+) -> Answer {
+    compose(me, &state, &req, Doc::Quotation(id_of(&id)?)).await
 }
 
 /// Sends the quotation's email as composed (a draft is sent with it).
@@ -293,17 +292,15 @@ pub async fn quotation_page(
         description = "`csrf`, `to` and `cc` (addresses separated by commas), `subject`, `message`"),
     responses(
         (status = 303, description = "Sent", headers(("Location" = String, description = "The quotation's screen"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not send", content_type = "text/html", body = String),
         (status = 404, description = "No such quotation", content_type = "text/html", body = String),
         (status = 409, description = "The quotation's status does not allow it", content_type = "text/html", body = String),
         (status = 422, description = "The form again with what is wrong beside its field, or this server sends no mail", content_type = "text/html", body = String),
     ))]
-pub async fn quotation_send(
+pub(crate) async fn quotation_send(
+    post: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async { send(&state, &req, Doc::Quotation(id_of(&id)?), &body).await }.await;
-    respond(&req, answer)
+) -> Answer {
+    send(post, &state, &req, Doc::Quotation(id_of(&id)?)).await
 }

@@ -3,14 +3,14 @@
 
 use super::chrome::{Chrome, Nav};
 use super::form::without_blanks;
-use super::invoices::LineRow;
-use super::session::visitor;
+use super::page;
+use super::views::LineRow;
 use super::views::{date, money, Pager};
-use super::{page, respond};
+use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::credit_note::{CreditNoteId, CreditReason};
 use invoicing_domain::locale::Locale;
@@ -54,43 +54,38 @@ struct ListPage {
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let query = without_blanks(req.query_string());
-        let found = ops.list_credit_notes(&query).await?;
-        let names = ops
-            .customer_names(found.data.iter().map(|n| n.customer_id).collect())
-            .await?;
-        let c = Chrome::new(&me, &req, Nav::CreditNotes, String::new());
-        let t = c.t;
-        page(
-            StatusCode::OK,
-            ListPage {
-                rows: found
-                    .data
-                    .iter()
-                    .map(|n| Row {
-                        id: n.id.0,
-                        number: n.credit_note_number.clone(),
-                        invoice_id: n.invoice_id.0,
-                        customer: super::views::name_of(&names, n.customer_id),
-                        date: date(t, n.created_at.date_naive()),
-                        reason: reason_label(t, n.reason),
-                        total: money(t, n.total_cents, n.currency),
-                    })
-                    .collect(),
-                pager: Pager::new(t, "/dashboard/credit-notes", &query, &found),
-                c: Chrome {
-                    title: t.text("dash.nav.credit_notes").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    let query = without_blanks(req.query_string());
+    let found = ops.list_credit_notes(&query).await?;
+    let names = ops
+        .customer_names(found.data.iter().map(|n| n.customer_id).collect())
+        .await?;
+    let c = Chrome::new(&me, &req, Nav::CreditNotes, String::new());
+    let t = c.t;
+    page(
+        StatusCode::OK,
+        ListPage {
+            rows: found
+                .data
+                .iter()
+                .map(|n| Row {
+                    id: n.id.0,
+                    number: n.credit_note_number.clone(),
+                    invoice_id: n.invoice_id.0,
+                    customer: super::views::name_of(&names, n.customer_id),
+                    date: date(t, n.created_at.date_naive()),
+                    reason: reason_label(t, n.reason),
+                    total: money(t, n.total_cents, n.currency),
+                })
+                .collect(),
+            pager: Pager::new(t, "/dashboard/credit-notes", &query, &found),
+            c: Chrome {
+                title: t.text("dash.nav.credit_notes").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }
 
 #[derive(Template)]
@@ -118,40 +113,36 @@ struct DetailPage {
         (status = 200, description = "The credit note", content_type = "text/html", body = String),
         (status = 404, description = "No such credit note in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<CreditNoteId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let n = ops.credit_note(id).await?;
-        let names = ops.customer_names(vec![n.customer_id]).await?;
-        let c = Chrome::new(&me, &req, Nav::CreditNotes, n.credit_note_number.clone());
-        let t = c.t;
-        let cur = n.currency;
-        page(
-            StatusCode::OK,
-            DetailPage {
-                id: n.id.0,
-                invoice_id: n.invoice_id.0,
-                customer: super::views::name_of(&names, n.customer_id),
-                date: date(t, n.created_at.date_naive()),
-                reason: reason_label(t, n.reason),
-                lines: LineRow::of(t, cur, &n.line_items),
-                subtotal: money(t, n.subtotal_cents, cur),
-                tax: money(t, n.tax_cents, cur),
-                total: money(t, n.total_cents, cur),
-                notes: None,
-                memo: n.memo,
-                number: n.credit_note_number,
-                c,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let ops = me.ops(&state);
+    let n = ops.credit_note(id).await?;
+    let names = ops.customer_names(vec![n.customer_id]).await?;
+    let c = Chrome::new(&me, &req, Nav::CreditNotes, n.credit_note_number.clone());
+    let t = c.t;
+    let cur = n.currency;
+    page(
+        StatusCode::OK,
+        DetailPage {
+            id: n.id.0,
+            invoice_id: n.invoice_id.0,
+            customer: super::views::name_of(&names, n.customer_id),
+            date: date(t, n.created_at.date_naive()),
+            reason: reason_label(t, n.reason),
+            lines: LineRow::of(t, cur, &n.line_items),
+            subtotal: money(t, n.subtotal_cents, cur),
+            tax: money(t, n.tax_cents, cur),
+            total: money(t, n.total_cents, cur),
+            notes: None,
+            memo: n.memo,
+            number: n.credit_note_number,
+            c,
+        },
+    )
 }
 
 /// The credit note's PDF, as the API renders it.
@@ -161,16 +152,7 @@ pub async fn detail(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
         (status = 404, description = "No such credit note in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn pdf(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: Id<CreditNoteId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let doc = me.ops(&state).credit_note_pdf(id).await?;
-        Ok(crate::pdf::respond(doc).await?)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn pdf(me: Visitor, state: web::Data<AppState>, id: Id<CreditNoteId>) -> Answer {
+    let doc = me.ops(&state).credit_note_pdf(id).await?;
+    Ok(crate::pdf::respond(doc).await?)
 }

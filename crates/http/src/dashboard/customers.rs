@@ -3,14 +3,14 @@
 
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, non_blank, query_value, without_blanks, Form};
-use super::session::{check_post, visitor, Visitor};
+use super::session::Visitor;
 use super::views::{date, money, payment_status, Pager};
-use super::{page, respond, see_other, Answer};
+use super::{page, see_other, Answer};
+use crate::dashboard::Posted;
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::customer::{
     AddressInput, Customer, CustomerId, CustomerInput, CustomerPatchInput,
@@ -45,42 +45,37 @@ struct ListPage {
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let query = without_blanks(req.query_string());
-        let ops = me.ops(&state);
-        let found = if query_value(&query, "q").is_empty() {
-            ops.list_customers(&query).await?
-        } else {
-            ops.without_totals().list_customers(&query).await?
-        };
-        let c = Chrome::new(&me, &req, Nav::Customers, String::new());
-        let t = c.t;
-        page(
-            StatusCode::OK,
-            ListPage {
-                q: query_value(&query, "q"),
-                rows: found
-                    .data
-                    .iter()
-                    .map(|c| Row {
-                        id: c.id.0,
-                        name: c.name.clone(),
-                        company: c.company.clone().unwrap_or_default(),
-                        email: c.email.as_str().to_string(),
-                    })
-                    .collect(),
-                pager: Pager::new(t, "/dashboard/customers", &query, &found),
-                c: Chrome {
-                    title: t.text("dash.nav.customers").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let query = without_blanks(req.query_string());
+    let ops = me.ops(&state);
+    let found = if query_value(&query, "q").is_empty() {
+        ops.list_customers(&query).await?
+    } else {
+        ops.without_totals().list_customers(&query).await?
+    };
+    let c = Chrome::new(&me, &req, Nav::Customers, String::new());
+    let t = c.t;
+    page(
+        StatusCode::OK,
+        ListPage {
+            q: query_value(&query, "q"),
+            rows: found
+                .data
+                .iter()
+                .map(|c| Row {
+                    id: c.id.0,
+                    name: c.name.clone(),
+                    company: c.company.clone().unwrap_or_default(),
+                    email: c.email.as_str().to_string(),
+                })
+                .collect(),
+            pager: Pager::new(t, "/dashboard/customers", &query, &found),
+            c: Chrome {
+                title: t.text("dash.nav.customers").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }
 
 pub(crate) struct Balance {
@@ -124,119 +119,115 @@ struct DetailPage {
         (status = 200, description = "The customer", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<CustomerId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let customer = ops.customer(id).await?;
-        let about = format!("customer_id={}&per_page=10", customer.id.0);
-        let balances = ops.outstanding(Some(customer.id)).await?;
-        let few = ops.without_totals();
-        let invoices = few.list_invoices(&about).await?;
-        let quotations = few.list_quotations(&about).await?;
-        let payments = few.list_payments(&about).await?;
-        let c = Chrome::new(&me, &req, Nav::Customers, customer.name.clone());
-        let t = c.t;
-        let today = ops.today().await?;
-        let address = customer
-            .address
-            .as_ref()
-            .map(|a| invoicing_domain::parties::address_lines_in(a, t).join(", "))
-            .unwrap_or_default();
-        let facts = [
-            (
-                "dash.field.company",
-                customer.company.clone().unwrap_or_default(),
-            ),
-            (
-                "dash.field.phone",
-                customer.phone.clone().unwrap_or_default(),
-            ),
-            (
-                "dash.field.tax_id",
-                customer.tax_id.clone().unwrap_or_default(),
-            ),
-            ("dash.field.address", address),
-            (
-                "dash.field.language",
-                customer
-                    .locale
-                    .map(|l| l.text("dash.language.name").to_string())
-                    .unwrap_or_default(),
-            ),
-        ]
-        .into_iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| (t.text(k), v))
-        .collect();
-        page(
-            StatusCode::OK,
-            DetailPage {
-                id: customer.id.0,
-                email: customer.email.as_str().to_string(),
-                facts,
-                balances: balances
-                    .into_iter()
-                    .map(|o| Balance {
-                        currency: o.currency.code(),
-                        outstanding: money(t, o.outstanding_cents, o.currency),
-                        overdue: if o.overdue_cents > 0 {
-                            money(t, o.overdue_cents, o.currency)
-                        } else {
-                            String::new()
-                        },
-                    })
-                    .collect(),
-                invoices: invoices
-                    .data
-                    .into_iter()
-                    .map(|i| DocRow {
-                        href: format!("/dashboard/invoices/{}", i.id.0),
-                        date: date(t, i.issue_date),
-                        status: i.status.as_str(),
-                        status_label: t.invoice_status_for_merchant(i.status),
-                        amount: money(t, i.total_cents, i.currency),
-                        number: i.invoice_number,
-                    })
-                    .collect(),
-                quotations: quotations
-                    .data
-                    .into_iter()
-                    .map(|q| DocRow {
-                        href: format!("/dashboard/quotations/{}", q.id.0),
-                        date: date(t, q.issue_date),
-                        status: q.status.as_str(),
-                        status_label: t.quotation_status_for_merchant(q.status),
-                        amount: money(t, q.total_cents, q.currency),
-                        number: q.quote_number,
-                    })
-                    .collect(),
-                payments: payments
-                    .data
-                    .into_iter()
-                    .map(|p| DocRow {
-                        href: format!("/dashboard/invoices/{}", p.invoice_id.0),
-                        number: p.reference.unwrap_or_default(),
-                        date: date(t, p.created_at.date_naive()),
-                        status: p.status.as_str(),
-                        status_label: payment_status(t, p.status),
-                        amount: money(t, p.amount_cents, p.currency),
-                    })
-                    .collect(),
-                name: customer.name,
-                statement_from: format!("{}-01-01", today.format("%Y")),
-                statement_to: today.format("%Y-%m-%d").to_string(),
-                mail: state.config.mail_enabled,
-                c,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let ops = me.ops(&state);
+    let customer = ops.customer(id).await?;
+    let about = format!("customer_id={}&per_page=10", customer.id.0);
+    let balances = ops.outstanding(Some(customer.id)).await?;
+    let few = ops.without_totals();
+    let invoices = few.list_invoices(&about).await?;
+    let quotations = few.list_quotations(&about).await?;
+    let payments = few.list_payments(&about).await?;
+    let c = Chrome::new(&me, &req, Nav::Customers, customer.name.clone());
+    let t = c.t;
+    let today = ops.today().await?;
+    let address = customer
+        .address
+        .as_ref()
+        .map(|a| invoicing_domain::parties::address_lines_in(a, t).join(", "))
+        .unwrap_or_default();
+    let facts = [
+        (
+            "dash.field.company",
+            customer.company.clone().unwrap_or_default(),
+        ),
+        (
+            "dash.field.phone",
+            customer.phone.clone().unwrap_or_default(),
+        ),
+        (
+            "dash.field.tax_id",
+            customer.tax_id.clone().unwrap_or_default(),
+        ),
+        ("dash.field.address", address),
+        (
+            "dash.field.language",
+            customer
+                .locale
+                .map(|l| l.text("dash.language.name").to_string())
+                .unwrap_or_default(),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.is_empty())
+    .map(|(k, v)| (t.text(k), v))
+    .collect();
+    page(
+        StatusCode::OK,
+        DetailPage {
+            id: customer.id.0,
+            email: customer.email.as_str().to_string(),
+            facts,
+            balances: balances
+                .into_iter()
+                .map(|o| Balance {
+                    currency: o.currency.code(),
+                    outstanding: money(t, o.outstanding_cents, o.currency),
+                    overdue: if o.overdue_cents > 0 {
+                        money(t, o.overdue_cents, o.currency)
+                    } else {
+                        String::new()
+                    },
+                })
+                .collect(),
+            invoices: invoices
+                .data
+                .into_iter()
+                .map(|i| DocRow {
+                    href: format!("/dashboard/invoices/{}", i.id.0),
+                    date: date(t, i.issue_date),
+                    status: i.status.as_str(),
+                    status_label: t.invoice_status_for_merchant(i.status),
+                    amount: money(t, i.total_cents, i.currency),
+                    number: i.invoice_number,
+                })
+                .collect(),
+            quotations: quotations
+                .data
+                .into_iter()
+                .map(|q| DocRow {
+                    href: format!("/dashboard/quotations/{}", q.id.0),
+                    date: date(t, q.issue_date),
+                    status: q.status.as_str(),
+                    status_label: t.quotation_status_for_merchant(q.status),
+                    amount: money(t, q.total_cents, q.currency),
+                    number: q.quote_number,
+                })
+                .collect(),
+            payments: payments
+                .data
+                .into_iter()
+                .map(|p| DocRow {
+                    href: format!("/dashboard/invoices/{}", p.invoice_id.0),
+                    number: p.reference.unwrap_or_default(),
+                    date: date(t, p.created_at.date_naive()),
+                    status: p.status.as_str(),
+                    status_label: payment_status(t, p.status),
+                    amount: money(t, p.amount_cents, p.currency),
+                })
+                .collect(),
+            name: customer.name,
+            statement_from: format!("{}-01-01", today.format("%Y")),
+            statement_to: today.format("%Y-%m-%d").to_string(),
+            mail: state.config.mail_enabled,
+            c,
+        },
+    )
 }
 
 /// The form's fields, as typed.
@@ -446,17 +437,12 @@ fn show(
         (status = 200, description = "The form", content_type = "text/html", body = String),
         (status = 403, description = "A role that may not create customers", content_type = "text/html", body = String),
     ))]
-pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        me.ops(&state).caller().require(
-            invoicing_domain::api_key::ApiResource::Customers,
-            invoicing_domain::api_key::Access::Write,
-        )?;
-        show(&me, &req, None, Fields::default(), HashMap::new())
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn new_page(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    me.ops(&state).caller().require(
+        invoicing_domain::api_key::ApiResource::Customers,
+        invoicing_domain::api_key::Access::Write,
+    )?;
+    show(&me, &req, None, Fields::default(), HashMap::new())
 }
 
 /// Creates the customer (or finds the one with that email, as the API does).
@@ -465,38 +451,34 @@ pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpRespo
         description = "`csrf`, `name`, `email`, `company`, `phone`, `tax_id`, `vat_id`, `eas_scheme`, `eas_id`, `locale`, `line1`, `line2`, `city`, `state`, `postal_code`, `country`"),
     responses(
         (status = 303, description = "Saved: to the customer", headers(("Location" = String, description = "The customer"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not create customers", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
     ))]
-pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let f = Fields::read(&form);
-        let input = CustomerInput {
-            name: non_blank(&f.name),
-            email: non_blank(&f.email),
-            phone: non_blank(&f.phone),
-            company: non_blank(&f.company),
-            address: f.address(),
-            locale: non_blank(&f.locale),
-            tax_id: non_blank(&f.tax_id),
-            vat_id: non_blank(&f.vat_id),
-            electronic_address: f.electronic_address(),
-            metadata: None,
-        };
-        match me.ops(&state).create_customer(input).await {
-            Ok(created) => Ok(see_other(&format!(
-                "/dashboard/customers/{}?done=saved",
-                created.into_inner().id.0
-            ))),
-            Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
-            Err(e) => Err(e.into()),
-        }
+pub(crate) async fn create(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    let f = Fields::read(&form);
+    let input = CustomerInput {
+        name: non_blank(&f.name),
+        email: non_blank(&f.email),
+        phone: non_blank(&f.phone),
+        company: non_blank(&f.company),
+        address: f.address(),
+        locale: non_blank(&f.locale),
+        tax_id: non_blank(&f.tax_id),
+        vat_id: non_blank(&f.vat_id),
+        electronic_address: f.electronic_address(),
+        metadata: None,
+    };
+    match me.ops(&state).create_customer(input).await {
+        Ok(created) => Ok(see_other(&format!(
+            "/dashboard/customers/{}?done=saved",
+            created.into_inner().id.0
+        ))),
+        Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// The form to change a customer.
@@ -507,29 +489,25 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         (status = 403, description = "A role that may not change customers", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn edit_page(
+pub(crate) async fn edit_page(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<CustomerId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        ops.caller().require(
-            invoicing_domain::api_key::ApiResource::Customers,
-            invoicing_domain::api_key::Access::Write,
-        )?;
-        let customer = ops.customer(id).await?;
-        show(
-            &me,
-            &req,
-            Some(customer.id.0),
-            Fields::of(&customer),
-            HashMap::new(),
-        )
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let ops = me.ops(&state);
+    ops.caller().require(
+        invoicing_domain::api_key::ApiResource::Customers,
+        invoicing_domain::api_key::Access::Write,
+    )?;
+    let customer = ops.customer(id).await?;
+    show(
+        &me,
+        &req,
+        Some(customer.id.0),
+        Fields::of(&customer),
+        HashMap::new(),
+    )
 }
 
 /// Saves the changes, as `PATCH` does (a blank optional field is cleared).
@@ -539,48 +517,40 @@ pub async fn edit_page(
         description = "The fields of the new-customer form"),
     responses(
         (status = 303, description = "Saved: to the customer", headers(("Location" = String, description = "The customer"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change customers", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Another customer has that email", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
     ))]
-pub async fn save(
+pub(crate) async fn save(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<CustomerId>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let f = Fields::read(&form);
-        let input = CustomerPatchInput {
-            name: Some(non_blank(&f.name)),
-            email: Some(non_blank(&f.email)),
-            phone: Some(non_blank(&f.phone)),
-            company: Some(non_blank(&f.company)),
-            address: Some(f.address()),
-            locale: Some(non_blank(&f.locale)),
-            tax_id: Some(non_blank(&f.tax_id)),
-            vat_id: Some(non_blank(&f.vat_id)),
-            electronic_address: Some(f.electronic_address()),
-            metadata: None,
-        };
-        match me.ops(&state).update_customer(id, input).await {
-            Ok(c) => Ok(see_other(&format!(
-                "/dashboard/customers/{}?done=saved",
-                c.id.0
-            ))),
-            Err(e) if is_field_mistake(&e) => {
-                let editing = id.get().ok().map(|c| c.0);
-                show(&me, &req, editing, f, field_errors(&e, field_of))
-            }
-            Err(e) => Err(e.into()),
+) -> Answer {
+    let f = Fields::read(&form);
+    let input = CustomerPatchInput {
+        name: Some(non_blank(&f.name)),
+        email: Some(non_blank(&f.email)),
+        phone: Some(non_blank(&f.phone)),
+        company: Some(non_blank(&f.company)),
+        address: Some(f.address()),
+        locale: Some(non_blank(&f.locale)),
+        tax_id: Some(non_blank(&f.tax_id)),
+        vat_id: Some(non_blank(&f.vat_id)),
+        electronic_address: Some(f.electronic_address()),
+        metadata: None,
+    };
+    match me.ops(&state).update_customer(id, input).await {
+        Ok(c) => Ok(see_other(&format!(
+            "/dashboard/customers/{}?done=saved",
+            c.id.0
+        ))),
+        Err(e) if is_field_mistake(&e) => {
+            let editing = id.get().ok().map(|c| c.0);
+            show(&me, &req, editing, f, field_errors(&e, field_of))
         }
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// Deletes a customer who has no documents (as the API refuses otherwise).
@@ -589,22 +559,14 @@ pub async fn save(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Deleted: to the list", headers(("Location" = String, description = "The customers"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not delete customers", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "The customer has documents", content_type = "text/html", body = String),
     ))]
-pub async fn delete(
+pub(crate) async fn delete(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: Id<CustomerId>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        me.ops(&state).delete_customer(id).await?;
-        Ok(see_other("/dashboard/customers?done=deleted"))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    me.ops(&state).delete_customer(id).await?;
+    Ok(see_other("/dashboard/customers?done=deleted"))
 }

@@ -3,12 +3,12 @@
 
 use super::form::Form;
 use super::session::same_origin;
-use super::{locale_of, page, respond, see_other, Answer};
+use super::{locale_of, page, see_other, Answer};
 use crate::error::ApiError;
-use crate::routes::pages::FormBody;
+use crate::form_body::FormBody;
 use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::Utc;
 use invoicing_domain::locale::Locale;
@@ -36,9 +36,9 @@ fn confirm_page_with(t: Locale, token: String, problem: Option<&'static str>) ->
 #[utoipa::path(get, path = "/dashboard/confirm-email", tag = "dashboard", operation_id = "dashboard_confirm_email_page",
     params(("token" = Option<String>, Query, description = "The link's one-time token")),
     responses((status = 200, description = "The button that makes the change", content_type = "text/html", body = String)))]
-pub async fn confirm_page(req: HttpRequest) -> HttpResponse {
+pub(crate) async fn confirm_page(req: HttpRequest) -> Answer {
     let token = super::form::query_value(req.query_string(), "token");
-    respond(&req, confirm_page_with(locale_of(&req), token, None))
+    confirm_page_with(locale_of(&req), token, None)
 }
 
 /// Uses the link, once: the user's email becomes the new one; then they sign in with it.
@@ -46,31 +46,28 @@ pub async fn confirm_page(req: HttpRequest) -> HttpResponse {
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`token`"),
     responses(
         (status = 303, description = "Changed: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
-        (status = 403, description = "Not posted from the dashboard's own page", content_type = "text/html", body = String),
         (status = 415, description = "Not an HTML form post", content_type = "text/html", body = String),
         (status = 422, description = "The link is unknown, used or expired, or the email became another user's", content_type = "text/html", body = String),
     ))]
-pub async fn confirm(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        same_origin(&req)?;
-        let form = Form::read(&req, &body)?;
-        let t = locale_of(&req);
-        let token = form.raw("token");
-        if !SecretToken::has_shape(&token) {
-            return confirm_page_with(t, token, Some("dash.email_change.dead_link"));
-        }
-        let repos = state.repos();
-        let hash = hash_token(&token);
-        let changed = blocking(move || Ok(repos.confirm_email_change(&hash, Utc::now()))).await?;
-        match changed {
-            Ok(Some(_)) => Ok(see_other("/dashboard/login?done=email_changed")),
-            Ok(None) => confirm_page_with(t, token, Some("dash.email_change.dead_link")),
-            Err(RepoError::InUse(_)) => {
-                confirm_page_with(t, token, Some("dash.account.email_taken"))
-            }
-            Err(e) => Err(ApiError::from(e).into()),
-        }
+pub(crate) async fn confirm(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: FormBody,
+) -> Answer {
+    same_origin(&req)?;
+    let form = Form::read(&req, &body)?;
+    let t = locale_of(&req);
+    let token = form.raw("token");
+    if !SecretToken::has_shape(&token) {
+        return confirm_page_with(t, token, Some("dash.email_change.dead_link"));
     }
-    .await;
-    respond(&req, answer)
+    let repos = state.repos();
+    let hash = hash_token(&token);
+    let changed = blocking(move || Ok(repos.confirm_email_change(&hash, Utc::now()))).await?;
+    match changed {
+        Ok(Some(_)) => Ok(see_other("/dashboard/login?done=email_changed")),
+        Ok(None) => confirm_page_with(t, token, Some("dash.email_change.dead_link")),
+        Err(RepoError::InUse(_)) => confirm_page_with(t, token, Some("dash.account.email_taken")),
+        Err(e) => Err(ApiError::from(e).into()),
+    }
 }

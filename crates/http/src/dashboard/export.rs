@@ -1,15 +1,15 @@
 //! The dashboard's CSV links (SPEC §22): the list shown (with its filters) or a report, as the
 //! API answers it for `Accept: text/csv`, through the same operations and the session's role.
 
-use super::session::visitor;
-use super::{respond, Refusal};
+use super::Refusal;
+use crate::dashboard::{Answer, Visitor};
 use crate::error::ApiError;
 use crate::routes::{
     credit_notes, customers, emails, events, invoices, payments, products, quotations, recurring,
     reports, webhooks,
 };
 use crate::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 
 /// Every row of a list, or a report, as CSV.
 #[utoipa::path(get, path = "/dashboard/export/{what}", tag = "dashboard", operation_id = "dashboard_export",
@@ -19,39 +19,35 @@ use actix_web::{web, HttpRequest, HttpResponse};
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
         (status = 404, description = "No such list", content_type = "text/html", body = String),
     ))]
-pub async fn export(
+pub(crate) async fn export(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     what: web::Path<String>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let q = super::form::without_blanks(req.query_string());
-        let csv = match what.as_str() {
-            "invoices" => invoices::INVOICES.csv(&q, ops).await,
-            "quotations" => quotations::QUOTATIONS.csv(&q, ops).await,
-            "customers" => customers::CUSTOMERS.csv(&q, ops).await,
-            "payments" => payments::PAYMENTS.csv(&q, ops).await,
-            "products" => products::PRODUCTS.csv(&q, ops).await,
-            "credit-notes" => credit_notes::CREDIT_NOTES.csv(&q, ops).await,
-            "recurring" => recurring::RECURRING.csv(&q, ops).await,
-            "emails" => emails::EMAILS.csv(&q, ops).await,
-            "events" => events::EVENTS.csv(&q, ops).await,
-            "webhooks" => webhooks::WEBHOOKS.csv(&q, ops).await,
-            "aging" => reports::aging_csv(&q, ops).await,
-            "revenue" => match ops.revenue_report(&q).await {
-                Ok(r) => reports::revenue_csv(&r),
-                Err(e) => Err(e),
-            },
-            "tax" => match ops.tax_report(&q).await {
-                Ok(r) => reports::tax_csv(&r),
-                Err(e) => Err(e),
-            },
-            _ => Err(ApiError::resource_missing("export")),
-        };
-        csv.map_err(Refusal::from)
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let ops = me.ops(&state);
+    let q = super::form::without_blanks(req.query_string());
+    let csv = match what.as_str() {
+        "invoices" => invoices::INVOICES.csv(&q, ops).await,
+        "quotations" => quotations::QUOTATIONS.csv(&q, ops).await,
+        "customers" => customers::CUSTOMERS.csv(&q, ops).await,
+        "payments" => payments::PAYMENTS.csv(&q, ops).await,
+        "products" => products::PRODUCTS.csv(&q, ops).await,
+        "credit-notes" => credit_notes::CREDIT_NOTES.csv(&q, ops).await,
+        "recurring" => recurring::RECURRING.csv(&q, ops).await,
+        "emails" => emails::EMAILS.csv(&q, ops).await,
+        "events" => events::EVENTS.csv(&q, ops).await,
+        "webhooks" => webhooks::WEBHOOKS.csv(&q, ops).await,
+        "aging" => reports::aging_csv(&q, ops).await,
+        "revenue" => match ops.revenue_report(&q).await {
+            Ok(r) => reports::revenue_csv(&r),
+            Err(e) => Err(e),
+        },
+        "tax" => match ops.tax_report(&q).await {
+            Ok(r) => reports::tax_csv(&r),
+            Err(e) => Err(e),
+        },
+        _ => Err(ApiError::resource_missing("export")),
+    };
+    csv.map_err(Refusal::from)
 }

@@ -4,7 +4,7 @@
 
 use super::Refusal;
 use crate::error::ApiError;
-use crate::routes::pages::{require_form, FormBody};
+use crate::form_body::{require_form, FormBody};
 use actix_web::HttpRequest;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::locale::Locale;

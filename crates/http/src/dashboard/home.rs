@@ -3,12 +3,12 @@
 //! overdue first) and the quotations awaiting an answer.
 
 use super::chrome::{Chrome, Nav};
-use super::session::visitor;
+use super::page;
 use super::views::{date, money};
-use super::{page, respond};
+use crate::dashboard::{Answer, Visitor};
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::paging::PageRequest;
 
@@ -68,111 +68,106 @@ struct HomePage {
     responses(
         (status = 200, description = "The home screen", content_type = "text/html", body = String),
     ))]
-pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let c = Chrome::new(&me, &req, Nav::Home, String::new());
-        let t = c.t;
-        let five = PageRequest::new(1, 5).unwrap_or_default().uncounted();
-        let figures = ops
-            .outstanding(None)
-            .await?
-            .into_iter()
-            .map(|o| Figure {
-                currency: o.currency.code(),
-                outstanding: money(t, o.outstanding_cents, o.currency),
-                open_label: t.fill("dash.home.open_count", &[("n", &o.open_count.to_string())]),
-                has_overdue: o.overdue_count > 0,
-                overdue: money(t, o.overdue_cents, o.currency),
-                overdue_label: t.fill(
-                    "dash.home.overdue_count",
-                    &[("n", &o.overdue_count.to_string())],
-                ),
-            })
-            .collect();
-        let pending = ops.pending_payments(five).await?;
-        let overdue = ops.overdue_invoices(five).await?;
-        let quotations = ops.quotations_awaiting_answer(five).await?;
-        let mut ids: Vec<_> = overdue.data.iter().map(|i| i.customer_id).collect();
-        ids.extend(pending.data.iter().map(|p| p.customer_id));
-        ids.extend(quotations.data.iter().map(|q| q.customer_id));
-        let names = ops.customer_names(ids).await?;
-        let name = |id| super::views::name_of(&names, id);
-        // What a live account needs before its documents go out: a seller (the same rule that
-        // refuses a live send), a way to be paid, and a live key for whoever uses the API.
-        let go_live = if c.live && c.owner {
-            let profile = ops.profile().await?;
-            let keys = ops.api_keys().await?;
-            vec![
-                Step {
-                    label: t.text("dash.home.live_seller"),
-                    href: "/dashboard/settings",
-                    done: profile.missing_to_send().is_empty(),
-                },
-                Step {
-                    label: t.text("dash.home.live_paid"),
-                    href: "/dashboard/settings",
-                    done: profile.bank_account.is_some() || profile.payment_instructions.is_some(),
-                },
-                Step {
-                    label: t.text("dash.home.live_key"),
-                    href: "/dashboard/settings/keys",
-                    done: keys.iter().any(|k| k.revoked_at.is_none()),
-                },
-            ]
-        } else {
-            Vec::new()
-        };
-        let title = t.text("dash.home.title").to_string();
-        page(
-            StatusCode::OK,
-            HomePage {
-                c: Chrome { title, ..c },
-                go_live,
-                figures,
-                more_payments: pending.has_more,
-                payments: pending
-                    .data
-                    .into_iter()
-                    .map(|p| PendingPayment {
-                        x: super::payments::Extras::of(t, &p),
-                        id: p.id.0,
-                        invoice_id: p.invoice_id.0,
-                        customer: name(p.customer_id),
-                        amount: money(t, p.amount_cents, p.currency),
-                        method: t.text(super::payments::method_key(p.method)).to_string(),
-                        reference: p.reference.unwrap_or_default(),
-                        reported: date(t, p.created_at.date_naive()),
-                    })
-                    .collect(),
-                more_overdue: overdue.has_more,
-                overdue: overdue
-                    .data
-                    .into_iter()
-                    .map(|i| DocRow {
-                        id: i.id.0,
-                        customer: name(i.customer_id),
-                        date: date(t, i.due_date),
-                        amount: money(t, i.amount_due_cents, i.currency),
-                        number: i.invoice_number,
-                    })
-                    .collect(),
-                more_quotations: quotations.has_more,
-                quotations: quotations
-                    .data
-                    .into_iter()
-                    .map(|q| DocRow {
-                        id: q.id.0,
-                        customer: name(q.customer_id),
-                        date: date(t, q.valid_until),
-                        amount: money(t, q.total_cents, q.currency),
-                        number: q.quote_number,
-                    })
-                    .collect(),
+pub(crate) async fn home(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    let c = Chrome::new(&me, &req, Nav::Home, String::new());
+    let t = c.t;
+    let five = PageRequest::new(1, 5).unwrap_or_default().uncounted();
+    let figures = ops
+        .outstanding(None)
+        .await?
+        .into_iter()
+        .map(|o| Figure {
+            currency: o.currency.code(),
+            outstanding: money(t, o.outstanding_cents, o.currency),
+            open_label: t.fill("dash.home.open_count", &[("n", &o.open_count.to_string())]),
+            has_overdue: o.overdue_count > 0,
+            overdue: money(t, o.overdue_cents, o.currency),
+            overdue_label: t.fill(
+                "dash.home.overdue_count",
+                &[("n", &o.overdue_count.to_string())],
+            ),
+        })
+        .collect();
+    let pending = ops.pending_payments(five).await?;
+    let overdue = ops.overdue_invoices(five).await?;
+    let quotations = ops.quotations_awaiting_answer(five).await?;
+    let mut ids: Vec<_> = overdue.data.iter().map(|i| i.customer_id).collect();
+    ids.extend(pending.data.iter().map(|p| p.customer_id));
+    ids.extend(quotations.data.iter().map(|q| q.customer_id));
+    let names = ops.customer_names(ids).await?;
+    let name = |id| super::views::name_of(&names, id);
+    // What a live account needs before its documents go out: a seller (the same rule that
+    // refuses a live send), a way to be paid, and a live key for whoever uses the API.
+    let go_live = if c.live && c.owner {
+        let profile = ops.profile().await?;
+        let keys = ops.api_keys().await?;
+        vec![
+            Step {
+                label: t.text("dash.home.live_seller"),
+                href: "/dashboard/settings",
+                done: profile.missing_to_send().is_empty(),
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+            Step {
+                label: t.text("dash.home.live_paid"),
+                href: "/dashboard/settings",
+                done: profile.bank_account.is_some() || profile.payment_instructions.is_some(),
+            },
+            Step {
+                label: t.text("dash.home.live_key"),
+                href: "/dashboard/settings/keys",
+                done: keys.iter().any(|k| k.revoked_at.is_none()),
+            },
+        ]
+    } else {
+        Vec::new()
+    };
+    let title = t.text("dash.home.title").to_string();
+    page(
+        StatusCode::OK,
+        HomePage {
+            c: Chrome { title, ..c },
+            go_live,
+            figures,
+            more_payments: pending.has_more,
+            payments: pending
+                .data
+                .into_iter()
+                .map(|p| PendingPayment {
+                    x: super::payments::Extras::of(t, &p),
+                    id: p.id.0,
+                    invoice_id: p.invoice_id.0,
+                    customer: name(p.customer_id),
+                    amount: money(t, p.amount_cents, p.currency),
+                    method: t.text(super::payments::method_key(p.method)).to_string(),
+                    reference: p.reference.unwrap_or_default(),
+                    reported: date(t, p.created_at.date_naive()),
+                })
+                .collect(),
+            more_overdue: overdue.has_more,
+            overdue: overdue
+                .data
+                .into_iter()
+                .map(|i| DocRow {
+                    id: i.id.0,
+                    customer: name(i.customer_id),
+                    date: date(t, i.due_date),
+                    amount: money(t, i.amount_due_cents, i.currency),
+                    number: i.invoice_number,
+                })
+                .collect(),
+            more_quotations: quotations.has_more,
+            quotations: quotations
+                .data
+                .into_iter()
+                .map(|q| DocRow {
+                    id: q.id.0,
+                    customer: name(q.customer_id),
+                    date: date(t, q.valid_until),
+                    amount: money(t, q.total_cents, q.currency),
+                    number: q.quote_number,
+                })
+                .collect(),
+        },
+    )
 }

@@ -6,13 +6,13 @@
 use super::form::Form;
 use super::session::same_origin;
 use super::sign_in::password_problem_key;
-use super::{locale_of, page, respond, see_other, Answer, Refusal};
+use super::{locale_of, page, see_other, Answer, Refusal};
 use crate::client::client_ip;
 use crate::error::ApiError;
-use crate::routes::pages::FormBody;
+use crate::form_body::FormBody;
 use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::Utc;
 use invoicing_domain::locale::Locale;
@@ -95,14 +95,10 @@ fn link_page(t: Locale, token: String, view: Option<LinkView>, problem: Option<S
 #[utoipa::path(get, path = "/dashboard/set-password", tag = "dashboard", operation_id = "dashboard_set_password_page",
     params(("token" = Option<String>, Query, description = "The link's one-time token; without it (or with a used or expired one) the page says the link no longer works")),
     responses((status = 200, description = "The form to choose a password (or to join the account with one's password), or a page saying the link no longer works", content_type = "text/html", body = String)))]
-pub async fn set_password_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let token = super::form::query_value(req.query_string(), "token");
-        let view = view_link(&state, &token).await?;
-        link_page(locale_of(&req), token, view, None)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn set_password_page(state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let token = super::form::query_value(req.query_string(), "token");
+    let view = view_link(&state, &token).await?;
+    link_page(locale_of(&req), token, view, None)
 }
 
 /// Uses the link, once: sets the password it was sent for (and makes an invited person a
@@ -113,50 +109,44 @@ pub async fn set_password_page(state: web::Data<AppState>, req: HttpRequest) -> 
         description = "`token`, `password` and (when choosing one) `confirm`"),
     responses(
         (status = 303, description = "Done: to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
-        (status = 403, description = "Not posted from the dashboard's own page", content_type = "text/html", body = String),
         (status = 415, description = "Not an HTML form post", content_type = "text/html", body = String),
         (status = 422, description = "The password breaks the policy, the two differ, it is wrong (joining), or the link no longer works", content_type = "text/html", body = String),
         (status = 429, description = "Too many wrong passwords for this email from this network (joining): wait 15 minutes", content_type = "text/html", body = String),
     ))]
-pub async fn set_password(
+pub(crate) async fn set_password(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        same_origin(&req)?;
-        let form = Form::read(&req, &body)?;
-        let t = locale_of(&req);
-        let token = form.raw("token");
-        let view = view_link(&state, &token).await?;
-        let Some(view) = view else {
-            return link_page(t, token, None, Some(String::new()));
-        };
-        if view.joins.is_some() {
-            return join(&state, &req, t, token, view, form.raw("password")).await;
-        }
-        let (raw, confirm) = (form.raw("password"), form.raw("confirm"));
-        if let Some(problem) = PasswordProblem::of(&raw) {
-            let problem = t.text(password_problem_key(problem)).to_string();
-            return link_page(t, token, Some(view), Some(problem));
-        }
-        let password = Password::parse(&raw).map_err(ApiError::from)?;
-        if raw != confirm {
-            let problem = t.text("dash.password.mismatch").to_string();
-            return link_page(t, token, Some(view), Some(problem));
-        }
-        let repos = state.repos();
-        let hash_of = hash_token(&token);
-        let hash = super::new_password_hash(password).await?;
-        let set =
-            blocking(move || repos.set_password_with_link(&hash_of, &hash, Utc::now())).await?;
-        match set {
-            Some(_) => Ok(see_other("/dashboard/login?done=password")),
-            None => link_page(t, token, None, Some(String::new())),
-        }
+) -> Answer {
+    same_origin(&req)?;
+    let form = Form::read(&req, &body)?;
+    let t = locale_of(&req);
+    let token = form.raw("token");
+    let view = view_link(&state, &token).await?;
+    let Some(view) = view else {
+        return link_page(t, token, None, Some(String::new()));
+    };
+    if view.joins.is_some() {
+        return join(&state, &req, t, token, view, form.raw("password")).await;
     }
-    .await;
-    respond(&req, answer)
+    let (raw, confirm) = (form.raw("password"), form.raw("confirm"));
+    if let Some(problem) = PasswordProblem::of(&raw) {
+        let problem = t.text(password_problem_key(problem)).to_string();
+        return link_page(t, token, Some(view), Some(problem));
+    }
+    let password = Password::parse(&raw).map_err(ApiError::from)?;
+    if raw != confirm {
+        let problem = t.text("dash.password.mismatch").to_string();
+        return link_page(t, token, Some(view), Some(problem));
+    }
+    let repos = state.repos();
+    let hash_of = hash_token(&token);
+    let hash = super::new_password_hash(password).await?;
+    let set = blocking(move || repos.set_password_with_link(&hash_of, &hash, Utc::now())).await?;
+    match set {
+        Some(_) => Ok(see_other("/dashboard/login?done=password")),
+        None => link_page(t, token, None, Some(String::new())),
+    }
 }
 
 /// An invitation to someone with a password: that password, checked (and throttled as a
@@ -243,8 +233,8 @@ struct ForgotPage {
 /// The form to ask for a reset link by email.
 #[utoipa::path(get, path = "/dashboard/forgot-password", tag = "dashboard", operation_id = "dashboard_forgot_password_page",
     responses((status = 200, description = "The form to ask for a reset link", content_type = "text/html", body = String)))]
-pub async fn forgot_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = page(
+pub(crate) async fn forgot_page(state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    page(
         StatusCode::OK,
         ForgotPage {
             t: locale_of(&req),
@@ -252,8 +242,7 @@ pub async fn forgot_page(state: web::Data<AppState>, req: HttpRequest) -> HttpRe
             asked: false,
             mail: state.config.mail_enabled,
         },
-    );
-    respond(&req, answer)
+    )
 }
 
 /// Emails a reset link valid 30 minutes when the address is a member's; the answer is the same
@@ -262,26 +251,21 @@ pub async fn forgot_page(state: web::Data<AppState>, req: HttpRequest) -> HttpRe
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`email`"),
     responses(
         (status = 200, description = "The same page whether or not the address is a user's: a link was sent if it is", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page", content_type = "text/html", body = String),
         (status = 415, description = "Not an HTML form post", content_type = "text/html", body = String),
     ))]
-pub async fn forgot(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        same_origin(&req)?;
-        let form = Form::read(&req, &body)?;
-        let t = locale_of(&req);
-        let email = form.raw("email");
-        crate::ops::email_password_reset(&state, &email, t).await?;
-        page(
-            StatusCode::OK,
-            ForgotPage {
-                t,
-                email: email.trim().to_string(),
-                asked: true,
-                mail: state.config.mail_enabled,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn forgot(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> Answer {
+    same_origin(&req)?;
+    let form = Form::read(&req, &body)?;
+    let t = locale_of(&req);
+    let email = form.raw("email");
+    crate::ops::email_password_reset(&state, &email, t).await?;
+    page(
+        StatusCode::OK,
+        ForgotPage {
+            t,
+            email: email.trim().to_string(),
+            asked: true,
+            mail: state.config.mail_enabled,
+        },
+    )
 }

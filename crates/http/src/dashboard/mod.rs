@@ -12,6 +12,9 @@ mod chrome;
 mod form;
 mod reauth;
 mod session;
+
+pub(crate) use crate::people::locale_of;
+pub(crate) use session::{Posted, Visitor};
 mod timeline;
 mod views;
 
@@ -37,10 +40,12 @@ pub mod statement;
 pub mod two_step;
 
 use crate::error::ApiError;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse};
-use invoicing_domain::locale::Locale;
+use actix_web::middleware::Next;
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::user::{hash_password, Password, PasswordHash};
 use rand::rngs::OsRng;
@@ -70,8 +75,9 @@ impl utoipa::PartialSchema for DashboardForm {
 
 impl utoipa::ToSchema for DashboardForm {}
 
-/// Why a dashboard request did not get its page.
-#[derive(Debug)]
+/// Why a dashboard request did not get its page. Handlers and the dashboard's extractors return
+/// it as their error; [`answer_pages`] renders it, with the request in hand, as a page.
+#[derive(Clone, Debug)]
 pub(crate) enum Refusal {
     /// No live session: the sign-in page, then back to where the visitor was going.
     SignIn,
@@ -89,7 +95,62 @@ impl From<ApiError> for Refusal {
     }
 }
 
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::SignIn => f.write_str("not signed in"),
+            Refusal::SecondFactor => f.write_str("the second factor is still to come"),
+            Refusal::SetUpSecondFactor => f.write_str("a second factor is to be set up"),
+            Refusal::Api(e) => f.write_str(&e.message),
+        }
+    }
+}
+
+impl ResponseError for Refusal {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Refusal::Api(e) => e.status,
+            _ => StatusCode::SEE_OTHER,
+        }
+    }
+
+    /// A bare answer: [`answer_pages`] replaces it by the page, which needs the request.
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status_code()).finish()
+    }
+}
+
+/// What a dashboard handler answers: its page, or why not.
 pub(crate) type Answer = Result<HttpResponse, Refusal>;
+
+/// The dashboard's middleware: a [`Refusal`] becomes its page (in the visitor's language, the
+/// sign-in page with the way back), and every answer of a dashboard screen gets SPEC §21's
+/// headers ([`secured`]); the static assets keep their own.
+pub(crate) async fn answer_pages(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let res = next.call(req).await?.map_into_boxed_body();
+    let screen = res.request().match_pattern().is_some_and(|p| {
+        p.starts_with("/dashboard")
+            && !p.starts_with("/dashboard/assets/")
+            && p != "/dashboard/openapi.json"
+    });
+    if !screen {
+        return Ok(res);
+    }
+    let refusal = res
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<Refusal>())
+        .cloned();
+    let (req, res) = res.into_parts();
+    let res = match refusal {
+        Some(refusal) => respond(&req, Err(refusal)),
+        None => secured(res),
+    };
+    Ok(ServiceResponse::new(req, res))
+}
 
 /// The page a handler's answer becomes: its own, the sign-in page, or the refusal's page.
 pub(crate) fn respond(req: &HttpRequest, answer: Answer) -> HttpResponse {
@@ -176,25 +237,4 @@ pub(crate) fn secured(mut res: HttpResponse) -> HttpResponse {
         headers.insert(name, HeaderValue::from_static(value));
     }
     res
-}
-
-/// The language the dashboard speaks to this visitor: the one they chose (a cookie set from the
-/// language menu), else the first of their browser's languages among the six, else English.
-pub(crate) fn locale_of(req: &HttpRequest) -> Locale {
-    if let Some(chosen) = req
-        .cookie(session::LANGUAGE_COOKIE)
-        .and_then(|c| Locale::parse(c.value()))
-    {
-        return chosen;
-    }
-    req.headers()
-        .get(header::ACCEPT_LANGUAGE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.split(',')
-                .map(|part| part.split(';').next().unwrap_or("").trim())
-                .filter_map(|tag| Locale::parse(&tag.get(..2)?.to_ascii_lowercase()))
-                .next()
-        })
-        .unwrap_or(Locale::DEFAULT)
 }

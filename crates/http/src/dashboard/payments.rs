@@ -6,18 +6,18 @@
 //! the amount.
 
 use super::chrome::{Chrome, Nav};
-use super::form::{field_errors, is_field_mistake, without_blanks, Form};
-use super::invoices::tabs;
-use super::session::{check_post, visitor, Visitor};
+use super::form::{field_errors, is_field_mistake, without_blanks};
+use super::session::Visitor;
+use super::views::tabs;
 use super::views::{date, money, payment_status, Pager};
-use super::{locale_of, page, respond, see_other, Answer};
+use super::{locale_of, page, see_other, Answer};
 use crate::binary::{respond_attachment, Binary};
+use crate::dashboard::Posted;
 use crate::error::ApiError;
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::gateway::{refundable, GatewayKind, RefundInput, RefundStatus};
 use invoicing_domain::invoice::Invoice;
@@ -172,7 +172,7 @@ pub(crate) struct Row {
 #[template(path = "dashboard/payments.html")]
 struct ListPage {
     c: Chrome,
-    tabs: Vec<super::invoices::Tab>,
+    tabs: Vec<super::views::Tab>,
     rows: Vec<Row>,
     pager: Pager,
     back: String,
@@ -188,100 +188,87 @@ struct ListPage {
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let query = without_blanks(req.query_string());
-        let found = ops.list_payments(&query).await?;
-        let names = ops
-            .customer_names(found.data.iter().map(|p| p.customer_id).collect())
-            .await?;
-        let c = Chrome::new(&me, &req, Nav::Payments, String::new());
-        let t = c.t;
-        let status = super::form::query_value(&query, "status");
-        let statuses = [
-            PaymentStatus::Pending,
-            PaymentStatus::Verified,
-            PaymentStatus::Rejected,
-        ];
-        let back = format!("/dashboard/payments?{query}");
-        page(
-            StatusCode::OK,
-            ListPage {
-                tabs: tabs(
-                    "/dashboard/payments",
-                    &query,
-                    "status",
-                    &status,
-                    statuses
-                        .into_iter()
-                        .map(|s| (s.as_str(), payment_status(t, s))),
-                    t.text("dash.tab.all"),
-                ),
-                rows: found
-                    .data
-                    .iter()
-                    .map(|p| Row {
-                        id: p.id.0,
-                        invoice_id: p.invoice_id.0,
-                        customer: super::views::name_of(&names, p.customer_id),
-                        date: date(t, p.created_at.date_naive()),
-                        method: t.text(method_key(p.method)),
-                        reference: p.reference.clone().unwrap_or_default(),
-                        amount: money(t, p.amount_cents, p.currency),
-                        status: p.status.as_str(),
-                        status_label: payment_status(t, p.status),
-                        pending: p.status == PaymentStatus::Pending,
-                        x: Extras::of(t, p),
-                    })
-                    .collect(),
-                pager: Pager::new(t, "/dashboard/payments", &query, &found),
-                back,
-                c: Chrome {
-                    title: t.text("dash.nav.payments").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    let query = without_blanks(req.query_string());
+    let found = ops.list_payments(&query).await?;
+    let names = ops
+        .customer_names(found.data.iter().map(|p| p.customer_id).collect())
+        .await?;
+    let c = Chrome::new(&me, &req, Nav::Payments, String::new());
+    let t = c.t;
+    let status = super::form::query_value(&query, "status");
+    let statuses = [
+        PaymentStatus::Pending,
+        PaymentStatus::Verified,
+        PaymentStatus::Rejected,
+    ];
+    let back = format!("/dashboard/payments?{query}");
+    page(
+        StatusCode::OK,
+        ListPage {
+            tabs: tabs(
+                "/dashboard/payments",
+                &query,
+                "status",
+                &status,
+                statuses
+                    .into_iter()
+                    .map(|s| (s.as_str(), payment_status(t, s))),
+                t.text("dash.tab.all"),
+            ),
+            rows: found
+                .data
+                .iter()
+                .map(|p| Row {
+                    id: p.id.0,
+                    invoice_id: p.invoice_id.0,
+                    customer: super::views::name_of(&names, p.customer_id),
+                    date: date(t, p.created_at.date_naive()),
+                    method: t.text(method_key(p.method)),
+                    reference: p.reference.clone().unwrap_or_default(),
+                    amount: money(t, p.amount_cents, p.currency),
+                    status: p.status.as_str(),
+                    status_label: payment_status(t, p.status),
+                    pending: p.status == PaymentStatus::Pending,
+                    x: Extras::of(t, p),
+                })
+                .collect(),
+            pager: Pager::new(t, "/dashboard/payments", &query, &found),
+            back,
+            c: Chrome {
+                title: t.text("dash.nav.payments").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }
 
 /// Verifies or rejects a pending payment, then returns to the page it was done from.
 async fn change(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: Id<PaymentId>,
-    body: FormBody,
     verify: bool,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let change = if verify {
-            PaymentChange::verify()
-        } else {
-            RejectPaymentInput {
-                reason: form.text("reason"),
-            }
-            .parse()
-            .map_err(crate::error::ApiError::from)?
-        };
-        me.ops(&state).change_payment(id, change).await?;
-        let back = super::sign_in::safe_next(form.get("back"));
-        let done = if verify {
-            "payment_verified"
-        } else {
-            "payment_rejected"
-        };
-        let sep = if back.contains('?') { '&' } else { '?' };
-        Ok(see_other(&format!("{back}{sep}done={done}")))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let change = if verify {
+        PaymentChange::verify()
+    } else {
+        RejectPaymentInput {
+            reason: form.text("reason"),
+        }
+        .parse()
+        .map_err(crate::error::ApiError::from)?
+    };
+    me.ops(&state).change_payment(id, change).await?;
+    let back = super::sign_in::safe_next(form.get("back"));
+    let done = if verify {
+        "payment_verified"
+    } else {
+        "payment_rejected"
+    };
+    let sep = if back.contains('?') { '&' } else { '?' };
+    Ok(see_other(&format!("{back}{sep}done={done}")))
 }
 
 /// Verify: the money arrived.
@@ -290,17 +277,11 @@ async fn change(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf` and `back` (the page to return to)"),
     responses(
         (status = 303, description = "Verified", headers(("Location" = String, description = "Back to the page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change payments", content_type = "text/html", body = String),
         (status = 404, description = "No such payment in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Not pending any more", content_type = "text/html", body = String),
     ))]
-pub async fn verify(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: Id<PaymentId>,
-    body: FormBody,
-) -> HttpResponse {
-    change(state, req, id, body, true).await
+pub(crate) async fn verify(post: Posted, state: web::Data<AppState>, id: Id<PaymentId>) -> Answer {
+    change(post, state, id, true).await
 }
 
 /// Reject: the money did not arrive (`reason` optional).
@@ -309,18 +290,12 @@ pub async fn verify(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `reason` (optional) and `back`"),
     responses(
         (status = 303, description = "Rejected", headers(("Location" = String, description = "Back to the page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change payments", content_type = "text/html", body = String),
         (status = 404, description = "No such payment in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Not pending any more", content_type = "text/html", body = String),
         (status = 422, description = "A reason over 1000 characters", content_type = "text/html", body = String),
     ))]
-pub async fn reject(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: Id<PaymentId>,
-    body: FormBody,
-) -> HttpResponse {
-    change(state, req, id, body, false).await
+pub(crate) async fn reject(post: Posted, state: web::Data<AppState>, id: Id<PaymentId>) -> Answer {
+    change(post, state, id, false).await
 }
 
 #[derive(Template)]
@@ -408,17 +383,13 @@ async fn show_payment(
         (status = 200, description = "The payment", content_type = "text/html", body = String),
         (status = 404, description = "No such payment in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<PaymentId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        show_payment(&state, &req, &me, id, None).await
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    show_payment(&state, &req, &me, id, None).await
 }
 
 /// The API's names of the Refund form's fields, as the form names them.
@@ -438,78 +409,70 @@ fn refund_field(param: &str) -> String {
         description = "`csrf`, `amount` (as the page's language writes amounts; empty: all that may be refunded), `reason` (optional), `back` (the page to return to)"),
     responses(
         (status = 303, description = "Refunded (or asked of the gateway)", headers(("Location" = String, description = "Back to the page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change payments", content_type = "text/html", body = String),
         (status = 404, description = "No such payment in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Not a verified payment", content_type = "text/html", body = String),
         (status = 422, description = "The payment's page again, the refusal beside the amount (nothing to refund, more than may be refunded, not an amount)", content_type = "text/html", body = String),
         (status = 502, description = "The payment's page again: the gateway refused the refund or did not answer", content_type = "text/html", body = String),
     ))]
-pub async fn refund(
+pub(crate) async fn refund(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<PaymentId>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let ops = me.ops(&state);
-        // The amount as the page's language writes it, in the payment's currency.
-        let typed = form.raw("amount");
-        let amount = match form.text("amount") {
-            None => Ok(None),
-            Some(text) => {
-                let currency = ops.payment(id).await?.currency;
-                MajorAmount::parse_in(&text, locale_of(&req), currency)
-                    .and_then(|a| a.to_minor(currency))
-                    .map(|m| Some(m.minor()))
-                    .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))
-            }
-        };
-        let done = match amount {
-            Ok(amount_cents) => {
-                let input = RefundInput {
-                    amount_cents,
-                    reason: form.text("reason"),
-                };
-                ops.refund_payment(id, input).await.map(|_| ())
-            }
-            Err(e) => Err(e),
-        };
-        match done {
-            Ok(()) => {
-                let back = match form.get("back") {
-                    Some(b) => super::sign_in::safe_next(Some(b)),
-                    None => format!("/dashboard/payments/{}", id.get()?.0),
-                };
-                let sep = if back.contains('?') { '&' } else { '?' };
-                Ok(see_other(&format!("{back}{sep}done=refunded")))
-            }
-            Err(e) if is_field_mistake(&e) || e.status == StatusCode::BAD_GATEWAY => {
-                let status = if e.status == StatusCode::BAD_GATEWAY {
-                    e.status
-                } else {
-                    StatusCode::UNPROCESSABLE_ENTITY
-                };
-                let mut errors = field_errors(&e, refund_field);
-                if let Some(message) = errors.remove("form") {
-                    // What names no field (the gateway's answer) is the refund's.
-                    errors.insert("amount".into(), message);
-                }
-                let typed = Typed {
-                    amount: typed,
-                    reason: form.raw("reason"),
-                    errors,
-                    status,
-                };
-                show_payment(&state, &req, &me, id, Some(typed)).await
-            }
-            Err(e) => Err(e.into()),
+) -> Answer {
+    let ops = me.ops(&state);
+    // The amount as the page's language writes it, in the payment's currency.
+    let typed = form.raw("amount");
+    let amount = match form.text("amount") {
+        None => Ok(None),
+        Some(text) => {
+            let currency = ops.payment(id).await?.currency;
+            MajorAmount::parse_in(&text, locale_of(&req), currency)
+                .and_then(|a| a.to_minor(currency))
+                .map(|m| Some(m.minor()))
+                .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))
         }
+    };
+    let done = match amount {
+        Ok(amount_cents) => {
+            let input = RefundInput {
+                amount_cents,
+                reason: form.text("reason"),
+            };
+            ops.refund_payment(id, input).await.map(|_| ())
+        }
+        Err(e) => Err(e),
+    };
+    match done {
+        Ok(()) => {
+            let back = match form.get("back") {
+                Some(b) => super::sign_in::safe_next(Some(b)),
+                None => format!("/dashboard/payments/{}", id.get()?.0),
+            };
+            let sep = if back.contains('?') { '&' } else { '?' };
+            Ok(see_other(&format!("{back}{sep}done=refunded")))
+        }
+        Err(e) if is_field_mistake(&e) || e.status == StatusCode::BAD_GATEWAY => {
+            let status = if e.status == StatusCode::BAD_GATEWAY {
+                e.status
+            } else {
+                StatusCode::UNPROCESSABLE_ENTITY
+            };
+            let mut errors = field_errors(&e, refund_field);
+            if let Some(message) = errors.remove("form") {
+                // What names no field (the gateway's answer) is the refund's.
+                errors.insert("amount".into(), message);
+            }
+            let typed = Typed {
+                amount: typed,
+                reason: form.raw("reason"),
+                errors,
+                status,
+            };
+            show_payment(&state, &req, &me, id, Some(typed)).await
+        }
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// The file the customer attached to the transfer they reported, as a download.
@@ -520,23 +483,13 @@ pub async fn refund(
             content((Vec<u8> = "application/pdf"), (Vec<u8> = "image/png"), (Vec<u8> = "image/jpeg"))),
         (status = 404, description = "No such payment in this account and environment, or it has no proof", content_type = "text/html", body = String),
     ))]
-pub async fn proof(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: Id<PaymentId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let file = me.ops(&state).payment_proof(id).await?;
-        let kind =
-            ProofKind::from_content_type(&file.content_type).ok_or_else(ApiError::internal)?;
-        Ok(respond_attachment(Binary {
-            content_type: kind.content_type(),
-            cache_control: "private, no-store",
-            filename: Some(file.filename),
-            bytes: file.bytes,
-        }))
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn proof(me: Visitor, state: web::Data<AppState>, id: Id<PaymentId>) -> Answer {
+    let file = me.ops(&state).payment_proof(id).await?;
+    let kind = ProofKind::from_content_type(&file.content_type).ok_or_else(ApiError::internal)?;
+    Ok(respond_attachment(Binary {
+        content_type: kind.content_type(),
+        cache_control: "private, no-store",
+        filename: Some(file.filename),
+        bytes: file.bytes,
+    }))
 }

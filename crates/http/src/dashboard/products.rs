@@ -5,16 +5,16 @@ use super::chrome::{Chrome, Nav};
 use super::form::{
     field_errors, is_field_mistake, non_blank, price_minor, query_value, without_blanks, Form,
 };
-use super::invoices::{tabs, Tab};
-use super::session::{check_post, visitor, Visitor};
+use super::session::Visitor;
 use super::views::{money, Pager};
-use super::{page, respond, see_other, Answer};
+use super::views::{tabs, Tab};
+use super::{page, see_other, Answer};
+use crate::dashboard::Posted;
 use crate::error::ApiError;
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::currency::Currency;
@@ -52,51 +52,46 @@ struct ListPage {
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let query = without_blanks(req.query_string());
-        let found = me.ops(&state).list_products(&query).await?;
-        let c = Chrome::new(&me, &req, Nav::Products, String::new());
-        let t = c.t;
-        let active = query_value(&query, "active");
-        let choices = [
-            ("true", t.text("dash.product.active")),
-            ("false", t.text("dash.product.archived")),
-        ];
-        page(
-            StatusCode::OK,
-            ListPage {
-                tabs: tabs(
-                    "/dashboard/products",
-                    &query,
-                    "active",
-                    &active,
-                    choices.into_iter(),
-                    t.text("dash.tab.all"),
-                ),
-                rows: found
-                    .data
-                    .iter()
-                    .map(|p| Row {
-                        id: p.id.0,
-                        name: p.name.clone(),
-                        description: p.description.clone().unwrap_or_default(),
-                        price: money(t, p.unit_price_cents, p.currency),
-                        tax_rate: t.percent(p.tax_rate),
-                        active: p.active,
-                    })
-                    .collect(),
-                pager: Pager::new(t, "/dashboard/products", &query, &found),
-                c: Chrome {
-                    title: t.text("dash.nav.products").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let query = without_blanks(req.query_string());
+    let found = me.ops(&state).list_products(&query).await?;
+    let c = Chrome::new(&me, &req, Nav::Products, String::new());
+    let t = c.t;
+    let active = query_value(&query, "active");
+    let choices = [
+        ("true", t.text("dash.product.active")),
+        ("false", t.text("dash.product.archived")),
+    ];
+    page(
+        StatusCode::OK,
+        ListPage {
+            tabs: tabs(
+                "/dashboard/products",
+                &query,
+                "active",
+                &active,
+                choices.into_iter(),
+                t.text("dash.tab.all"),
+            ),
+            rows: found
+                .data
+                .iter()
+                .map(|p| Row {
+                    id: p.id.0,
+                    name: p.name.clone(),
+                    description: p.description.clone().unwrap_or_default(),
+                    price: money(t, p.unit_price_cents, p.currency),
+                    tax_rate: t.percent(p.tax_rate),
+                    active: p.active,
+                })
+                .collect(),
+            pager: Pager::new(t, "/dashboard/products", &query, &found),
+            c: Chrome {
+                title: t.text("dash.nav.products").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }
 
 #[derive(Default)]
@@ -206,20 +201,15 @@ fn show(
         (status = 200, description = "The form", content_type = "text/html", body = String),
         (status = 403, description = "A role that may not create products", content_type = "text/html", body = String),
     ))]
-pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        ops.caller().require(ApiResource::Products, Access::Write)?;
-        let f = Fields {
-            currency: ops.default_currency().await?.code().to_string(),
-            active: true,
-            ..Fields::default()
-        };
-        show(&me, &req, None, f, HashMap::new())
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn new_page(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    ops.caller().require(ApiResource::Products, Access::Write)?;
+    let f = Fields {
+        currency: ops.default_currency().await?.code().to_string(),
+        active: true,
+        ..Fields::default()
+    };
+    show(&me, &req, None, f, HashMap::new())
 }
 
 /// Creates the product.
@@ -228,38 +218,34 @@ pub async fn new_page(state: web::Data<AppState>, req: HttpRequest) -> HttpRespo
         description = "`csrf`, `name`, `description`, `price` (in the currency, e.g. 12.50), `currency`, `tax_rate`, `active`"),
     responses(
         (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not create products", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
     ))]
-pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let f = Fields::read(&form);
-        let saved = match f.price_cents(super::locale_of(&req)) {
-            Ok(cents) => {
-                let input = ProductInput {
-                    name: non_blank(&f.name),
-                    description: non_blank(&f.description),
-                    unit_price_cents: cents,
-                    currency: non_blank(&f.currency),
-                    tax_rate: non_blank(&f.tax_rate).map(Value::String),
-                    active: Some(f.active),
-                    metadata: None,
-                };
-                me.ops(&state).create_product(input).await.map(|_| ())
-            }
-            Err(e) => Err(e),
-        };
-        match saved {
-            Ok(()) => Ok(see_other("/dashboard/products?done=created")),
-            Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
-            Err(e) => Err(e.into()),
+pub(crate) async fn create(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    let f = Fields::read(&form);
+    let saved = match f.price_cents(super::locale_of(&req)) {
+        Ok(cents) => {
+            let input = ProductInput {
+                name: non_blank(&f.name),
+                description: non_blank(&f.description),
+                unit_price_cents: cents,
+                currency: non_blank(&f.currency),
+                tax_rate: non_blank(&f.tax_rate).map(Value::String),
+                active: Some(f.active),
+                metadata: None,
+            };
+            me.ops(&state).create_product(input).await.map(|_| ())
         }
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(()) => Ok(see_other("/dashboard/products?done=created")),
+        Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// The form to change a product.
@@ -269,24 +255,20 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         (status = 200, description = "The product's form", content_type = "text/html", body = String),
         (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn edit_page(
+pub(crate) async fn edit_page(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<ProductId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let product = me.ops(&state).product(id).await?;
-        show(
-            &me,
-            &req,
-            Some(product.id.0),
-            Fields::of(&product, super::locale_of(&req)),
-            HashMap::new(),
-        )
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let product = me.ops(&state).product(id).await?;
+    show(
+        &me,
+        &req,
+        Some(product.id.0),
+        Fields::of(&product, super::locale_of(&req)),
+        HashMap::new(),
+    )
 }
 
 /// Saves the product's changes, as `PATCH` does (unticking "on sale" archives it).
@@ -295,50 +277,42 @@ pub async fn edit_page(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "The fields of the new-product form"),
     responses(
         (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change products", content_type = "text/html", body = String),
         (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
     ))]
-pub async fn save(
+pub(crate) async fn save(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<ProductId>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let f = Fields::read(&form);
-        let saved = match f.price_cents(super::locale_of(&req)) {
-            Ok(cents) => {
-                let input = ProductPatchInput {
-                    name: Some(non_blank(&f.name)),
-                    description: Some(non_blank(&f.description)),
-                    unit_price_cents: Some(cents),
-                    currency: Some(non_blank(&f.currency)),
-                    tax_rate: Some(non_blank(&f.tax_rate).map(Value::String)),
-                    active: Some(Some(f.active)),
-                    metadata: None,
-                };
-                me.ops(&state).update_product(id, input).await.map(|_| ())
-            }
-            Err(e) => Err(e),
-        };
-        match saved {
-            Ok(()) => Ok(see_other("/dashboard/products?done=saved")),
-            Err(e) if is_field_mistake(&e) => show(
-                &me,
-                &req,
-                id.get().ok().map(|p| p.0),
-                f,
-                field_errors(&e, field_of),
-            ),
-            Err(e) => Err(e.into()),
+) -> Answer {
+    let f = Fields::read(&form);
+    let saved = match f.price_cents(super::locale_of(&req)) {
+        Ok(cents) => {
+            let input = ProductPatchInput {
+                name: Some(non_blank(&f.name)),
+                description: Some(non_blank(&f.description)),
+                unit_price_cents: Some(cents),
+                currency: Some(non_blank(&f.currency)),
+                tax_rate: Some(non_blank(&f.tax_rate).map(Value::String)),
+                active: Some(Some(f.active)),
+                metadata: None,
+            };
+            me.ops(&state).update_product(id, input).await.map(|_| ())
         }
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(()) => Ok(see_other("/dashboard/products?done=saved")),
+        Err(e) if is_field_mistake(&e) => show(
+            &me,
+            &req,
+            id.get().ok().map(|p| p.0),
+            f,
+            field_errors(&e, field_of),
+        ),
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// Deletes a product no document names (the API refuses otherwise: archive it instead).
@@ -347,22 +321,14 @@ pub async fn save(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Deleted: to the products", headers(("Location" = String, description = "The products"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not delete products", content_type = "text/html", body = String),
         (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "Documents name the product", content_type = "text/html", body = String),
     ))]
-pub async fn delete(
+pub(crate) async fn delete(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: Id<ProductId>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        me.ops(&state).delete_product(id).await?;
-        Ok(see_other("/dashboard/products?done=deleted"))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    me.ops(&state).delete_product(id).await?;
+    Ok(see_other("/dashboard/products?done=deleted"))
 }

@@ -2,18 +2,17 @@
 //! lines, cadence and next issue, and pausing, resuming or cancelling it as its status allows.
 
 use super::chrome::{Chrome, Nav};
-use super::form::{query_value, without_blanks, Form};
-use super::invoices::{tabs, LineRow, Tab};
-use super::session::{check_post, visitor};
+use super::form::{query_value, without_blanks};
 use super::timeline::{timeline_rows, TimelineRow};
 use super::views::{date, money, Pager};
-use super::{page, respond, see_other, Refusal};
+use super::views::{tabs, LineRow, Tab};
+use super::{page, see_other, Refusal};
+use crate::dashboard::{Answer, Posted, Visitor};
 use crate::error::ApiError;
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::recurring::{Interval, RecurringId, RecurringInvoice, RecurringStatus};
@@ -66,54 +65,49 @@ struct ListPage {
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let query = without_blanks(req.query_string());
-        let found = ops.list_recurring(&query).await?;
-        let names = ops
-            .customer_names(found.data.iter().map(|r| r.customer_id).collect())
-            .await?;
-        let c = Chrome::new(&me, &req, Nav::Recurring, String::new());
-        let t = c.t;
-        let status = query_value(&query, "status");
-        page(
-            StatusCode::OK,
-            ListPage {
-                tabs: tabs(
-                    "/dashboard/recurring",
-                    &query,
-                    "status",
-                    &status,
-                    RecurringStatus::ALL
-                        .into_iter()
-                        .map(|s| (s.as_str(), status_label(t, s))),
-                    t.text("dash.tab.all"),
-                ),
-                rows: found
-                    .data
-                    .iter()
-                    .map(|r| Row {
-                        id: r.id.0,
-                        customer: super::views::name_of(&names, r.customer_id),
-                        cadence: cadence(t, r),
-                        next: r.next_issue_date.map(|d| date(t, d)).unwrap_or_default(),
-                        status: r.status.as_str(),
-                        status_label: status_label(t, r.status),
-                        total: money(t, r.total_cents, r.currency),
-                    })
-                    .collect(),
-                pager: Pager::new(t, "/dashboard/recurring", &query, &found),
-                c: Chrome {
-                    title: t.text("dash.nav.recurring").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    let query = without_blanks(req.query_string());
+    let found = ops.list_recurring(&query).await?;
+    let names = ops
+        .customer_names(found.data.iter().map(|r| r.customer_id).collect())
+        .await?;
+    let c = Chrome::new(&me, &req, Nav::Recurring, String::new());
+    let t = c.t;
+    let status = query_value(&query, "status");
+    page(
+        StatusCode::OK,
+        ListPage {
+            tabs: tabs(
+                "/dashboard/recurring",
+                &query,
+                "status",
+                &status,
+                RecurringStatus::ALL
+                    .into_iter()
+                    .map(|s| (s.as_str(), status_label(t, s))),
+                t.text("dash.tab.all"),
+            ),
+            rows: found
+                .data
+                .iter()
+                .map(|r| Row {
+                    id: r.id.0,
+                    customer: super::views::name_of(&names, r.customer_id),
+                    cadence: cadence(t, r),
+                    next: r.next_issue_date.map(|d| date(t, d)).unwrap_or_default(),
+                    status: r.status.as_str(),
+                    status_label: status_label(t, r.status),
+                    total: money(t, r.total_cents, r.currency),
+                })
+                .collect(),
+            pager: Pager::new(t, "/dashboard/recurring", &query, &found),
+            c: Chrome {
+                title: t.text("dash.nav.recurring").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }
 
 #[derive(Template)]
@@ -147,64 +141,60 @@ struct DetailPage {
         (status = 200, description = "The recurring invoice", content_type = "text/html", body = String),
         (status = 404, description = "No such recurring invoice in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<RecurringId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let r = ops.recurring(id).await?;
-        let timeline = ops.timeline("recurring_invoice", r.id.0).await?;
-        let names = ops.customer_names(vec![r.customer_id]).await?;
-        let c = Chrome::new(
-            &me,
-            &req,
-            Nav::Recurring,
-            cadence(super::locale_of(&req), &r),
-        );
-        let t = c.t;
-        let cur = r.currency;
-        let moves = [
-            ("pause", RecurringStatus::Paused, "dash.recurring.pause"),
-            ("resume", RecurringStatus::Active, "dash.recurring.resume"),
-            (
-                "cancel",
-                RecurringStatus::Cancelled,
-                "dash.recurring.cancel",
-            ),
-        ]
-        .into_iter()
-        .filter(|(_, to, _)| c.can_write && r.status.transition(*to).is_ok())
-        .map(|(action, _, label)| (action, label))
-        .collect();
-        page(
-            StatusCode::OK,
-            DetailPage {
-                id: r.id.0,
-                status: r.status.as_str(),
-                status_label: status_label(t, r.status),
-                customer_id: r.customer_id.0,
-                customer: super::views::name_of(&names, r.customer_id),
-                cadence: cadence(t, &r),
-                start: date(t, r.start_date),
-                end: r.end_date.map(|d| date(t, d)).unwrap_or_default(),
-                next: r.next_issue_date.map(|d| date(t, d)).unwrap_or_default(),
-                issued: r.invoices_created,
-                lines: LineRow::of(t, cur, &r.line_items),
-                subtotal: money(t, r.subtotal_cents, cur),
-                tax: money(t, r.tax_cents, cur),
-                total: money(t, r.total_cents, cur),
-                notes: r.notes.clone(),
-                timeline: timeline_rows(t, timeline),
-                moves,
-                c,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let ops = me.ops(&state);
+    let r = ops.recurring(id).await?;
+    let timeline = ops.timeline("recurring_invoice", r.id.0).await?;
+    let names = ops.customer_names(vec![r.customer_id]).await?;
+    let c = Chrome::new(
+        &me,
+        &req,
+        Nav::Recurring,
+        cadence(super::locale_of(&req), &r),
+    );
+    let t = c.t;
+    let cur = r.currency;
+    let moves = [
+        ("pause", RecurringStatus::Paused, "dash.recurring.pause"),
+        ("resume", RecurringStatus::Active, "dash.recurring.resume"),
+        (
+            "cancel",
+            RecurringStatus::Cancelled,
+            "dash.recurring.cancel",
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, to, _)| c.can_write && r.status.transition(*to).is_ok())
+    .map(|(action, _, label)| (action, label))
+    .collect();
+    page(
+        StatusCode::OK,
+        DetailPage {
+            id: r.id.0,
+            status: r.status.as_str(),
+            status_label: status_label(t, r.status),
+            customer_id: r.customer_id.0,
+            customer: super::views::name_of(&names, r.customer_id),
+            cadence: cadence(t, &r),
+            start: date(t, r.start_date),
+            end: r.end_date.map(|d| date(t, d)).unwrap_or_default(),
+            next: r.next_issue_date.map(|d| date(t, d)).unwrap_or_default(),
+            issued: r.invoices_created,
+            lines: LineRow::of(t, cur, &r.line_items),
+            subtotal: money(t, r.subtotal_cents, cur),
+            tax: money(t, r.tax_cents, cur),
+            total: money(t, r.total_cents, cur),
+            notes: r.notes.clone(),
+            timeline: timeline_rows(t, timeline),
+            moves,
+            c,
+        },
+    )
 }
 
 /// Pauses, resumes or cancels the schedule.
@@ -216,33 +206,25 @@ pub async fn detail(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Done: back to the schedule", headers(("Location" = String, description = "The schedule"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change schedules", content_type = "text/html", body = String),
         (status = 404, description = "No such schedule (or action)", content_type = "text/html", body = String),
         (status = 409, description = "Its status does not allow it", content_type = "text/html", body = String),
     ))]
-pub async fn action(
+pub(crate) async fn action(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     path: web::Path<(String, String)>,
-    body: FormBody,
-) -> HttpResponse {
+) -> Answer {
     let (raw_id, action) = path.into_inner();
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        let (to, done) = match action.as_str() {
-            "pause" => (RecurringStatus::Paused, "paused"),
-            "resume" => (RecurringStatus::Active, "resumed"),
-            "cancel" => (RecurringStatus::Cancelled, "cancelled"),
-            _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
-        };
-        let id = Id::<RecurringId>::parse(&raw_id);
-        let r = me.ops(&state).change_recurring(id, to).await?;
-        Ok(see_other(&format!(
-            "/dashboard/recurring/{}?done={done}",
-            r.id.0
-        )))
-    }
-    .await;
-    respond(&req, answer)
+    let (to, done) = match action.as_str() {
+        "pause" => (RecurringStatus::Paused, "paused"),
+        "resume" => (RecurringStatus::Active, "resumed"),
+        "cancel" => (RecurringStatus::Cancelled, "cancelled"),
+        _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
+    };
+    let id = Id::<RecurringId>::parse(&raw_id);
+    let r = me.ops(&state).change_recurring(id, to).await?;
+    Ok(see_other(&format!(
+        "/dashboard/recurring/{}?done={done}",
+        r.id.0
+    )))
 }

@@ -5,16 +5,19 @@
 use super::form::Form;
 use super::Refusal;
 use crate::error::ApiError;
+use crate::form_body::{read_form, FormBody};
 use crate::ops::Ops;
 use crate::{blocking, AppState};
 use actix_web::cookie::{time, Cookie, SameSite};
+use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::HttpRequest;
+use actix_web::{web, FromRequest, HttpRequest};
 use chrono::Utc;
+use futures_util::future::LocalBoxFuture;
 use invoicing_domain::user::{csrf_matches, csrf_token, hash_token, SecretToken, SignedIn, Stage};
 
 pub(crate) const SESSION_COOKIE: &str = "__Host-session";
-pub(crate) const LANGUAGE_COOKIE: &str = "__Host-language";
+pub(crate) use crate::people::LANGUAGE_COOKIE;
 
 /// A signed-in visitor: their session, user and role, and their cookie's token (from which the
 /// forms' CSRF token is derived; it is never stored).
@@ -32,6 +35,48 @@ impl Visitor {
     /// The operations, as this user's role allows, in the session's account and environment.
     pub fn ops(&self, state: &AppState) -> Ops {
         Ops::for_session(state, &self.signed_in)
+    }
+}
+
+/// The app's state, as every handler's `web::Data<AppState>` holds it.
+fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, Refusal> {
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| Refusal::Api(ApiError::internal()))
+}
+
+/// A handler that takes a `Visitor` serves signed-in people only (see [`visitor`]).
+impl FromRequest for Visitor {
+    type Error = Refusal;
+    type Future = LocalBoxFuture<'static, Result<Visitor, Refusal>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move { visitor(&*state_of(&req)?, &req).await })
+    }
+}
+
+/// A signed-in visitor's form post that passed the two checks (see [`check_post`]): the
+/// handler that takes it only reads its fields.
+pub(crate) struct Posted {
+    pub me: Visitor,
+    pub form: Form,
+}
+
+impl FromRequest for Posted {
+    type Error = Refusal;
+    type Future = LocalBoxFuture<'static, Result<Posted, Refusal>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let reading = read_form(&req, payload.take());
+        Box::pin(async move {
+            let me = visitor(&*state_of(&req)?, &req).await?;
+            let body = reading.await?;
+            let form = Form::read(&req, &FormBody(body))?;
+            check_post(&me, &req, &form)?;
+            Ok(Posted { me, form })
+        })
     }
 }
 

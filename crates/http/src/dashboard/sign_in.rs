@@ -7,16 +7,17 @@
 
 use super::form::Form;
 use super::session::{
-    check_post, expired_session_cookie, language_cookie, same_origin, session_cookie, visitor,
+    check_post, expired_session_cookie, language_cookie, same_origin, session_cookie,
     visitor_at_any_stage,
 };
-use super::{page, respond, see_other, Answer};
+use super::{page, see_other, Answer};
 use crate::client::client_ip;
+use crate::dashboard::Posted;
 use crate::error::ApiError;
-use crate::routes::pages::FormBody;
+use crate::form_body::FormBody;
 use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{DateTime, Utc};
 use invoicing_domain::locale::Locale;
@@ -68,26 +69,21 @@ pub(crate) fn safe_next(next: Option<&str>) -> String {
 #[utoipa::path(get, path = "/dashboard/login", tag = "dashboard", operation_id = "dashboard_login_page",
     params(("next" = Option<String>, Query, description = "The dashboard page to return to after signing in")),
     responses((status = 200, description = "The sign-in form", content_type = "text/html", body = String)))]
-pub async fn login_page(req: HttpRequest) -> HttpResponse {
+pub(crate) async fn login_page(req: HttpRequest) -> Answer {
     let next = super::form::query_value(req.query_string(), "next");
-    respond(
-        &req,
-        page(
-            StatusCode::OK,
-            LoginPage {
-                t: super::locale_of(&req),
-                email: String::new(),
-                next: safe_next(Some(&next)),
-                problem: None,
-                notice: {
-                    let done = super::form::query_value(req.query_string(), "done");
-                    LOGIN_NOTICES
-                        .iter()
-                        .find(|(name, _)| *name == done)
-                        .map(|(_, key)| *key)
-                },
-            },
-        ),
+    let done = super::form::query_value(req.query_string(), "done");
+    page(
+        StatusCode::OK,
+        LoginPage {
+            t: super::locale_of(&req),
+            email: String::new(),
+            next: safe_next(Some(&next)),
+            problem: None,
+            notice: LOGIN_NOTICES
+                .iter()
+                .find(|(name, _)| *name == done)
+                .map(|(_, key)| *key),
+        },
     )
 }
 
@@ -99,13 +95,11 @@ pub async fn login_page(req: HttpRequest) -> HttpResponse {
     responses(
         (status = 303, description = "Signed in: the session cookie is set", headers(("Location" = String, description = "The page asked for, else the home screen"))),
         (status = 401, description = "Wrong email or password (one message for both)", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page", content_type = "text/html", body = String),
         (status = 415, description = "Not an HTML form post", content_type = "text/html", body = String),
         (status = 429, description = "Too many failures for this email from this network: wait 15 minutes", content_type = "text/html", body = String),
     ))]
-pub async fn login(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = sign_in(&state, &req, &body).await;
-    respond(&req, answer)
+pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> Answer {
+    sign_in(&state, &req, &body).await
 }
 
 async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer {
@@ -212,22 +206,17 @@ fn signed_in(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Signed out, to the sign-in page", headers(("Location" = String, description = "The sign-in page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
     ))]
-pub async fn logout(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor_at_any_stage(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        let repos = state.repos();
-        let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-        blocking(move || repos.delete_session(user, session)).await?;
-        let mut res = see_other("/dashboard/login");
-        res.add_cookie(&expired_session_cookie())
-            .map_err(|_| ApiError::internal())?;
-        Ok(res)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn logout(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> Answer {
+    let me = visitor_at_any_stage(&state, &req).await?;
+    check_post(&me, &req, &Form::read(&req, &body)?)?;
+    let repos = state.repos();
+    let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
+    blocking(move || repos.delete_session(user, session)).await?;
+    let mut res = see_other("/dashboard/login");
+    res.add_cookie(&expired_session_cookie())
+        .map_err(|_| ApiError::internal())?;
+    Ok(res)
 }
 
 /// The catalogue key of the policy's refusal.
@@ -247,35 +236,23 @@ pub(crate) fn password_problem_key(problem: PasswordProblem) -> &'static str {
     responses(
         (status = 303, description = "Switched", headers(("Location" = String, description = "Back to the page"))),
         (status = 400, description = "No such environment", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
     ))]
-pub async fn environment(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let env = form
-            .get("environment")
-            .and_then(Environment::parse)
-            .ok_or_else(|| ApiError::invalid_parameter("environment", "must be test or live"))?;
-        let repos = state.repos();
-        let session = me.signed_in.session.id;
-        blocking(move || repos.switch_session_environment(session, env)).await?;
-        // The same screen's list, not a document of the other environment.
-        let back = safe_next(form.get("back"));
-        let path = back.split('?').next().unwrap_or("/dashboard");
-        let section = path.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
-        Ok(see_other(&format!(
-            "{}?done=environment",
-            safe_next(Some(&section))
-        )))
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn environment(Posted { me, form }: Posted, state: web::Data<AppState>) -> Answer {
+    let env = form
+        .get("environment")
+        .and_then(Environment::parse)
+        .ok_or_else(|| ApiError::invalid_parameter("environment", "must be test or live"))?;
+    let repos = state.repos();
+    let session = me.signed_in.session.id;
+    blocking(move || repos.switch_session_environment(session, env)).await?;
+    // The same screen's list, not a document of the other environment.
+    let back = safe_next(form.get("back"));
+    let path = back.split('?').next().unwrap_or("/dashboard");
+    let section = path.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+    Ok(see_other(&format!(
+        "{}?done=environment",
+        safe_next(Some(&section))
+    )))
 }
 
 /// Keeps the chosen language in a cookie.
@@ -285,31 +262,19 @@ pub async fn environment(
     responses(
         (status = 303, description = "Chosen", headers(("Location" = String, description = "Back to the page"))),
         (status = 400, description = "Not one of the six", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
     ))]
-pub async fn language(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let locale = form
-            .get("language")
-            .and_then(Locale::parse)
-            .ok_or_else(|| {
-                ApiError::invalid_parameter("language", "must be one of en, es, fr, de, nl, pt")
-            })?;
-        let back = safe_next(form.get("back"));
-        let mut res = see_other(&back);
-        res.add_cookie(&language_cookie(locale.code()))
-            .map_err(|_| ApiError::internal())?;
-        Ok(res)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn language(Posted { me: _, form }: Posted) -> Answer {
+    let locale = form
+        .get("language")
+        .and_then(Locale::parse)
+        .ok_or_else(|| {
+            ApiError::invalid_parameter("language", "must be one of en, es, fr, de, nl, pt")
+        })?;
+    let back = safe_next(form.get("back"));
+    let mut res = see_other(&back);
+    res.add_cookie(&language_cookie(locale.code()))
+        .map_err(|_| ApiError::internal())?;
+    Ok(res)
 }
 
 #[cfg(test)]

@@ -2,12 +2,11 @@
 //! page, and the same statement by email. The operations are the API's.
 
 use crate::dashboard::form::{without_blanks, Form};
-use crate::dashboard::session::{check_post, visitor};
-use crate::dashboard::{respond, see_other};
+use crate::dashboard::see_other;
+use crate::dashboard::{Answer, Posted, Visitor};
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use invoicing_domain::customer::CustomerId;
 
 /// The statement's own parameters of a form (`from`, `to`, `currency`), as a query.
@@ -34,15 +33,15 @@ fn statement_query(form: &Form) -> String {
         (status = 400, description = "A day or currency the statement refuses", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn pdf(state: web::Data<AppState>, req: HttpRequest, id: Id<CustomerId>) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let query = without_blanks(req.query_string());
-        let doc = me.ops(&state).statement_document(id, &query).await?;
-        Ok(crate::pdf::respond(doc).await?)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn pdf(
+    me: Visitor,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: Id<CustomerId>,
+) -> Answer {
+    let query = without_blanks(req.query_string());
+    let doc = me.ops(&state).statement_document(id, &query).await?;
+    Ok(crate::pdf::respond(doc).await?)
 }
 
 /// Emails the statement to the customer, as `POST /api/v1/customers/{id}/statement/email` does.
@@ -52,28 +51,19 @@ pub async fn pdf(state: web::Data<AppState>, req: HttpRequest, id: Id<CustomerId
     responses(
         (status = 303, description = "Queued: back to the customer", headers(("Location" = String, description = "The customer"))),
         (status = 400, description = "A day or currency the statement refuses", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not send mail", content_type = "text/html", body = String),
         (status = 404, description = "No such customer in this account and environment", content_type = "text/html", body = String),
         (status = 422, description = "Mail is not configured", content_type = "text/html", body = String),
     ))]
-pub async fn email(
+pub(crate) async fn email(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: Id<CustomerId>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let customer = id.get()?.0;
-        me.ops(&state)
-            .email_statement(id, &statement_query(&form), None)
-            .await?;
-        Ok(see_other(&format!(
-            "/dashboard/customers/{customer}?done=statement_emailed"
-        )))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let customer = id.get()?.0;
+    me.ops(&state)
+        .email_statement(id, &statement_query(&form), None)
+        .await?;
+    Ok(see_other(&format!(
+        "/dashboard/customers/{customer}?done=statement_emailed"
+    )))
 }

@@ -7,15 +7,16 @@
 use super::chrome::{Chrome, Nav};
 use super::form::Form;
 use super::reauth::ask_unless_recent;
-use super::session::{check_post, visitor, visitor_at_any_stage, Visitor};
+use super::session::{check_post, visitor_at_any_stage, Visitor};
 use super::sign_in::safe_next;
-use super::{locale_of, page, respond, see_other, Answer, Refusal};
+use super::{locale_of, page, see_other, Answer, Refusal};
 use crate::client::client_ip;
+use crate::dashboard::Posted;
 use crate::error::ApiError;
-use crate::routes::pages::FormBody;
+use crate::form_body::FormBody;
 use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -42,26 +43,22 @@ struct CodePage {
         (status = 200, description = "The form for the one-time or recovery code", content_type = "text/html", body = String),
         (status = 303, description = "No sign-in waiting for a code: to the sign-in page or the dashboard", headers(("Location" = String, description = "Where to go"))),
     ))]
-pub async fn code_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor_at_any_stage(&state, &req).await?;
-        let next = safe_next(Some(&super::form::query_value(req.query_string(), "next")));
-        if me.signed_in.stage() != Stage::NeedsCode {
-            return Ok(see_other(&next));
-        }
-        let t = locale_of(&req);
-        page(
-            StatusCode::OK,
-            CodePage {
-                t,
-                csrf: me.csrf(),
-                next,
-                problem: None,
-            },
-        )
+pub(crate) async fn code_page(state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let me = visitor_at_any_stage(&state, &req).await?;
+    let next = safe_next(Some(&super::form::query_value(req.query_string(), "next")));
+    if me.signed_in.stage() != Stage::NeedsCode {
+        return Ok(see_other(&next));
     }
-    .await;
-    respond(&req, answer)
+    let t = locale_of(&req);
+    page(
+        StatusCode::OK,
+        CodePage {
+            t,
+            csrf: me.csrf(),
+            next,
+            problem: None,
+        },
+    )
 }
 
 enum CodeOutcome {
@@ -111,45 +108,40 @@ async fn check_code(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (six digits, or a recovery code), `next`"),
     responses(
         (status = 303, description = "Signed in", headers(("Location" = String, description = "The page asked for"))),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 422, description = "A wrong, used or expired code", content_type = "text/html", body = String),
         (status = 429, description = "Too many wrong codes for this email from this network: wait 15 minutes", content_type = "text/html", body = String),
     ))]
-pub async fn take_code(
+pub(crate) async fn take_code(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor_at_any_stage(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let next = safe_next(form.get("next"));
-        if me.signed_in.stage() != Stage::NeedsCode {
+) -> Answer {
+    let me = visitor_at_any_stage(&state, &req).await?;
+    let form = Form::read(&req, &body)?;
+    check_post(&me, &req, &form)?;
+    let next = safe_next(form.get("next"));
+    if me.signed_in.stage() != Stage::NeedsCode {
+        return Ok(see_other(&next));
+    }
+    let (status, problem) = match check_code(&state, &req, &me, form.raw("code")).await? {
+        CodeOutcome::Accepted => {
+            let repos = state.repos();
+            let id = me.signed_in.session.id;
+            blocking(move || repos.confirm_second_factor(id, Utc::now())).await?;
             return Ok(see_other(&next));
         }
-        let (status, problem) = match check_code(&state, &req, &me, form.raw("code")).await? {
-            CodeOutcome::Accepted => {
-                let repos = state.repos();
-                let id = me.signed_in.session.id;
-                blocking(move || repos.confirm_second_factor(id, Utc::now())).await?;
-                return Ok(see_other(&next));
-            }
-            CodeOutcome::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "dash.two_step.wrong"),
-            CodeOutcome::Throttled => (StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
-        };
-        page(
-            status,
-            CodePage {
-                t: locale_of(&req),
-                csrf: me.csrf(),
-                next,
-                problem: Some(problem),
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        CodeOutcome::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "dash.two_step.wrong"),
+        CodeOutcome::Throttled => (StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
+    };
+    page(
+        status,
+        CodePage {
+            t: locale_of(&req),
+            csrf: me.csrf(),
+            next,
+            problem: Some(problem),
+        },
+    )
 }
 
 #[derive(Template)]
@@ -226,13 +218,9 @@ async fn show(
 /// The second factor: set it up (a QR code to scan), or its state, new recovery codes, off.
 #[utoipa::path(get, path = "/dashboard/account/two-step", tag = "dashboard", operation_id = "dashboard_two_step",
     responses((status = 200, description = "Setting up the second factor, or its state", content_type = "text/html", body = String)))]
-pub async fn two_step_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = set_up_visitor(&state, &req).await?;
-        show(&state, &req, &me, StatusCode::OK, None, Vec::new()).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn two_step_page(state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let me = set_up_visitor(&state, &req).await?;
+    show(&state, &req, &me, StatusCode::OK, None, Vec::new()).await
 }
 
 /// A visitor who may set up a second factor: signed in, or asked by the account to set one up.
@@ -256,52 +244,47 @@ fn new_codes() -> (Vec<String>, Vec<String>) {
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (from the app, for the secret the page showed); `reauth_password` when asked"),
     responses(
         (status = 200, description = "On: the recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 409, description = "Two-step sign-in is on already", content_type = "text/html", body = String),
         (status = 422, description = "The code does not match the secret (the same secret is shown again)", content_type = "text/html", body = String),
     ))]
-pub async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = set_up_visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            Chrome::new(&me, &req, Nav::Account, String::new())
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        // Re-keying a factor that is on would replace it with the password alone.
-        if me.signed_in.user.totp {
-            return Err(ApiError::invalid_state_transition(
-                "two-step sign-in is on already: turn it off first",
-            )
-            .into());
-        }
-        // The secret is the one the server chose for this session, never the page's.
-        let repos = state.repos();
-        let session = me.signed_in.session.id;
-        let fresh = TotpSecret::generate(&mut OsRng);
-        let secret = blocking(move || repos.pending_totp(session, &fresh)).await?;
-        let now = Utc::now();
-        let Some(step) = secret.accepts(&form.raw("code"), now, None) else {
-            let status = StatusCode::UNPROCESSABLE_ENTITY;
-            let problem = Some("dash.two_step.wrong");
-            return show(&state, &req, &me, status, problem, Vec::new()).await;
-        };
-        let (codes, hashes) = new_codes();
-        let repos = state.repos();
-        let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-        blocking(move || {
-            repos.enable_totp(user, &secret, step, &hashes)?;
-            repos.confirm_second_factor(session, now).map(|_| ())
-        })
-        .await?;
-        show(&state, &req, &me, StatusCode::OK, None, codes).await
+pub(crate) async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> Answer {
+    let me = set_up_visitor(&state, &req).await?;
+    let form = Form::read(&req, &body)?;
+    check_post(&me, &req, &form)?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        Chrome::new(&me, &req, Nav::Account, String::new())
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    // Re-keying a factor that is on would replace it with the password alone.
+    if me.signed_in.user.totp {
+        return Err(ApiError::invalid_state_transition(
+            "two-step sign-in is on already: turn it off first",
+        )
+        .into());
+    }
+    // The secret is the one the server chose for this session, never the page's.
+    let repos = state.repos();
+    let session = me.signed_in.session.id;
+    let fresh = TotpSecret::generate(&mut OsRng);
+    let secret = blocking(move || repos.pending_totp(session, &fresh)).await?;
+    let now = Utc::now();
+    let Some(step) = secret.accepts(&form.raw("code"), now, None) else {
+        let status = StatusCode::UNPROCESSABLE_ENTITY;
+        let problem = Some("dash.two_step.wrong");
+        return show(&state, &req, &me, status, problem, Vec::new()).await;
+    };
+    let (codes, hashes) = new_codes();
+    let repos = state.repos();
+    let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
+    blocking(move || {
+        repos.enable_totp(user, &secret, step, &hashes)?;
+        repos.confirm_second_factor(session, now).map(|_| ())
+    })
+    .await?;
+    show(&state, &req, &me, StatusCode::OK, None, codes).await
 }
 
 /// New recovery codes, replacing the old ones; shown once.
@@ -309,32 +292,28 @@ pub async fn enable(state: web::Data<AppState>, req: HttpRequest, body: FormBody
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
     responses(
         (status = 200, description = "The new recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 409, description = "The second factor is off", content_type = "text/html", body = String),
     ))]
-pub async fn codes(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        if !me.signed_in.user.totp {
-            return Err(ApiError::invalid_state_transition("the second factor is off").into());
-        }
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            Chrome::new(&me, &req, Nav::Account, String::new())
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let (codes, hashes) = new_codes();
-        let repos = state.repos();
-        let user = me.signed_in.user.id;
-        blocking(move || repos.replace_recovery_codes(user, &hashes)).await?;
-        show(&state, &req, &me, StatusCode::OK, None, codes).await
+pub(crate) async fn codes(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    if !me.signed_in.user.totp {
+        return Err(ApiError::invalid_state_transition("the second factor is off").into());
     }
-    .await;
-    respond(&req, answer)
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        Chrome::new(&me, &req, Nav::Account, String::new())
+    })
+    .await?
+    {
+        return Ok(ask);
+    }
+    let (codes, hashes) = new_codes();
+    let repos = state.repos();
+    let user = me.signed_in.user.id;
+    blocking(move || repos.replace_recovery_codes(user, &hashes)).await?;
+    show(&state, &req, &me, StatusCode::OK, None, codes).await
 }
 
 /// Turns the second factor off (never while the account requires it).
@@ -343,34 +322,30 @@ pub async fn codes(state: web::Data<AppState>, req: HttpRequest, body: FormBody)
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Off", headers(("Location" = String, description = "The second factor's page"))),
-        (status = 403, description = "Not posted from the dashboard's own page, or no valid `csrf`", content_type = "text/html", body = String),
         (status = 409, description = "The account requires a second factor", content_type = "text/html", body = String),
     ))]
-pub async fn disable(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        if me.signed_in.account_requires_totp {
-            return Err(ApiError::invalid_state_transition(
-                "this account requires a second factor of every member",
-            )
-            .into());
-        }
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            Chrome::new(&me, &req, Nav::Account, String::new())
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let repos = state.repos();
-        let user = me.signed_in.user.id;
-        blocking(move || repos.disable_totp(user)).await?;
-        Ok(see_other("/dashboard/account/two-step?done=saved"))
+pub(crate) async fn disable(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    if me.signed_in.account_requires_totp {
+        return Err(ApiError::invalid_state_transition(
+            "this account requires a second factor of every member",
+        )
+        .into());
     }
-    .await;
-    respond(&req, answer)
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        Chrome::new(&me, &req, Nav::Account, String::new())
+    })
+    .await?
+    {
+        return Ok(ask);
+    }
+    let repos = state.repos();
+    let user = me.signed_in.user.id;
+    blocking(move || repos.disable_totp(user)).await?;
+    Ok(see_other("/dashboard/account/two-step?done=saved"))
 }
 
 /// An owner requires (or stops requiring) a second factor of every member of the account.
@@ -379,26 +354,22 @@ pub async fn disable(state: web::Data<AppState>, req: HttpRequest, body: FormBod
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Saved", headers(("Location" = String, description = "The people"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 409, description = "The owner has no second factor themselves", content_type = "text/html", body = String),
     ))]
-pub async fn require(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        me.ops(&state).caller().require_owner()?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            Chrome::new(&me, &req, Nav::Settings, String::new())
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let required = form.checked("required");
-        me.ops(&state).require_second_factor(required).await?;
-        Ok(see_other("/dashboard/settings/people?done=saved"))
+pub(crate) async fn require(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    me.ops(&state).caller().require_owner()?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        Chrome::new(&me, &req, Nav::Settings, String::new())
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    let required = form.checked("required");
+    me.ops(&state).require_second_factor(required).await?;
+    Ok(see_other("/dashboard/settings/people?done=saved"))
 }

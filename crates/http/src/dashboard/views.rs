@@ -7,6 +7,7 @@ use actix_web::HttpResponse;
 use askama::Template;
 use chrono::{DateTime, NaiveDate, Utc};
 use invoicing_domain::currency::Currency;
+use invoicing_domain::document_lines::LineItemView;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::paging::Page;
 use invoicing_domain::payment_status::PaymentStatus;
@@ -133,4 +134,64 @@ pub(crate) fn error_page(t: Locale, e: &ApiError) -> HttpResponse {
         res.headers_mut().insert(name.clone(), value.clone());
     }
     res
+}
+
+/// One tab of a list screen (a filter's value), as `tabs` makes them.
+pub(crate) struct Tab {
+    pub href: String,
+    pub label: &'static str,
+    pub current: bool,
+}
+
+/// The tabs of a list, over the filter `param` (its status, mostly): "all" and one per value,
+/// keeping the other filters.
+pub(crate) fn tabs(
+    path: &str,
+    query: &str,
+    param: &str,
+    current: &str,
+    statuses: impl Iterator<Item = (&'static str, &'static str)>,
+    all_label: &'static str,
+) -> Vec<Tab> {
+    let base = super::form::with_value(query, "page", "");
+    std::iter::once(("", all_label))
+        .chain(statuses)
+        .map(|(status, label)| {
+            let q = super::form::with_value(&base, param, status);
+            Tab {
+                href: if q.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{path}?{q}")
+                },
+                label,
+                current: status == current,
+            }
+        })
+        .collect()
+}
+
+/// A line of a document as its screen shows it.
+pub(crate) struct LineRow {
+    pub description: String,
+    pub quantity: String,
+    pub unit_price: String,
+    pub tax_rate: String,
+    pub total: String,
+}
+
+impl LineRow {
+    /// A document's lines as its screen shows them, in the user's language.
+    pub fn of(t: Locale, cur: Currency, lines: &[LineItemView]) -> Vec<LineRow> {
+        lines
+            .iter()
+            .map(|l| LineRow {
+                description: l.description.clone(),
+                quantity: t.quantity(l.quantity),
+                unit_price: money(t, l.unit_price_cents, cur),
+                tax_rate: t.percent(l.tax_rate),
+                total: money(t, l.subtotal_cents, cur),
+            })
+            .collect()
+    }
 }

@@ -1,7 +1,6 @@
 //! The answers and headers every operation shares, added from the rules the middleware applies.
 
-use crate::envelope::is_api_path;
-use crate::routes::pages;
+use crate::paths::is_api_path;
 use serde_json::{json, Value};
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
@@ -170,6 +169,16 @@ fn dashboard_pages(op: &mut Operation, path: &str, method: &HttpMethod) {
                     .into()
             });
     }
+    if matches!(method, HttpMethod::Post) {
+        // Every form post passes the same-origin check; a signed-in one also the session's
+        // CSRF token and the user's role (`dashboard::Posted`).
+        let description = if FORMS_WITHOUT_SESSION.contains(&path) {
+            "Not posted from the dashboard's own page"
+        } else {
+            "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not do this"
+        };
+        add(op, "403", description);
+    }
     for (status, response) in op.responses.responses.iter_mut() {
         if !(status.starts_with('4') || status.starts_with('5'))
             || status == "408"
@@ -186,6 +195,14 @@ fn dashboard_pages(op: &mut Operation, path: &str, method: &HttpMethod) {
         }
     }
 }
+
+/// The dashboard's forms posted before signing in: no session, so no CSRF token.
+const FORMS_WITHOUT_SESSION: &[&str] = &[
+    "/dashboard/login",
+    "/dashboard/set-password",
+    "/dashboard/forgot-password",
+    "/dashboard/confirm-email",
+];
 
 fn is_form(op: &Operation) -> bool {
     op.request_body
@@ -249,7 +266,7 @@ impl Modify for CommonAnswers {
                     idempotent(op);
                 }
                 if is_form(op) {
-                    let limit = format!("{} KiB", pages::MAX_FORM_BYTES / 1024);
+                    let limit = format!("{} KiB", crate::form_body::MAX_FORM_BYTES / 1024);
                     let not_a_form = "A body that is no HTML form (`invalid_parameter`)";
                     body_answers(op, not_a_form, &limit, FORM);
                 } else if op.request_body.is_some() {

@@ -3,16 +3,16 @@
 //! middleware applies, so the document cannot drift from the code.
 
 mod answers;
+pub mod error_body;
 mod inputs;
 mod outputs;
 
 use crate::error::{ErrorCode, ErrorType};
+use crate::route_table::endpoint::Endpoint;
 use crate::routes::{
-    self, credit_notes, customers, emails, events, invoices, payment_requests, payments, products,
+    credit_notes, customers, emails, events, invoices, payment_requests, payments, products,
     quotations, recurring, reports, webhooks,
 };
-use crate::AppState;
-use actix_web::{web, HttpResponse};
 use invoicing_domain::credit_note::{CreditNote, CreditNoteInput, CreditReason};
 use invoicing_domain::customer::{
     Address, AddressInput, Customer, CustomerInput, CustomerPatchInput,
@@ -46,44 +46,14 @@ use invoicing_domain::report::{
 use invoicing_domain::validation::Metadata;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
 use invoicing_domain::webhook_delivery::{DeliveryAttempt, DeliveryState};
-use serde::Serialize;
 use serde_json::{json, Value};
-use std::sync::OnceLock;
 use utoipa::openapi::Components;
-use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa::{Modify, OpenApi};
 
 use answers::{declare_headers, CommonAnswers};
+pub use error_body::{ErrorBody, ErrorDetail, ErrorObject};
 use inputs::inputs_as_parsed;
 use outputs::outputs_as_sent;
-
-/// The SPEC §4 error body.
-#[derive(Serialize, ToSchema)]
-pub struct ErrorBody {
-    pub error: ErrorObject,
-}
-
-/// Documents what `error::render` writes: `param` and `details` are left out when empty (never
-/// `null`), so they are the only optional fields.
-#[derive(Serialize, ToSchema)]
-pub struct ErrorObject {
-    #[serde(rename = "type")]
-    #[schema(value_type = ErrorType)]
-    pub kind: String,
-    #[schema(value_type = ErrorCode)]
-    pub code: String,
-    pub message: String,
-    #[schema(nullable = false)]
-    pub param: Option<String>,
-    #[schema(nullable = false)]
-    pub details: Option<Vec<ErrorDetail>>,
-    pub request_id: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct ErrorDetail {
-    pub param: String,
-    pub message: String,
-}
 
 // Grouped by resource, one line each: rustfmt would put every name on a line of its own.
 #[rustfmt::skip]
@@ -103,29 +73,25 @@ pub struct ErrorDetail {
 )]
 struct ApiDoc;
 
-/// The API's generated document (built once), without `servers`: that comes from the
-/// configuration when it is served.
-pub fn document() -> &'static Value {
-    static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| finished(generated(ApiDoc::openapi(), routes::api_endpoints())))
+/// The API's document for `endpoints` (its part of the route table), without `servers`: that
+/// comes from the configuration when it is served.
+pub fn api_document(endpoints: Vec<Endpoint>) -> Value {
+    finished(generated(ApiDoc::openapi(), endpoints))
 }
 
-/// The dashboard's document (SPEC §1, §21): its HTML screens and forms, from the same route
-/// table, apart from the API's so generated clients carry none of them.
-pub fn dashboard_document() -> &'static Value {
-    static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| {
-        let mut base = ApiDoc::openapi();
-        base.info.title = "Invoicing dashboard".to_string();
-        base.info.description = Some(
-            "The merchant dashboard's HTML screens and forms (SPEC §21): for browsers, signed in \
-             with a session; the API is described at `/api/v1/openapi.json`."
-                .to_string(),
-        );
-        let mut doc = finished(generated(base, routes::dashboard_endpoints()));
-        drop_unused_schemas(&mut doc);
-        doc
-    })
+/// The dashboard's document (SPEC §1, §21) for `endpoints`: its HTML screens and forms, apart
+/// from the API's so generated clients carry none of them.
+pub fn dashboard_document(endpoints: Vec<Endpoint>) -> Value {
+    let mut base = ApiDoc::openapi();
+    base.info.title = "Invoicing dashboard".to_string();
+    base.info.description = Some(
+        "The merchant dashboard's HTML screens and forms (SPEC §21): for browsers, signed in \
+         with a session; the API is described at `/api/v1/openapi.json`."
+            .to_string(),
+    );
+    let mut doc = finished(generated(base, endpoints));
+    drop_unused_schemas(&mut doc);
+    doc
 }
 
 fn finished(api: utoipa::openapi::OpenApi) -> Value {
@@ -141,7 +107,7 @@ fn finished(api: utoipa::openapi::OpenApi) -> Value {
 /// the answers every operation shares.
 fn generated(
     mut api: utoipa::openapi::OpenApi,
-    endpoints: Vec<routes::Endpoint>,
+    endpoints: Vec<Endpoint>,
 ) -> utoipa::openapi::OpenApi {
     for e in endpoints {
         api.paths
@@ -236,26 +202,4 @@ fn files_as_binary(doc: &mut Value) {
             }
         }
     }
-}
-
-/// `doc` as this server serves it: its `servers` entry is the configured `PUBLIC_URL`, under
-/// which the API, the public pages and the dashboard answer.
-pub fn served(doc: &Value, public_url: &str) -> Value {
-    let mut doc = doc.clone();
-    doc["servers"] = json!([{"url": public_url}]);
-    doc
-}
-
-/// The OpenAPI 3.1 document of this API and the customers' public pages.
-#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "openapi", operation_id = "document",
-    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object)))]
-pub async fn serve(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(served(document(), &state.config.public_url))
-}
-
-/// The OpenAPI 3.1 document of the dashboard's screens and forms.
-#[utoipa::path(get, path = "/dashboard/openapi.json", tag = "dashboard", operation_id = "document",
-    responses((status = 200, description = "The OpenAPI 3.1 document of the dashboard", body = Object)))]
-pub async fn serve_dashboard(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(served(dashboard_document(), &state.config.public_url))
 }

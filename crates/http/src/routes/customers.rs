@@ -117,7 +117,7 @@ pub(crate) fn customer_row(c: &Customer) -> Vec<csv_export::Cell> {
     params(("id" = i64, Path, description = "Customer id")),
     responses(
         (status = 200, description = "The customer", body = Customer),
-        (status = 404, description = "No such customer", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such customer", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn get(
@@ -135,8 +135,8 @@ pub async fn get(
     request_body = CustomerPatchInput,
     responses(
         (status = 200, description = "The updated customer", body = Customer),
-        (status = 404, description = "No such customer", body = crate::openapi::ErrorBody),
-        (status = 409, description = "Another customer has this email (`resource_in_use`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such customer", body = crate::openapi::error_body::ErrorBody),
+        (status = 409, description = "Another customer has this email (`resource_in_use`)", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn update(
@@ -156,8 +156,8 @@ pub async fn update(
     params(("id" = i64, Path, description = "Customer id")),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 404, description = "No such customer", body = crate::openapi::ErrorBody),
-        (status = 409, description = "Documents refer to the customer (`resource_in_use`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such customer", body = crate::openapi::error_body::ErrorBody),
+        (status = 409, description = "Documents refer to the customer (`resource_in_use`)", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn delete(

@@ -4,7 +4,7 @@
 use crate::auth::Auth;
 use crate::binary::{self, Binary};
 use crate::error::ApiError;
-use crate::openapi::ErrorBody;
+use crate::openapi::error_body::ErrorBody;
 use crate::ops::{einvoices, EInvoiceFile, Ops};
 use crate::path_id::Id;
 use crate::AppState;

@@ -48,7 +48,7 @@ pub async fn healthz() -> HttpResponse {
 #[utoipa::path(get, path = "/readyz", tag = "health", operation_id = "ready",
     responses(
         (status = 200, description = "The database answers", body = Readiness),
-        (status = 503, description = "The database does not answer within 3 s (`service_unavailable`)", body = crate::openapi::ErrorBody),
+        (status = 503, description = "The database does not answer within 3 s (`service_unavailable`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let repos = state.repos();

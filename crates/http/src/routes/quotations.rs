@@ -6,7 +6,7 @@ use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::client::client_ip;
 use crate::csv_export;
 use crate::error::ApiError;
-use crate::openapi::ErrorBody;
+use crate::openapi::error_body::ErrorBody;
 use crate::ops::{Ops, Origin};
 use crate::path_id::Id;
 use crate::AppState;

@@ -4,7 +4,7 @@ use crate::auth::Auth;
 use crate::body::{JsonBody, NoBody, OptionalJsonBody};
 use crate::csv_export;
 use crate::error::ApiError;
-use crate::openapi::ErrorBody;
+use crate::openapi::error_body::ErrorBody;
 use crate::ops::Ops;
 use crate::path_id::Id;
 use crate::AppState;

@@ -243,7 +243,7 @@ pub(crate) fn tax_csv(report: &crate::ops::TaxReport) -> Result<HttpResponse, Ap
     ),
     responses(
         (status = 200, description = "The statement", body = CustomerStatement),
-        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn statement(
@@ -273,7 +273,7 @@ pub async fn statement(
     responses(
         (status = 200, description = "The statement's PDF, named after its reference (`ST-42-20261130.pdf`)",
             content_type = "application/pdf", body = Vec<u8>),
-        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn statement_pdf(
@@ -300,8 +300,8 @@ pub async fn statement_pdf(
     request_body(content = Option<SendInput>, description = "Optional: recipients, subject and a note"),
     responses(
         (status = 202, description = "The queued email", body = OutgoingEmail),
-        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "Mail is not configured (`email_not_configured`), or a bad address", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such customer (`resource_missing`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 422, description = "Mail is not configured (`email_not_configured`), or a bad address", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn statement_email(

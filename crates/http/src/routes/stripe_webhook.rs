@@ -35,9 +35,9 @@ pub struct StripeEvent {
     request_body(content = StripeEvent, content_type = "application/json", description = "A Stripe Event object, exactly as Stripe signed it"),
     responses(
         (status = 200, description = "Received (also when it was received before, or needs nothing done)"),
-        (status = 400, description = "No, a stale or a wrong signature (`invalid_signature`); nothing changed", body = crate::openapi::ErrorBody),
-        (status = 404, description = "No such endpoint", body = crate::openapi::ErrorBody),
-        (status = 415, description = "Not `application/json` (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
+        (status = 400, description = "No, a stale or a wrong signature (`invalid_signature`); nothing changed", body = crate::openapi::error_body::ErrorBody),
+        (status = 404, description = "No such endpoint", body = crate::openapi::error_body::ErrorBody),
+        (status = 415, description = "Not `application/json` (`unsupported_media_type`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn receive(
     state: web::Data<AppState>,

@@ -7,7 +7,7 @@ use actix_web::middleware::from_fn;
 use actix_web::test::{init_service, TestRequest};
 use actix_web::{web, App, HttpResponse};
 use invoicing_domain::tenant::Environment;
-use invoicing_http::{build_app, envelope::envelope, routes};
+use invoicing_http::{build_app, envelope::envelope, route_table};
 use invoicing_storage::Backend;
 use serde_json::{json, Value};
 
@@ -350,7 +350,7 @@ async fn bad_path_ids_are_missing_resources_of_their_kind() {
         other => panic!("no id kind for /{other}"),
     };
     let mut checked = 0;
-    for e in routes::endpoints() {
+    for e in route_table::endpoints() {
         // The dashboard's pages answer a bad id with a 404 page (tests/api/dashboard.rs).
         if !e.path.contains("{id}") || e.path.starts_with("/dashboard") {
             continue;
@@ -439,7 +439,7 @@ async fn openapi_lists_exactly_the_served_routes() {
                 .map(move |m| (m.to_uppercase(), p.clone()))
         })
         .collect();
-    let table = routes::endpoints();
+    let table = route_table::endpoints();
     let mut served: Vec<(String, String)> = table
         .iter()
         .flat_map(|e| {

@@ -736,7 +736,7 @@ async fn lists_and_reports_answer_csv(h: Harness) {
 
     // Every CSV operation of the document answers what its JSON path answers when asked for
     // CSV, with the same filters (SPEC §22).
-    let doc = invoicing_http::openapi::document();
+    let doc = invoicing_http::route_table::document();
     let customer = call!(&app, h.req(Method::GET, "/api/v1/customers?per_page=1")).body["data"][0]
         ["id"]
         .clone();

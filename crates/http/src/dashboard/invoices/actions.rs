@@ -1,15 +1,13 @@
 //! What an invoice's buttons do: each posts a form, calls the operation the API's route calls,
 //! and returns (303) to the invoice with a notice; the status rules are the operations'.
 
-use crate::dashboard::form::Form;
 use crate::dashboard::locale_of;
-use crate::dashboard::session::{check_post, visitor};
-use crate::dashboard::{respond, see_other, Refusal};
+use crate::dashboard::{see_other, Refusal};
+use crate::dashboard::{Answer, Posted, Visitor};
 use crate::error::ApiError;
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use invoicing_domain::credit_note::CreditNoteInput;
 use invoicing_domain::email::{EmailInput, EmailSubject};
 use invoicing_domain::invoice::{InvoiceId, InvoicePatch};
@@ -27,108 +25,98 @@ use invoicing_domain::payment_amount::MajorAmount;
     responses(
         (status = 303, description = "Done: back to the invoice", headers(("Location" = String, description = "The invoice"))),
         (status = 400, description = "A field the operation refuses", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change invoices", content_type = "text/html", body = String),
         (status = 404, description = "No such invoice (or action)", content_type = "text/html", body = String),
         (status = 409, description = "The invoice's status does not allow it", content_type = "text/html", body = String),
         (status = 422, description = "A field the operation refuses", content_type = "text/html", body = String),
     ))]
-pub async fn action(
+pub(crate) async fn action(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, String)>,
-    body: FormBody,
-) -> HttpResponse {
+) -> Answer {
     let (raw_id, action) = path.into_inner();
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let ops = me.ops(&state);
-        let id = Id::<InvoiceId>::parse(&raw_id);
-        let done = match action.as_str() {
-            "send" => {
-                ops.send_invoice(id, None).await?;
-                "sent"
+    let ops = me.ops(&state);
+    let id = Id::<InvoiceId>::parse(&raw_id);
+    let done = match action.as_str() {
+        "send" => {
+            ops.send_invoice(id, None).await?;
+            "sent"
+        }
+        "send_email" => {
+            ops.send_invoice(id, Some(EmailInput::default())).await?;
+            "emailed"
+        }
+        "resend" => {
+            let inv = ops.invoice(id).await?;
+            ops.resend(EmailSubject::Invoice(inv.id.0), None).await?;
+            "emailed"
+        }
+        "pay" | "cancel" => {
+            let to = if action == "pay" {
+                InvoiceStatus::Paid
+            } else {
+                InvoiceStatus::Cancelled
+            };
+            let patch = InvoicePatch {
+                status: Some(to),
+                ..InvoicePatch::default()
+            };
+            ops.update_invoice(id, patch).await?;
+            if action == "pay" {
+                "paid"
+            } else {
+                "cancelled"
             }
-            "send_email" => {
-                ops.send_invoice(id, Some(EmailInput::default())).await?;
-                "emailed"
-            }
-            "resend" => {
-                let inv = ops.invoice(id).await?;
-                ops.resend(EmailSubject::Invoice(inv.id.0), None).await?;
-                "emailed"
-            }
-            "pay" | "cancel" => {
-                let to = if action == "pay" {
-                    InvoiceStatus::Paid
-                } else {
-                    InvoiceStatus::Cancelled
-                };
-                let patch = InvoicePatch {
-                    status: Some(to),
-                    ..InvoicePatch::default()
-                };
-                ops.update_invoice(id, patch).await?;
-                if action == "pay" {
-                    "paid"
-                } else {
-                    "cancelled"
-                }
-            }
-            "payment" => {
-                let inv = ops.invoice(id).await?;
-                let amount =
-                    MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
-                        .and_then(|a| a.to_minor(inv.currency))
-                        .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
-                let input = PaymentInput {
-                    invoice_id: Some(inv.id.0),
-                    amount_cents: Some(amount.minor()),
-                    method: form.text("method"),
-                    reference: form.text("reference"),
-                    status: Some(
-                        if form.checked("verified") {
-                            "verified"
-                        } else {
-                            "pending"
-                        }
-                        .into(),
-                    ),
-                    metadata: None,
-                };
-                ops.create_payment(input).await?;
-                "payment_recorded"
-            }
-            "credit" => {
-                let inv = ops.invoice(id).await?;
-                let amount =
-                    MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
-                        .and_then(|a| a.to_minor(inv.currency))
-                        .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
-                let input = CreditNoteInput {
-                    reason: form.text("reason"),
-                    memo: form.text("memo"),
-                    line_items: None,
-                    amount_cents: Some(amount.minor()),
-                    email: None,
-                    delivery_date: None,
-                    service_period: None,
-                    refund: None,
-                };
-                let note = ops.create_credit_note(id, input).await?;
-                return Ok(see_other(&format!(
-                    "/dashboard/credit-notes/{}?done=credited",
-                    note.id.0
-                )));
-            }
-            _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
-        };
-        let id = id.get()?.0;
-        Ok(see_other(&format!("/dashboard/invoices/{id}?done={done}")))
-    }
-    .await;
-    respond(&req, answer)
+        }
+        "payment" => {
+            let inv = ops.invoice(id).await?;
+            let amount = MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
+                .and_then(|a| a.to_minor(inv.currency))
+                .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
+            let input = PaymentInput {
+                invoice_id: Some(inv.id.0),
+                amount_cents: Some(amount.minor()),
+                method: form.text("method"),
+                reference: form.text("reference"),
+                status: Some(
+                    if form.checked("verified") {
+                        "verified"
+                    } else {
+                        "pending"
+                    }
+                    .into(),
+                ),
+                metadata: None,
+            };
+            ops.create_payment(input).await?;
+            "payment_recorded"
+        }
+        "credit" => {
+            let inv = ops.invoice(id).await?;
+            let amount = MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
+                .and_then(|a| a.to_minor(inv.currency))
+                .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
+            let input = CreditNoteInput {
+                reason: form.text("reason"),
+                memo: form.text("memo"),
+                line_items: None,
+                amount_cents: Some(amount.minor()),
+                email: None,
+                delivery_date: None,
+                service_period: None,
+                refund: None,
+            };
+            let note = ops.create_credit_note(id, input).await?;
+            return Ok(see_other(&format!(
+                "/dashboard/credit-notes/{}?done=credited",
+                note.id.0
+            )));
+        }
+        _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
+    };
+    let id = id.get()?.0;
+    Ok(see_other(&format!("/dashboard/invoices/{id}?done={done}")))
 }
 
 /// The invoice as an e-invoice (`?syntax=ubl|cii`), as the API writes it: a download.
@@ -142,19 +130,15 @@ pub async fn action(
         (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
         (status = 422, description = "Not complete for EN 16931", content_type = "text/html", body = String),
     ))]
-pub async fn einvoice(
+pub(crate) async fn einvoice(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<InvoiceId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let syntax = crate::ops::einvoices::syntax(req.query_string())?;
-        let file = me.ops(&state).invoice_einvoice(id, syntax).await?;
-        Ok(crate::routes::einvoices::download(file))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let syntax = crate::ops::einvoices::syntax(req.query_string())?;
+    let file = me.ops(&state).invoice_einvoice(id, syntax).await?;
+    Ok(crate::routes::einvoices::download(file))
 }
 
 /// The invoice's PDF, as the API renders it.
@@ -164,12 +148,7 @@ pub async fn einvoice(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
         (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn pdf(state: web::Data<AppState>, req: HttpRequest, id: Id<InvoiceId>) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let doc = me.ops(&state).invoice_pdf(id).await?;
-        Ok(crate::pdf::respond(doc).await?)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn pdf(me: Visitor, state: web::Data<AppState>, id: Id<InvoiceId>) -> Answer {
+    let doc = me.ops(&state).invoice_pdf(id).await?;
+    Ok(crate::pdf::respond(doc).await?)
 }

@@ -6,17 +6,16 @@ pub mod form;
 
 use super::chrome::{Chrome, Nav};
 use super::form::without_blanks;
-use super::session::visitor;
+use super::page;
 use super::views::{date, moment, money, payment_status, Pager};
-use super::{page, respond};
+use super::views::{tabs, LineRow, Tab};
+use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::credit_note::CreditReason;
-use invoicing_domain::currency::Currency;
-use invoicing_domain::document_lines::LineItemView;
 use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::invoice_status::InvoiceStatus;
@@ -37,12 +36,6 @@ pub(crate) struct Row {
     pub amount_due: String,
 }
 
-pub(crate) struct Tab {
-    pub href: String,
-    pub label: &'static str,
-    pub current: bool,
-}
-
 #[derive(Template)]
 #[template(path = "dashboard/invoices.html")]
 struct ListPage {
@@ -54,34 +47,6 @@ struct ListPage {
     status: String,
     rows: Vec<Row>,
     pager: Pager,
-}
-
-/// The tabs of a list, over the filter `param` (its status, mostly): "all" and one per value,
-/// keeping the other filters.
-pub(crate) fn tabs(
-    path: &str,
-    query: &str,
-    param: &str,
-    current: &str,
-    statuses: impl Iterator<Item = (&'static str, &'static str)>,
-    all_label: &'static str,
-) -> Vec<Tab> {
-    let base = super::form::with_value(query, "page", "");
-    std::iter::once(("", all_label))
-        .chain(statuses)
-        .map(|(status, label)| {
-            let q = super::form::with_value(&base, param, status);
-            Tab {
-                href: if q.is_empty() {
-                    path.to_string()
-                } else {
-                    format!("{path}?{q}")
-                },
-                label,
-                current: status == current,
-            }
-        })
-        .collect()
 }
 
 /// The list of invoices; its filters are the API's (`status`, `q`, `created_after`,
@@ -98,91 +63,62 @@ pub(crate) fn tabs(
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let query = without_blanks(req.query_string());
-        // A search reads rows until a page is full; counting every match would read them all.
-        let found = if super::form::query_value(&query, "q").is_empty() {
-            ops.list_invoices(&query).await?
-        } else {
-            ops.without_totals().list_invoices(&query).await?
-        };
-        let names = ops
-            .customer_names(found.data.iter().map(|i| i.customer_id).collect())
-            .await?;
-        let c = Chrome::new(&me, &req, Nav::Invoices, String::new());
-        let t = c.t;
-        let value = |n| super::form::query_value(&query, n);
-        let status = value("status");
-        let rows = found
-            .data
-            .iter()
-            .map(|i| Row {
-                id: i.id.0,
-                number: i.invoice_number.clone(),
-                customer: super::views::name_of(&names, i.customer_id),
-                issued: date(t, i.issue_date),
-                due: date(t, i.due_date),
-                status: i.status.as_str(),
-                status_label: t.invoice_status_for_merchant(i.status),
-                total: money(t, i.total_cents, i.currency),
-                amount_due: money(t, i.amount_due_cents, i.currency),
-            })
-            .collect();
-        page(
-            StatusCode::OK,
-            ListPage {
-                tabs: tabs(
-                    "/dashboard/invoices",
-                    &query,
-                    "status",
-                    &status,
-                    InvoiceStatus::ALL
-                        .into_iter()
-                        .map(|s| (s.as_str(), t.invoice_status_for_merchant(s))),
-                    t.text("dash.tab.all"),
-                ),
-                q: value("q"),
-                created_after: value("created_after"),
-                created_before: value("created_before"),
-                status,
-                rows,
-                pager: Pager::new(t, "/dashboard/invoices", &query, &found),
-                c: Chrome {
-                    title: t.text("dash.nav.invoices").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    let query = without_blanks(req.query_string());
+    // A search reads rows until a page is full; counting every match would read them all.
+    let found = if super::form::query_value(&query, "q").is_empty() {
+        ops.list_invoices(&query).await?
+    } else {
+        ops.without_totals().list_invoices(&query).await?
+    };
+    let names = ops
+        .customer_names(found.data.iter().map(|i| i.customer_id).collect())
+        .await?;
+    let c = Chrome::new(&me, &req, Nav::Invoices, String::new());
+    let t = c.t;
+    let value = |n| super::form::query_value(&query, n);
+    let status = value("status");
+    let rows = found
+        .data
+        .iter()
+        .map(|i| Row {
+            id: i.id.0,
+            number: i.invoice_number.clone(),
+            customer: super::views::name_of(&names, i.customer_id),
+            issued: date(t, i.issue_date),
+            due: date(t, i.due_date),
+            status: i.status.as_str(),
+            status_label: t.invoice_status_for_merchant(i.status),
+            total: money(t, i.total_cents, i.currency),
+            amount_due: money(t, i.amount_due_cents, i.currency),
+        })
+        .collect();
+    page(
+        StatusCode::OK,
+        ListPage {
+            tabs: tabs(
+                "/dashboard/invoices",
+                &query,
+                "status",
+                &status,
+                InvoiceStatus::ALL
+                    .into_iter()
+                    .map(|s| (s.as_str(), t.invoice_status_for_merchant(s))),
+                t.text("dash.tab.all"),
+            ),
+            q: value("q"),
+            created_after: value("created_after"),
+            created_before: value("created_before"),
+            status,
+            rows,
+            pager: Pager::new(t, "/dashboard/invoices", &query, &found),
+            c: Chrome {
+                title: t.text("dash.nav.invoices").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
-}
-
-pub(crate) struct LineRow {
-    pub description: String,
-    pub quantity: String,
-    pub unit_price: String,
-    pub tax_rate: String,
-    pub total: String,
-}
-
-impl LineRow {
-    /// A document's lines as its screen shows them, in the user's language.
-    pub fn of(t: Locale, cur: Currency, lines: &[LineItemView]) -> Vec<LineRow> {
-        lines
-            .iter()
-            .map(|l| LineRow {
-                description: l.description.clone(),
-                quantity: t.quantity(l.quantity),
-                unit_price: money(t, l.unit_price_cents, cur),
-                tax_rate: t.percent(l.tax_rate),
-                total: money(t, l.subtotal_cents, cur),
-            })
-            .collect()
-    }
+        },
+    )
 }
 
 pub(crate) struct PaymentRow {
@@ -329,123 +265,119 @@ impl EInvoiceView {
         (status = 200, description = "The invoice", content_type = "text/html", body = String),
         (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<InvoiceId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        // The invoice with the parties it names: the customer as the document shows them, and
-        // what its e-invoice still lacks, in one read.
-        let (inv, parties, readiness) = ops.invoice_readiness(id).await?;
-        let about = format!("invoice_id={}&per_page=100", inv.id.0);
-        let few = ops.without_totals();
-        let payments = few.list_payments(&about).await?;
-        // Only a sent invoice can be credited: a draft has no credit notes to read.
-        let credits = if inv.status == InvoiceStatus::Draft {
-            Vec::new()
-        } else {
-            few.list_credit_notes(&about).await?.data
-        };
-        let emails = few.list_emails(&about).await?;
-        let timeline = ops.timeline("invoice", inv.id.0).await?;
-        let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
-        let t = c.t;
-        let cur = inv.currency;
-        let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
-        let credit_left = inv.total_cents - inv.amount_credited_cents;
-        let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
-        let can_write = c.can_write;
-        page(
-            StatusCode::OK,
-            DetailPage {
-                id: inv.id.0,
-                status: inv.status.as_str(),
-                status_label: t.invoice_status_for_merchant(inv.status),
-                customer_id: inv.customer_id.0,
-                customer,
-                customer_email,
-                issued: date(t, inv.issue_date),
-                due: date(t, inv.due_date),
-                supply: inv.supply().map(|s| match s {
-                    Supply::Delivered(day) => ("dash.supply.delivery_date", date(t, day)),
-                    Supply::Period(p) => (
-                        "dash.supply.period",
-                        format!("{} – {}", date(t, p.start), date(t, p.end)),
-                    ),
-                }),
-                currency: cur.code(),
-                lines: LineRow::of(t, cur, &inv.line_items),
-                subtotal: money(t, inv.subtotal_cents, cur),
-                tax: money(t, inv.tax_cents, cur),
-                total: money(t, inv.total_cents, cur),
-                paid: money(t, inv.amount_paid_cents, cur),
-                credited: money(t, inv.amount_credited_cents, cur),
-                amount_due: money(t, inv.amount_due_cents, cur),
-                overpaid: (inv.overpaid_cents > 0).then(|| money(t, inv.overpaid_cents, cur)),
-                notes: inv.notes.clone(),
-                link: inv.status.is_public().then(|| inv.payment_link.clone()),
-                payments: payments
-                    .data
-                    .into_iter()
-                    .map(|p| PaymentRow {
-                        x: super::payments::Extras::of(t, &p),
-                        refund: super::payments::refund_prefill(t, &p, &inv, can_write),
-                        id: p.id.0,
-                        date: date(t, p.created_at.date_naive()),
-                        method: method_label(t, p.method),
-                        reference: p.reference.unwrap_or_default(),
-                        amount: money(t, p.amount_cents, p.currency),
-                        status: p.status.as_str(),
-                        status_label: payment_status(t, p.status),
-                        pending: p.status == PaymentStatus::Pending,
-                    })
-                    .collect(),
-                credit_notes: credits
-                    .into_iter()
-                    .map(|n| CreditRow {
-                        id: n.id.0,
-                        number: n.credit_note_number,
-                        date: date(t, n.created_at.date_naive()),
-                        amount: money(t, n.total_cents, n.currency),
-                    })
-                    .collect(),
-                emails: emails
-                    .data
-                    .into_iter()
-                    .map(|e| EmailRow {
-                        kind: e.kind.as_str(),
-                        to: e.to.join(", "),
-                        status: e.status.as_str(),
-                        when: moment(t, e.created_at),
-                        problem: e.last_error.unwrap_or_default(),
-                    })
-                    .collect(),
-                timeline: super::timeline::timeline_rows(t, timeline),
-                allowed,
-                methods: PaymentMethod::ALL
-                    .into_iter()
-                    .map(|m| (m.as_str(), method_label(t, m)))
-                    .collect(),
-                reasons: CreditReason::ALL
-                    .into_iter()
-                    .map(|r| (r.as_str(), super::credit_notes::reason_label(t, r)))
-                    .collect(),
-                mail: state.config.mail_enabled,
-                einvoice: EInvoiceView::of(
-                    readiness,
-                    t,
-                    inv.customer_id.0,
-                    inv.id.0,
-                    inv.status == InvoiceStatus::Draft,
+) -> Answer {
+    let ops = me.ops(&state);
+    // The invoice with the parties it names: the customer as the document shows them, and
+    // what its e-invoice still lacks, in one read.
+    let (inv, parties, readiness) = ops.invoice_readiness(id).await?;
+    let about = format!("invoice_id={}&per_page=100", inv.id.0);
+    let few = ops.without_totals();
+    let payments = few.list_payments(&about).await?;
+    // Only a sent invoice can be credited: a draft has no credit notes to read.
+    let credits = if inv.status == InvoiceStatus::Draft {
+        Vec::new()
+    } else {
+        few.list_credit_notes(&about).await?.data
+    };
+    let emails = few.list_emails(&about).await?;
+    let timeline = ops.timeline("invoice", inv.id.0).await?;
+    let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
+    let t = c.t;
+    let cur = inv.currency;
+    let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
+    let credit_left = inv.total_cents - inv.amount_credited_cents;
+    let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
+    let can_write = c.can_write;
+    page(
+        StatusCode::OK,
+        DetailPage {
+            id: inv.id.0,
+            status: inv.status.as_str(),
+            status_label: t.invoice_status_for_merchant(inv.status),
+            customer_id: inv.customer_id.0,
+            customer,
+            customer_email,
+            issued: date(t, inv.issue_date),
+            due: date(t, inv.due_date),
+            supply: inv.supply().map(|s| match s {
+                Supply::Delivered(day) => ("dash.supply.delivery_date", date(t, day)),
+                Supply::Period(p) => (
+                    "dash.supply.period",
+                    format!("{} – {}", date(t, p.start), date(t, p.end)),
                 ),
-                number: inv.invoice_number,
-                c,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+            }),
+            currency: cur.code(),
+            lines: LineRow::of(t, cur, &inv.line_items),
+            subtotal: money(t, inv.subtotal_cents, cur),
+            tax: money(t, inv.tax_cents, cur),
+            total: money(t, inv.total_cents, cur),
+            paid: money(t, inv.amount_paid_cents, cur),
+            credited: money(t, inv.amount_credited_cents, cur),
+            amount_due: money(t, inv.amount_due_cents, cur),
+            overpaid: (inv.overpaid_cents > 0).then(|| money(t, inv.overpaid_cents, cur)),
+            notes: inv.notes.clone(),
+            link: inv.status.is_public().then(|| inv.payment_link.clone()),
+            payments: payments
+                .data
+                .into_iter()
+                .map(|p| PaymentRow {
+                    x: super::payments::Extras::of(t, &p),
+                    refund: super::payments::refund_prefill(t, &p, &inv, can_write),
+                    id: p.id.0,
+                    date: date(t, p.created_at.date_naive()),
+                    method: method_label(t, p.method),
+                    reference: p.reference.unwrap_or_default(),
+                    amount: money(t, p.amount_cents, p.currency),
+                    status: p.status.as_str(),
+                    status_label: payment_status(t, p.status),
+                    pending: p.status == PaymentStatus::Pending,
+                })
+                .collect(),
+            credit_notes: credits
+                .into_iter()
+                .map(|n| CreditRow {
+                    id: n.id.0,
+                    number: n.credit_note_number,
+                    date: date(t, n.created_at.date_naive()),
+                    amount: money(t, n.total_cents, n.currency),
+                })
+                .collect(),
+            emails: emails
+                .data
+                .into_iter()
+                .map(|e| EmailRow {
+                    kind: e.kind.as_str(),
+                    to: e.to.join(", "),
+                    status: e.status.as_str(),
+                    when: moment(t, e.created_at),
+                    problem: e.last_error.unwrap_or_default(),
+                })
+                .collect(),
+            timeline: super::timeline::timeline_rows(t, timeline),
+            allowed,
+            methods: PaymentMethod::ALL
+                .into_iter()
+                .map(|m| (m.as_str(), method_label(t, m)))
+                .collect(),
+            reasons: CreditReason::ALL
+                .into_iter()
+                .map(|r| (r.as_str(), super::credit_notes::reason_label(t, r)))
+                .collect(),
+            mail: state.config.mail_enabled,
+            einvoice: EInvoiceView::of(
+                readiness,
+                t,
+                inv.customer_id.0,
+                inv.id.0,
+                inv.status == InvoiceStatus::Draft,
+            ),
+            number: inv.invoice_number,
+            c,
+        },
+    )
 }

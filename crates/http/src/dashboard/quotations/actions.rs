@@ -2,16 +2,14 @@
 //! (303) to the quotation, or to the invoice a conversion made.
 
 use crate::client::client_ip;
-use crate::dashboard::form::Form;
-use crate::dashboard::session::{check_post, visitor};
-use crate::dashboard::{respond, see_other, Refusal};
+use crate::dashboard::{see_other, Refusal};
+use crate::dashboard::{Answer, Posted, Visitor};
 use crate::error::ApiError;
 use crate::ops::Origin;
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::routes::quotations::user_agent;
 use crate::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use invoicing_domain::email::{EmailInput, EmailSubject};
 use invoicing_domain::quotation::{AcceptInput, ConvertInput, QuotationId, RejectInput};
 
@@ -24,80 +22,72 @@ use invoicing_domain::quotation::{AcceptInput, ConvertInput, QuotationId, Reject
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, and `name` or `reason`"),
     responses(
         (status = 303, description = "Done: back to the quotation (to the invoice after `convert`, to the list after `delete`)", headers(("Location" = String, description = "Where to go next"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or a role that may not change quotations", content_type = "text/html", body = String),
         (status = 404, description = "No such quotation (or action)", content_type = "text/html", body = String),
         (status = 409, description = "The quotation's status does not allow it", content_type = "text/html", body = String),
         (status = 422, description = "A field the operation refuses", content_type = "text/html", body = String),
     ))]
-pub async fn action(
+pub(crate) async fn action(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, String)>,
-    body: FormBody,
-) -> HttpResponse {
+) -> Answer {
     let (raw_id, action) = path.into_inner();
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let ops = me.ops(&state);
-        let id = Id::<QuotationId>::parse(&raw_id);
-        let done = match action.as_str() {
-            "send" => {
-                ops.send_quotation(id, None).await?;
-                "sent"
-            }
-            "send_email" => {
-                ops.send_quotation(id, Some(EmailInput::default())).await?;
-                "emailed"
-            }
-            "resend" => {
-                let q = ops.quotation(id).await?;
-                ops.resend(EmailSubject::Quotation(q.id.0), None).await?;
-                "emailed"
-            }
-            "accept" => {
-                let origin = Origin {
-                    ip: client_ip(&req, &state.config).to_string(),
-                    user_agent: user_agent(&req),
-                };
-                let input = AcceptInput {
-                    name: form.text("name"),
-                };
-                ops.accept_quotation(id, input, origin).await?;
-                "accepted"
-            }
-            "decline" => {
-                let input = RejectInput {
-                    reason: form.text("reason"),
-                };
-                ops.reject_quotation(id, input).await?;
-                "declined"
-            }
-            "convert" => {
-                let input = ConvertInput {
-                    due_date: None,
-                    payment_terms: None,
-                };
-                let made = ops.convert_quotation(id, input).await?;
-                return Ok(see_other(&format!(
-                    "/dashboard/invoices/{}?done=converted",
-                    made.invoice_id
-                )));
-            }
-            "delete" => {
-                ops.delete_quotation(id).await?;
-                return Ok(see_other("/dashboard/quotations?done=deleted"));
-            }
-            _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
-        };
-        let id = id.get()?.0;
-        Ok(see_other(&format!(
-            "/dashboard/quotations/{id}?done={done}"
-        )))
-    }
-    .await;
-    respond(&req, answer)
+    let ops = me.ops(&state);
+    let id = Id::<QuotationId>::parse(&raw_id);
+    let done = match action.as_str() {
+        "send" => {
+            ops.send_quotation(id, None).await?;
+            "sent"
+        }
+        "send_email" => {
+            ops.send_quotation(id, Some(EmailInput::default())).await?;
+            "emailed"
+        }
+        "resend" => {
+            let q = ops.quotation(id).await?;
+            ops.resend(EmailSubject::Quotation(q.id.0), None).await?;
+            "emailed"
+        }
+        "accept" => {
+            let origin = Origin {
+                ip: client_ip(&req, &state.config).to_string(),
+                user_agent: user_agent(&req),
+            };
+            let input = AcceptInput {
+                name: form.text("name"),
+            };
+            ops.accept_quotation(id, input, origin).await?;
+            "accepted"
+        }
+        "decline" => {
+            let input = RejectInput {
+                reason: form.text("reason"),
+            };
+            ops.reject_quotation(id, input).await?;
+            "declined"
+        }
+        "convert" => {
+            let input = ConvertInput {
+                due_date: None,
+                payment_terms: None,
+            };
+            let made = ops.convert_quotation(id, input).await?;
+            return Ok(see_other(&format!(
+                "/dashboard/invoices/{}?done=converted",
+                made.invoice_id
+            )));
+        }
+        "delete" => {
+            ops.delete_quotation(id).await?;
+            return Ok(see_other("/dashboard/quotations?done=deleted"));
+        }
+        _ => return Err(Refusal::Api(ApiError::resource_missing("action"))),
+    };
+    let id = id.get()?.0;
+    Ok(see_other(&format!(
+        "/dashboard/quotations/{id}?done={done}"
+    )))
 }
 
 /// The quotation's PDF, as the API renders it.
@@ -107,16 +97,7 @@ pub async fn action(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
         (status = 404, description = "No such quotation in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn pdf(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: Id<QuotationId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let doc = me.ops(&state).quotation_pdf(id).await?;
-        Ok(crate::pdf::respond(doc).await?)
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn pdf(me: Visitor, state: web::Data<AppState>, id: Id<QuotationId>) -> Answer {
+    let doc = me.ops(&state).quotation_pdf(id).await?;
+    Ok(crate::pdf::respond(doc).await?)
 }

@@ -7,15 +7,15 @@ pub mod form;
 
 use super::chrome::{Chrome, Nav};
 use super::form::{query_value, without_blanks};
-use super::invoices::{tabs, LineRow, Tab};
-use super::session::visitor;
+use super::page;
 use super::timeline::{timeline_rows, TimelineRow};
 use super::views::{date, money, Pager};
-use super::{page, respond};
+use super::views::{tabs, LineRow, Tab};
+use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::quotation::QuotationId;
 use invoicing_domain::quotation_status::QuotationStatus;
@@ -51,55 +51,50 @@ struct ListPage {
         (status = 200, description = "The list", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let query = without_blanks(req.query_string());
-        let found = ops.list_quotations(&query).await?;
-        let names = ops
-            .customer_names(found.data.iter().map(|q| q.customer_id).collect())
-            .await?;
-        let c = Chrome::new(&me, &req, Nav::Quotations, String::new());
-        let t = c.t;
-        let status = query_value(&query, "status");
-        page(
-            StatusCode::OK,
-            ListPage {
-                tabs: tabs(
-                    "/dashboard/quotations",
-                    &query,
-                    "status",
-                    &status,
-                    QuotationStatus::ALL
-                        .into_iter()
-                        .map(|s| (s.as_str(), t.quotation_status_for_merchant(s))),
-                    t.text("dash.tab.all"),
-                ),
-                rows: found
-                    .data
-                    .iter()
-                    .map(|q| Row {
-                        id: q.id.0,
-                        number: q.quote_number.clone(),
-                        customer: super::views::name_of(&names, q.customer_id),
-                        issued: date(t, q.issue_date),
-                        valid_until: date(t, q.valid_until),
-                        status: q.status.as_str(),
-                        status_label: t.quotation_status_for_merchant(q.status),
-                        total: money(t, q.total_cents, q.currency),
-                    })
-                    .collect(),
-                pager: Pager::new(t, "/dashboard/quotations", &query, &found),
-                c: Chrome {
-                    title: t.text("dash.nav.quotations").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let ops = me.ops(&state);
+    let query = without_blanks(req.query_string());
+    let found = ops.list_quotations(&query).await?;
+    let names = ops
+        .customer_names(found.data.iter().map(|q| q.customer_id).collect())
+        .await?;
+    let c = Chrome::new(&me, &req, Nav::Quotations, String::new());
+    let t = c.t;
+    let status = query_value(&query, "status");
+    page(
+        StatusCode::OK,
+        ListPage {
+            tabs: tabs(
+                "/dashboard/quotations",
+                &query,
+                "status",
+                &status,
+                QuotationStatus::ALL
+                    .into_iter()
+                    .map(|s| (s.as_str(), t.quotation_status_for_merchant(s))),
+                t.text("dash.tab.all"),
+            ),
+            rows: found
+                .data
+                .iter()
+                .map(|q| Row {
+                    id: q.id.0,
+                    number: q.quote_number.clone(),
+                    customer: super::views::name_of(&names, q.customer_id),
+                    issued: date(t, q.issue_date),
+                    valid_until: date(t, q.valid_until),
+                    status: q.status.as_str(),
+                    status_label: t.quotation_status_for_merchant(q.status),
+                    total: money(t, q.total_cents, q.currency),
+                })
+                .collect(),
+            pager: Pager::new(t, "/dashboard/quotations", &query, &found),
+            c: Chrome {
+                title: t.text("dash.nav.quotations").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }
 
 /// What the detail's buttons may do: the moves the transition table allows.
@@ -145,70 +140,64 @@ struct DetailPage {
         (status = 200, description = "The quotation", content_type = "text/html", body = String),
         (status = 404, description = "No such quotation in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: Id<QuotationId>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let ops = me.ops(&state);
-        let q = ops.quotation(id).await?;
-        let timeline = ops.timeline("quotation", q.id.0).await?;
-        let names = ops.customer_names(vec![q.customer_id]).await?;
-        let c = Chrome::new(&me, &req, Nav::Quotations, q.quote_number.clone());
-        let t = c.t;
-        let cur = q.currency;
-        let (customer, customer_email) = names.get(&q.customer_id).cloned().unwrap_or_default();
-        let can = |to| c.can_write && q.status.transition(to).is_ok();
-        let allowed = Allowed {
-            edit: c.can_write && q.status == QuotationStatus::Draft,
-            send: can(QuotationStatus::Sent),
-            answer: can(QuotationStatus::Accepted),
-            convert: can(QuotationStatus::Converted),
-            resend: c.can_write && q.status.awaits_answer(),
-        };
-        let answer = match q.status {
-            QuotationStatus::Accepted | QuotationStatus::Converted => {
-                Some(match &q.accepted_by_name {
-                    Some(name) => t.fill("dash.quotation.accepted_by", &[("name", name)]),
-                    None => t.text("dash.quotation.accepted").to_string(),
-                })
-            }
-            QuotationStatus::Rejected => Some(match &q.rejection_reason {
-                Some(reason) => t.fill("dash.quotation.declined_because", &[("reason", reason)]),
-                None => t.text("dash.quotation.declined").to_string(),
-            }),
-            _ => None,
-        };
-        page(
-            StatusCode::OK,
-            DetailPage {
-                id: q.id.0,
-                status: q.status.as_str(),
-                status_label: t.quotation_status_for_merchant(q.status),
-                customer_id: q.customer_id.0,
-                customer,
-                customer_email,
-                issued: date(t, q.issue_date),
-                valid_until: date(t, q.valid_until),
-                currency: cur.code(),
-                lines: LineRow::of(t, cur, &q.line_items),
-                subtotal: money(t, q.subtotal_cents, cur),
-                tax: money(t, q.tax_cents, cur),
-                total: money(t, q.total_cents, cur),
-                notes: q.notes.clone(),
-                answer,
-                invoice_id: q.invoice_id,
-                link: q.status.is_public().then(|| q.public_url.clone()),
-                timeline: timeline_rows(t, timeline),
-                allowed,
-                mail: state.config.mail_enabled,
-                number: q.quote_number,
-                c,
-            },
-        )
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let ops = me.ops(&state);
+    let q = ops.quotation(id).await?;
+    let timeline = ops.timeline("quotation", q.id.0).await?;
+    let names = ops.customer_names(vec![q.customer_id]).await?;
+    let c = Chrome::new(&me, &req, Nav::Quotations, q.quote_number.clone());
+    let t = c.t;
+    let cur = q.currency;
+    let (customer, customer_email) = names.get(&q.customer_id).cloned().unwrap_or_default();
+    let can = |to| c.can_write && q.status.transition(to).is_ok();
+    let allowed = Allowed {
+        edit: c.can_write && q.status == QuotationStatus::Draft,
+        send: can(QuotationStatus::Sent),
+        answer: can(QuotationStatus::Accepted),
+        convert: can(QuotationStatus::Converted),
+        resend: c.can_write && q.status.awaits_answer(),
+    };
+    let answer = match q.status {
+        QuotationStatus::Accepted | QuotationStatus::Converted => Some(match &q.accepted_by_name {
+            Some(name) => t.fill("dash.quotation.accepted_by", &[("name", name)]),
+            None => t.text("dash.quotation.accepted").to_string(),
+        }),
+        QuotationStatus::Rejected => Some(match &q.rejection_reason {
+            Some(reason) => t.fill("dash.quotation.declined_because", &[("reason", reason)]),
+            None => t.text("dash.quotation.declined").to_string(),
+        }),
+        _ => None,
+    };
+    page(
+        StatusCode::OK,
+        DetailPage {
+            id: q.id.0,
+            status: q.status.as_str(),
+            status_label: t.quotation_status_for_merchant(q.status),
+            customer_id: q.customer_id.0,
+            customer,
+            customer_email,
+            issued: date(t, q.issue_date),
+            valid_until: date(t, q.valid_until),
+            currency: cur.code(),
+            lines: LineRow::of(t, cur, &q.line_items),
+            subtotal: money(t, q.subtotal_cents, cur),
+            tax: money(t, q.tax_cents, cur),
+            total: money(t, q.total_cents, cur),
+            notes: q.notes.clone(),
+            answer,
+            invoice_id: q.invoice_id,
+            link: q.status.is_public().then(|| q.public_url.clone()),
+            timeline: timeline_rows(t, timeline),
+            allowed,
+            mail: state.config.mail_enabled,
+            number: q.quote_number,
+            c,
+        },
+    )
 }

@@ -3,13 +3,13 @@
 
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{query_value, without_blanks};
-use crate::dashboard::invoices::{tabs, Tab};
-use crate::dashboard::session::visitor;
+use crate::dashboard::page;
 use crate::dashboard::views::{moment, Pager};
-use crate::dashboard::{page, respond};
+use crate::dashboard::views::{tabs, Tab};
+use crate::dashboard::{Answer, Visitor};
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::email::{EmailStatus, OutgoingEmail};
 use invoicing_domain::locale::Locale;
@@ -86,39 +86,34 @@ struct ListPage {
         (status = 200, description = "The email log", content_type = "text/html", body = String),
         (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let query = without_blanks(req.query_string());
-        // Reminders and receipts keep adding emails: a page says whether more follow.
-        let found = me.ops(&state).without_totals().list_emails(&query).await?;
-        let c = Chrome::new(&me, &req, Nav::Settings, String::new());
-        let t = c.t;
-        let status = query_value(&query, "status");
-        let statuses = [EmailStatus::Queued, EmailStatus::Sent, EmailStatus::Failed];
-        page(
-            StatusCode::OK,
-            ListPage {
-                section: "emails",
-                tabs: tabs(
-                    "/dashboard/settings/emails",
-                    &query,
-                    "status",
-                    &status,
-                    statuses
-                        .into_iter()
-                        .map(|s| (s.as_str(), status_label(t, s))),
-                    t.text("dash.tab.all"),
-                ),
-                pager: Pager::new(t, "/dashboard/settings/emails", &query, &found),
-                rows: found.data.into_iter().map(|e| row(t, e)).collect(),
-                c: Chrome {
-                    title: t.text("dash.email.log").to_string(),
-                    ..c
-                },
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let query = without_blanks(req.query_string());
+    // Reminders and receipts keep adding emails: a page says whether more follow.
+    let found = me.ops(&state).without_totals().list_emails(&query).await?;
+    let c = Chrome::new(&me, &req, Nav::Settings, String::new());
+    let t = c.t;
+    let status = query_value(&query, "status");
+    let statuses = [EmailStatus::Queued, EmailStatus::Sent, EmailStatus::Failed];
+    page(
+        StatusCode::OK,
+        ListPage {
+            section: "emails",
+            tabs: tabs(
+                "/dashboard/settings/emails",
+                &query,
+                "status",
+                &status,
+                statuses
+                    .into_iter()
+                    .map(|s| (s.as_str(), status_label(t, s))),
+                t.text("dash.tab.all"),
+            ),
+            pager: Pager::new(t, "/dashboard/settings/emails", &query, &found),
+            rows: found.data.into_iter().map(|e| row(t, e)).collect(),
+            c: Chrome {
+                title: t.text("dash.email.log").to_string(),
+                ..c
             },
-        )
-    }
-    .await;
-    respond(&req, answer)
+        },
+    )
 }

@@ -7,15 +7,15 @@ use super::section_chrome;
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number, Form};
 use crate::dashboard::reauth::ask_unless_recent;
-use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::session::Visitor;
 use crate::dashboard::views::moment;
-use crate::dashboard::{page, respond, see_other, Answer};
+use crate::dashboard::Posted;
+use crate::dashboard::{page, see_other, Answer};
 use crate::error::ApiError;
 use crate::ops::IssuedKey;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::{NaiveDate, Utc};
 use invoicing_domain::api_key::{
@@ -144,17 +144,12 @@ async fn show(
         (status = 200, description = "The keys and the form for a new one", content_type = "text/html", body = String),
         (status = 403, description = "Not an owner", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let typed = Typed {
-            all: true,
-            ..Typed::default()
-        };
-        show(&state, &req, &me, typed, HashMap::new(), None).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let typed = Typed {
+        all: true,
+        ..Typed::default()
+    };
+    show(&state, &req, &me, typed, HashMap::new(), None).await
 }
 
 fn read(form: &Form) -> Typed {
@@ -218,51 +213,47 @@ fn request(typed: &Typed) -> Result<KeyRequest, ApiError> {
         description = "`csrf`; `all` (every scope) or `scope` repeated (`RESOURCE:read|write`); `expires_on` (YYYY-MM-DD, UTC); `rate_per_minute`, `burst`; `reauth_password` when asked"),
     responses(
         (status = 200, description = "The new key, shown once; or the page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field; or a wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        me.ops(&state).caller().require_owner()?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            section_chrome(&me, &req, "dash.keys.title")
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let typed = read(&form);
-        let made = match request(&typed) {
-            Ok(r) => me.ops(&state).create_api_key(r).await,
-            Err(e) => Err(e),
-        };
-        match made {
-            Ok(issued) => {
-                let fresh = Typed {
-                    all: true,
-                    ..Typed::default()
-                };
-                show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
-            }
-            Err(e) if is_field_mistake(&e) => {
-                show(
-                    &state,
-                    &req,
-                    &me,
-                    typed,
-                    field_errors(&e, str::to_string),
-                    None,
-                )
-                .await
-            }
-            Err(e) => Err(e.into()),
-        }
+pub(crate) async fn create(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    me.ops(&state).caller().require_owner()?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        section_chrome(&me, &req, "dash.keys.title")
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    let typed = read(&form);
+    let made = match request(&typed) {
+        Ok(r) => me.ops(&state).create_api_key(r).await,
+        Err(e) => Err(e),
+    };
+    match made {
+        Ok(issued) => {
+            let fresh = Typed {
+                all: true,
+                ..Typed::default()
+            };
+            show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
+        }
+        Err(e) if is_field_mistake(&e) => {
+            show(
+                &state,
+                &req,
+                &me,
+                typed,
+                field_errors(&e, str::to_string),
+                None,
+            )
+            .await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Revokes a key at once.
@@ -271,24 +262,16 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Revoked", headers(("Location" = String, description = "The keys"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such key in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn revoke(
+pub(crate) async fn revoke(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        let id = ApiKeyId(path_number(&id, "API key")?);
-        me.ops(&state).revoke_api_key(id).await?;
-        Ok(see_other("/dashboard/settings/keys?done=revoked"))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let id = ApiKeyId(path_number(&id, "API key")?);
+    me.ops(&state).revoke_api_key(id).await?;
+    Ok(see_other("/dashboard/settings/keys?done=revoked"))
 }
 
 /// A replacement with the same scopes and limits, shown once; the old key works for the grace
@@ -298,47 +281,39 @@ pub async fn revoke(
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `grace_hours` (0 to 720); `reauth_password` when asked"),
     responses(
         (status = 200, description = "The new key, shown once; or the page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such key in this account and environment", content_type = "text/html", body = String),
         (status = 409, description = "A revoked key cannot be rotated", content_type = "text/html", body = String),
         (status = 422, description = "The grace period is out of range; or a wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn rotate(
+pub(crate) async fn rotate(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let id = ApiKeyId(path_number(&id, "API key")?);
-        me.ops(&state).caller().require_owner()?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            section_chrome(&me, &req, "dash.keys.title")
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let grace = form
-            .text("grace_hours")
-            .unwrap_or_else(|| "24".into())
-            .parse::<u32>()
-            .map_err(|_| {
-                ApiError::from(Violations::single(
-                    "grace_hours",
-                    "must be a whole number of hours",
-                ))
-            })?;
-        let issued = me.ops(&state).rotate_api_key(id, grace).await?;
-        let fresh = Typed {
-            all: true,
-            ..Typed::default()
-        };
-        show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
+) -> Answer {
+    let id = ApiKeyId(path_number(&id, "API key")?);
+    me.ops(&state).caller().require_owner()?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        section_chrome(&me, &req, "dash.keys.title")
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    let grace = form
+        .text("grace_hours")
+        .unwrap_or_else(|| "24".into())
+        .parse::<u32>()
+        .map_err(|_| {
+            ApiError::from(Violations::single(
+                "grace_hours",
+                "must be a whole number of hours",
+            ))
+        })?;
+    let issued = me.ops(&state).rotate_api_key(id, grace).await?;
+    let fresh = Typed {
+        all: true,
+        ..Typed::default()
+    };
+    show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
 }

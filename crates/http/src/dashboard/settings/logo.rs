@@ -4,14 +4,14 @@
 
 use crate::binary::{self, Binary};
 use crate::dashboard::form::Form;
-use crate::dashboard::session::{check_post, visitor};
-use crate::dashboard::{respond, see_other, Refusal};
+use crate::dashboard::session::check_post;
+use crate::dashboard::{see_other, Refusal};
+use crate::dashboard::{Answer, Posted, Visitor};
 use crate::error::ApiError;
 use crate::multipart::{read_upload, UploadError};
 use crate::ops::refuse_logo;
-use crate::routes::pages::FormBody;
 use crate::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use invoicing_domain::profile::LOGO_MAX_BYTES;
 use std::collections::HashMap;
 
@@ -44,51 +44,46 @@ async fn read_logo(
         description = "`csrf` and `logo`: a PNG or JPEG file, at most 512 KiB and 2000×2000 px"),
     responses(
         (status = 303, description = "Stored", headers(("Location" = String, description = "The settings, showing it"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 422, description = "The settings again, the refusal beside the logo", content_type = "text/html", body = String),
     ))]
-pub async fn upload(
+pub(crate) async fn upload(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     payload: web::Payload,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        super::super::session::same_origin(&req)?;
-        let ops = me.ops(&state);
-        // Refused before the body is read.
-        ops.caller()
-            .require(
-                invoicing_domain::api_key::ApiResource::Account,
-                invoicing_domain::api_key::Access::Write,
-            )
-            .map_err(Refusal::from)?;
-        let stored = match read_logo(&req, payload).await {
-            Ok((fields, file)) => {
-                check_post(&me, &req, &Form::from_pairs(fields))?;
-                match file.filter(|f| !f.is_empty()) {
-                    Some(file) => ops.put_logo(file).await,
-                    None => Err(refuse_logo("choose a PNG or JPEG file first")),
-                }
+) -> Answer {
+    super::super::session::same_origin(&req)?;
+    let ops = me.ops(&state);
+    // Refused before the body is read.
+    ops.caller()
+        .require(
+            invoicing_domain::api_key::ApiResource::Account,
+            invoicing_domain::api_key::Access::Write,
+        )
+        .map_err(Refusal::from)?;
+    let stored = match read_logo(&req, payload).await {
+        Ok((fields, file)) => {
+            check_post(&me, &req, &Form::from_pairs(fields))?;
+            match file.filter(|f| !f.is_empty()) {
+                Some(file) => ops.put_logo(file).await,
+                None => Err(refuse_logo("choose a PNG or JPEG file first")),
             }
-            Err(e) => Err(e),
-        };
-        match stored {
-            Ok(()) => Ok(see_other("/dashboard/settings?done=logo#logo")),
-            Err(e) if e.param.as_deref() == Some("logo") => {
-                let message = e
-                    .details
-                    .first()
-                    .map(|d| d.message.clone())
-                    .unwrap_or_else(|| e.message.clone());
-                let errors = HashMap::from([("logo".to_string(), message)]);
-                super::show_current(&state, &req, &me, errors).await
-            }
-            Err(e) => Err(e.into()),
         }
+        Err(e) => Err(e),
+    };
+    match stored {
+        Ok(()) => Ok(see_other("/dashboard/settings?done=logo#logo")),
+        Err(e) if e.param.as_deref() == Some("logo") => {
+            let message = e
+                .details
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_else(|| e.message.clone());
+            let errors = HashMap::from([("logo".to_string(), message)]);
+            super::show_current(&state, &req, &me, errors).await
+        }
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// The logo as stored, for the settings' preview.
@@ -98,21 +93,16 @@ pub async fn upload(
         (status = 403, description = "Not allowed to read the profile", content_type = "text/html", body = String),
         (status = 404, description = "No logo", content_type = "text/html", body = String),
     ))]
-pub async fn image(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        match me.ops(&state).logo().await? {
-            Some(logo) => Ok(binary::respond(Binary {
-                content_type: logo.kind.content_type(),
-                cache_control: "no-store",
-                filename: None,
-                bytes: logo.bytes,
-            })),
-            None => Err(ApiError::resource_missing("logo").into()),
-        }
+pub(crate) async fn image(me: Visitor, state: web::Data<AppState>) -> Answer {
+    match me.ops(&state).logo().await? {
+        Some(logo) => Ok(binary::respond(Binary {
+            content_type: logo.kind.content_type(),
+            cache_control: "no-store",
+            filename: None,
+            bytes: logo.bytes,
+        })),
+        None => Err(ApiError::resource_missing("logo").into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// Removes the logo.
@@ -120,15 +110,8 @@ pub async fn image(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Removed (or there was none)", headers(("Location" = String, description = "The settings"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
     ))]
-pub async fn delete(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        me.ops(&state).delete_logo().await?;
-        Ok(see_other("/dashboard/settings?done=logo_removed#logo"))
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn delete(Posted { me, .. }: Posted, state: web::Data<AppState>) -> Answer {
+    me.ops(&state).delete_logo().await?;
+    Ok(see_other("/dashboard/settings?done=logo_removed#logo"))
 }

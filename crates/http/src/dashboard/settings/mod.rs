@@ -11,13 +11,13 @@ pub mod webhooks;
 
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, non_blank, Form};
-use super::session::{check_post, visitor, Visitor};
-use super::{page, respond, see_other, Answer};
+use super::session::Visitor;
+use super::{page, see_other, Answer};
+use crate::dashboard::Posted;
 use crate::error::ApiError;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::customer::AddressInput;
 use invoicing_domain::einvoice::{BankAccountInput, ContactInput, ElectronicAddressInput};
@@ -422,13 +422,12 @@ pub(crate) async fn show_current(
         (status = 200, description = "The profile's form", content_type = "text/html", body = String),
         (status = 403, description = "Not an owner", content_type = "text/html", body = String),
     ))]
-pub async fn profile_page(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        show_current(&state, &req, &me, HashMap::new()).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn profile_page(
+    me: Visitor,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    show_current(&state, &req, &me, HashMap::new()).await
 }
 
 /// Saves the profile, as `PATCH /api/v1/account` does (a blank optional field is cleared).
@@ -437,35 +436,27 @@ pub async fn profile_page(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         description = "`csrf` and the profile's fields (`reminders`: days from the due date, comma-separated)"),
     responses(
         (status = 303, description = "Saved", headers(("Location" = String, description = "The settings"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
     ))]
-pub async fn save_profile(
+pub(crate) async fn save_profile(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let f = Fields::read(&form);
-        let saved = match f.patch() {
-            Ok(patch) => me.ops(&state).update_profile(patch).await.map(|_| ()),
-            Err(e) => Err(e),
-        };
-        match saved {
-            Ok(()) => Ok(see_other("/dashboard/settings?done=saved")),
-            Err(e) if is_field_mistake(&e) => {
-                let profile = me.ops(&state).profile().await?;
-                let beside = beside(&state, &me, profile.has_logo, super::locale_of(&req)).await?;
-                show(&me, &req, f, field_errors(&e, field_of), beside)
-            }
-            Err(e) => Err(e.into()),
+) -> Answer {
+    let f = Fields::read(&form);
+    let saved = match f.patch() {
+        Ok(patch) => me.ops(&state).update_profile(patch).await.map(|_| ()),
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(()) => Ok(see_other("/dashboard/settings?done=saved")),
+        Err(e) if is_field_mistake(&e) => {
+            let profile = me.ops(&state).profile().await?;
+            let beside = beside(&state, &me, profile.has_logo, super::locale_of(&req)).await?;
+            show(&me, &req, f, field_errors(&e, field_of), beside)
         }
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// Copies the test profile and logo over the live ones (SPEC §27), as
@@ -475,32 +466,24 @@ pub async fn save_profile(
     responses(
         (status = 303, description = "Copied", headers(("Location" = String, description = "The settings"))),
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 422, description = "A wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn copy_to_live(
+pub(crate) async fn copy_to_live(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let ops = me.ops(&state);
-        ops.caller().require_owner()?;
-        if let Some(ask) = super::reauth::ask_unless_recent(&state, &req, &me, &form, || {
-            section_chrome(&me, &req, "dash.nav.settings")
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        ops.copy_profile_to_live().await?;
-        Ok(see_other("/dashboard/settings?done=copied_to_live"))
+) -> Answer {
+    let ops = me.ops(&state);
+    ops.caller().require_owner()?;
+    if let Some(ask) = super::reauth::ask_unless_recent(&state, &req, &me, &form, || {
+        section_chrome(&me, &req, "dash.nav.settings")
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    ops.copy_profile_to_live().await?;
+    Ok(see_other("/dashboard/settings?done=copied_to_live"))
 }
 
 /// Sends a test email to the address typed (the user's own by default), queued like every
@@ -509,30 +492,22 @@ pub async fn copy_to_live(
     request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `to`"),
     responses(
         (status = 303, description = "Queued", headers(("Location" = String, description = "The settings"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 422, description = "The settings again, the refusal beside the address (or: this server sends no email)", content_type = "text/html", body = String),
     ))]
-pub async fn test_email(
+pub(crate) async fn test_email(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let sent = me
-            .ops(&state)
-            .send_test_email(&form.raw("to"), super::locale_of(&req))
-            .await;
-        match sent {
-            Ok(_) => Ok(see_other("/dashboard/settings?done=test_queued#test-email")),
-            Err(e) if is_field_mistake(&e) => {
-                show_current(&state, &req, &me, field_errors(&e, str::to_string)).await
-            }
-            Err(e) => Err(e.into()),
+) -> Answer {
+    let sent = me
+        .ops(&state)
+        .send_test_email(&form.raw("to"), super::locale_of(&req))
+        .await;
+    match sent {
+        Ok(_) => Ok(see_other("/dashboard/settings?done=test_queued#test-email")),
+        Err(e) if is_field_mistake(&e) => {
+            show_current(&state, &req, &me, field_errors(&e, str::to_string)).await
         }
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }

@@ -7,10 +7,10 @@ use super::section_chrome;
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{field_errors, is_field_mistake, path_number, Form};
 use crate::dashboard::reauth::ask_unless_recent;
-use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::session::Visitor;
 use crate::dashboard::views::moment;
-use crate::dashboard::{locale_of, page, respond, see_other, Answer};
-use crate::routes::pages::FormBody;
+use crate::dashboard::Posted;
+use crate::dashboard::{locale_of, page, see_other, Answer};
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -126,13 +126,8 @@ fn blank() -> Shown {
         (status = 200, description = "Members, invitations and the invitation form", content_type = "text/html", body = String),
         (status = 403, description = "Not an owner", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        show(&state, &req, &me, blank()).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    show(&state, &req, &me, blank()).await
 }
 
 /// The password again, when not recent, before a change to the account's people.
@@ -157,44 +152,40 @@ async fn confirmed(
     responses(
         (status = 200, description = "The link to pass on (when this server sends no email); or the page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Invited by email", headers(("Location" = String, description = "The people"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 409, description = "They are a member already", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field; or a wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn invite(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        if let Some(ask) = confirmed(&state, &req, &me, &form).await? {
-            return Ok(ask);
-        }
-        let (email, role) = (form.raw("email"), form.raw("role"));
-        let invited = me.ops(&state).invite(&email, &role, locale_of(&req)).await;
-        match invited {
-            Ok(invited) if invited.link.is_some() => {
-                let shown = Shown {
-                    link: invited.link,
-                    ..blank()
-                };
-                show(&state, &req, &me, shown).await
-            }
-            Ok(_) => Ok(see_other("/dashboard/settings/people?done=invited")),
-            Err(e) if is_field_mistake(&e) => {
-                let errors = field_errors(&e, str::to_string);
-                let shown = Shown {
-                    email,
-                    role,
-                    errors,
-                    link: None,
-                };
-                show(&state, &req, &me, shown).await
-            }
-            Err(e) => Err(e.into()),
-        }
+pub(crate) async fn invite(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    if let Some(ask) = confirmed(&state, &req, &me, &form).await? {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    let (email, role) = (form.raw("email"), form.raw("role"));
+    let invited = me.ops(&state).invite(&email, &role, locale_of(&req)).await;
+    match invited {
+        Ok(invited) if invited.link.is_some() => {
+            let shown = Shown {
+                link: invited.link,
+                ..blank()
+            };
+            show(&state, &req, &me, shown).await
+        }
+        Ok(_) => Ok(see_other("/dashboard/settings/people?done=invited")),
+        Err(e) if is_field_mistake(&e) => {
+            let errors = field_errors(&e, str::to_string);
+            let shown = Shown {
+                email,
+                role,
+                errors,
+                link: None,
+            };
+            show(&state, &req, &me, shown).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Gives a member another role; the last owner keeps theirs.
@@ -204,30 +195,22 @@ pub async fn invite(state: web::Data<AppState>, req: HttpRequest, body: FormBody
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Changed", headers(("Location" = String, description = "The people"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such member of this account", content_type = "text/html", body = String),
         (status = 409, description = "The account's last owner", content_type = "text/html", body = String),
         (status = 422, description = "No such role; or a wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn change_role(
+pub(crate) async fn change_role(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let user = UserId(path_number(&id, "member")?);
-        if let Some(ask) = confirmed(&state, &req, &me, &form).await? {
-            return Ok(ask);
-        }
-        me.ops(&state).change_role(user, &form.raw("role")).await?;
-        Ok(see_other("/dashboard/settings/people?done=saved"))
+) -> Answer {
+    let user = UserId(path_number(&id, "member")?);
+    if let Some(ask) = confirmed(&state, &req, &me, &form).await? {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    me.ops(&state).change_role(user, &form.raw("role")).await?;
+    Ok(see_other("/dashboard/settings/people?done=saved"))
 }
 
 /// Removes a member: their sessions in this account end at once; never the last owner.
@@ -237,33 +220,25 @@ pub async fn change_role(
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Removed", headers(("Location" = String, description = "The people (the sign-in page when it was oneself)"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such member of this account", content_type = "text/html", body = String),
         (status = 409, description = "The account's last owner", content_type = "text/html", body = String),
         (status = 422, description = "A wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn remove(
+pub(crate) async fn remove(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let user = UserId(path_number(&id, "member")?);
-        if let Some(ask) = confirmed(&state, &req, &me, &form).await? {
-            return Ok(ask);
-        }
-        me.ops(&state).remove_member(user).await?;
-        if user == me.signed_in.user.id {
-            return Ok(see_other("/dashboard/login"));
-        }
-        Ok(see_other("/dashboard/settings/people?done=removed"))
+) -> Answer {
+    let user = UserId(path_number(&id, "member")?);
+    if let Some(ask) = confirmed(&state, &req, &me, &form).await? {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    me.ops(&state).remove_member(user).await?;
+    if user == me.signed_in.user.id {
+        return Ok(see_other("/dashboard/login"));
+    }
+    Ok(see_other("/dashboard/settings/people?done=removed"))
 }
 
 /// Withdraws a pending invitation: its link stops working.
@@ -272,22 +247,14 @@ pub async fn remove(
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Withdrawn", headers(("Location" = String, description = "The people"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such pending invitation to this account", content_type = "text/html", body = String),
     ))]
-pub async fn revoke_invitation(
+pub(crate) async fn revoke_invitation(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        let id = path_number(&id, "invitation")?;
-        me.ops(&state).revoke_invitation(id).await?;
-        Ok(see_other("/dashboard/settings/people?done=revoked"))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let id = path_number(&id, "invitation")?;
+    me.ops(&state).revoke_invitation(id).await?;
+    Ok(see_other("/dashboard/settings/people?done=revoked"))
 }

@@ -10,15 +10,15 @@
 
 use super::section_chrome;
 use crate::dashboard::chrome::{Chrome, Nav};
-use crate::dashboard::form::{field_errors, is_field_mistake, Form};
+use crate::dashboard::form::{field_errors, is_field_mistake};
 use crate::dashboard::reauth::{ask_unless_recent, confirmed_in_form, password_is_recent, InForm};
-use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::session::Visitor;
 use crate::dashboard::views::moment;
-use crate::dashboard::{page, respond, see_other, Answer};
-use crate::routes::pages::FormBody;
+use crate::dashboard::Posted;
+use crate::dashboard::{page, see_other, Answer};
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::gateway::{GatewayKeysInput, GatewaySettings};
 use std::collections::HashMap;
@@ -125,13 +125,8 @@ async fn show(state: &AppState, req: &HttpRequest, me: &Visitor, refused: Refuse
         (status = 200, description = "The connection (never a secret), or the form for the keys", content_type = "text/html", body = String),
         (status = 403, description = "Not an owner", content_type = "text/html", body = String),
     ))]
-pub async fn settings(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        show(&state, &req, &me, Refused::default()).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn settings(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    show(&state, &req, &me, Refused::default()).await
 }
 
 /// Connects Stripe (or replaces the keys), as `PUT /api/v1/account/gateways/stripe` does: the
@@ -141,68 +136,64 @@ pub async fn settings(state: web::Data<AppState>, req: HttpRequest) -> HttpRespo
         description = "`csrf`, `secret_key`, `publishable_key`, `webhook_secret` (optional: empty keeps the saved one); `reauth_password` when the page asks for it"),
     responses(
         (status = 303, description = "Connected", headers(("Location" = String, description = "The connection"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "This server takes no card payments", content_type = "text/html", body = String),
         (status = 422, description = "The form again (its secrets empty), each refusal beside its field: keys of the other environment, malformed, refused by Stripe; or the password missing or wrong", content_type = "text/html", body = String),
         (status = 502, description = "The form again: Stripe did not answer, nothing was saved", content_type = "text/html", body = String),
     ))]
-pub async fn connect(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let ops = me.ops(&state);
-        ops.caller().require_owner()?;
-        let publishable_key = form.raw("publishable_key");
-        let password = match confirmed_in_form(&state, &req, &me, &form).await? {
-            InForm::Confirmed => None,
-            InForm::Missing => Some("dash.stripe.password_needed"),
-            InForm::Wrong => Some("dash.account.wrong_password"),
+pub(crate) async fn connect(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    let ops = me.ops(&state);
+    ops.caller().require_owner()?;
+    let publishable_key = form.raw("publishable_key");
+    let password = match confirmed_in_form(&state, &req, &me, &form).await? {
+        InForm::Confirmed => None,
+        InForm::Missing => Some("dash.stripe.password_needed"),
+        InForm::Wrong => Some("dash.account.wrong_password"),
+    };
+    if let Some(key) = password {
+        let t = crate::dashboard::locale_of(&req);
+        let refused = Refused {
+            publishable_key,
+            errors: HashMap::from([("reauth_password".to_string(), t.text(key).to_string())]),
+            ..Refused::default()
         };
-        if let Some(key) = password {
-            let t = crate::dashboard::locale_of(&req);
+        return show(&state, &req, &me, refused).await;
+    }
+    let input = GatewayKeysInput {
+        secret_key: form.text("secret_key"),
+        publishable_key: form.text("publishable_key"),
+        webhook_secret: form.text("webhook_secret"),
+    };
+    match ops.connect_stripe(input).await {
+        Ok(_) => Ok(see_other(&format!("{HERE}?done=stripe_connected"))),
+        Err(e) if is_field_mistake(&e) => {
             let refused = Refused {
                 publishable_key,
-                errors: HashMap::from([("reauth_password".to_string(), t.text(key).to_string())]),
+                errors: field_errors(&e, str::to_string),
                 ..Refused::default()
             };
-            return show(&state, &req, &me, refused).await;
+            show(&state, &req, &me, refused).await
         }
-        let input = GatewayKeysInput {
-            secret_key: form.text("secret_key"),
-            publishable_key: form.text("publishable_key"),
-            webhook_secret: form.text("webhook_secret"),
-        };
-        match ops.connect_stripe(input).await {
-            Ok(_) => Ok(see_other(&format!("{HERE}?done=stripe_connected"))),
-            Err(e) if is_field_mistake(&e) => {
-                let refused = Refused {
-                    publishable_key,
-                    errors: field_errors(&e, str::to_string),
-                    ..Refused::default()
-                };
-                show(&state, &req, &me, refused).await
-            }
-            Err(e) if e.status == StatusCode::BAD_GATEWAY => {
-                let t = crate::dashboard::locale_of(&req);
-                let problem = if e.code == "gateway_unavailable" {
-                    t.text("dash.stripe.unreachable").to_string()
-                } else {
-                    e.message.clone()
-                };
-                let refused = Refused {
-                    status: Some(e.status),
-                    publishable_key,
-                    problem: Some(problem),
-                    ..Refused::default()
-                };
-                show(&state, &req, &me, refused).await
-            }
-            Err(e) => Err(e.into()),
+        Err(e) if e.status == StatusCode::BAD_GATEWAY => {
+            let t = crate::dashboard::locale_of(&req);
+            let problem = if e.code == "gateway_unavailable" {
+                t.text("dash.stripe.unreachable").to_string()
+            } else {
+                e.message.clone()
+            };
+            let refused = Refused {
+                status: Some(e.status),
+                publishable_key,
+                problem: Some(problem),
+                ..Refused::default()
+            };
+            show(&state, &req, &me, refused).await
         }
+        Err(e) => Err(e.into()),
     }
-    .await;
-    respond(&req, answer)
 }
 
 /// Disconnects Stripe, as `DELETE /api/v1/account/gateways/stripe` does: card payment stops
@@ -212,31 +203,23 @@ pub async fn connect(state: web::Data<AppState>, req: HttpRequest, body: FormBod
     responses(
         (status = 303, description = "Disconnected", headers(("Location" = String, description = "The settings, to connect again"))),
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "Nothing connected", content_type = "text/html", body = String),
         (status = 422, description = "A wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn disconnect(
+pub(crate) async fn disconnect(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let ops = me.ops(&state);
-        ops.caller().require_owner()?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            section_chrome(&me, &req, "dash.stripe.heading")
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        ops.disconnect_stripe().await?;
-        Ok(see_other(&format!("{HERE}?done=stripe_disconnected")))
+) -> Answer {
+    let ops = me.ops(&state);
+    ops.caller().require_owner()?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        section_chrome(&me, &req, "dash.stripe.heading")
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    ops.disconnect_stripe().await?;
+    Ok(see_other(&format!("{HERE}?done=stripe_disconnected")))
 }

@@ -8,14 +8,14 @@ use super::section_chrome;
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number, Form};
 use crate::dashboard::reauth::ask_unless_recent;
-use crate::dashboard::session::{check_post, visitor, Visitor};
+use crate::dashboard::session::Visitor;
 use crate::dashboard::views::{moment, Pager};
-use crate::dashboard::{page, respond, see_other, Answer};
+use crate::dashboard::Posted;
+use crate::dashboard::{page, see_other, Answer};
 use crate::path_id::Id;
-use crate::routes::pages::FormBody;
 use crate::AppState;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::event::EVENT_TYPES;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput, WebhookPatchInput};
@@ -215,17 +215,12 @@ async fn show_one(
         (status = 200, description = "The endpoints and the form for a new one", content_type = "text/html", body = String),
         (status = 403, description = "Not an owner", content_type = "text/html", body = String),
     ))]
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let typed = Typed {
-            all: true,
-            ..Typed::default()
-        };
-        show_list(&state, &req, &me, typed, HashMap::new(), None).await
-    }
-    .await;
-    respond(&req, answer)
+pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
+    let typed = Typed {
+        all: true,
+        ..Typed::default()
+    };
+    show_list(&state, &req, &me, typed, HashMap::new(), None).await
 }
 
 /// Creates an endpoint and shows its signing secret, this once.
@@ -234,45 +229,41 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
         description = "`csrf`, `url`, `description`; `all` (every event) or `event` repeated; `reauth_password` when asked"),
     responses(
         (status = 200, description = "The endpoints with the new one's secret, shown once; or the page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field (a target the SSRF rules refuse included); or a wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        me.ops(&state).caller().require_owner()?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            section_chrome(&me, &req, "dash.hooks.title")
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let typed = Typed::read(&form);
-        let input = WebhookInput {
-            url: Some(typed.url.trim().to_string()),
-            events: Some(typed.events()),
-            description: non_blank(&typed.description),
-        };
-        match me.ops(&state).create_webhook(input).await {
-            Ok(hook) => {
-                let secret = hook.secret.clone().map(|s| (hook.id.0, s));
-                let fresh = Typed {
-                    all: true,
-                    ..Typed::default()
-                };
-                show_list(&state, &req, &me, fresh, HashMap::new(), secret).await
-            }
-            Err(e) if is_field_mistake(&e) => {
-                show_list(&state, &req, &me, typed, field_errors(&e, field_of), None).await
-            }
-            Err(e) => Err(e.into()),
-        }
+pub(crate) async fn create(
+    Posted { me, form }: Posted,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Answer {
+    me.ops(&state).caller().require_owner()?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        section_chrome(&me, &req, "dash.hooks.title")
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    let typed = Typed::read(&form);
+    let input = WebhookInput {
+        url: Some(typed.url.trim().to_string()),
+        events: Some(typed.events()),
+        description: non_blank(&typed.description),
+    };
+    match me.ops(&state).create_webhook(input).await {
+        Ok(hook) => {
+            let secret = hook.secret.clone().map(|s| (hook.id.0, s));
+            let fresh = Typed {
+                all: true,
+                ..Typed::default()
+            };
+            show_list(&state, &req, &me, fresh, HashMap::new(), secret).await
+        }
+        Err(e) if is_field_mistake(&e) => {
+            show_list(&state, &req, &me, typed, field_errors(&e, field_of), None).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// One endpoint: its settings and its delivery log.
@@ -284,18 +275,14 @@ pub async fn create(state: web::Data<AppState>, req: HttpRequest, body: FormBody
         (status = 403, description = "Not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn detail(
+pub(crate) async fn detail(
+    me: Visitor,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
-        show_one(&state, &req, &me, hook, None, HashMap::new(), None).await
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
+    show_one(&state, &req, &me, hook, None, HashMap::new(), None).await
 }
 
 /// Saves an endpoint's settings, as `PATCH /api/v1/webhooks/{id}` does; a new URL asks for the
@@ -307,52 +294,44 @@ pub async fn detail(
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Saved", headers(("Location" = String, description = "The endpoint"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
         (status = 422, description = "The form again, each refusal beside its field; or a wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn save(
+pub(crate) async fn save(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
-        let typed = Typed::read(&form);
-        let url = typed.url.trim().to_string();
-        if url != hook.url {
-            if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-                section_chrome(&me, &req, "dash.hooks.endpoint")
-            })
-            .await?
-            {
-                return Ok(ask);
-            }
-        }
-        let patch = WebhookPatchInput {
-            url: Some(Some(url)),
-            events: Some(Some(typed.events())),
-            enabled: Some(Some(typed.enabled)),
-            description: Some(non_blank(&typed.description)),
-        };
-        match me.ops(&state).update_webhook(Id::parse(&id), patch).await {
-            Ok(saved) => Ok(see_other(&format!(
-                "/dashboard/settings/webhooks/{}?done=saved",
-                saved.id.0
-            ))),
-            Err(e) if is_field_mistake(&e) => {
-                let errors = field_errors(&e, field_of);
-                show_one(&state, &req, &me, hook, Some(typed), errors, None).await
-            }
-            Err(e) => Err(e.into()),
+) -> Answer {
+    let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
+    let typed = Typed::read(&form);
+    let url = typed.url.trim().to_string();
+    if url != hook.url {
+        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+            section_chrome(&me, &req, "dash.hooks.endpoint")
+        })
+        .await?
+        {
+            return Ok(ask);
         }
     }
-    .await;
-    respond(&req, answer)
+    let patch = WebhookPatchInput {
+        url: Some(Some(url)),
+        events: Some(Some(typed.events())),
+        enabled: Some(Some(typed.enabled)),
+        description: Some(non_blank(&typed.description)),
+    };
+    match me.ops(&state).update_webhook(Id::parse(&id), patch).await {
+        Ok(saved) => Ok(see_other(&format!(
+            "/dashboard/settings/webhooks/{}?done=saved",
+            saved.id.0
+        ))),
+        Err(e) if is_field_mistake(&e) => {
+            let errors = field_errors(&e, field_of);
+            show_one(&state, &req, &me, hook, Some(typed), errors, None).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// A new signing secret, shown once; the old one stops at once.
@@ -361,34 +340,26 @@ pub async fn save(
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
     responses(
         (status = 200, description = "The endpoint with its new secret, shown once; or the page asking for the password again", content_type = "text/html", body = String),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
         (status = 422, description = "A wrong password", content_type = "text/html", body = String),
     ))]
-pub async fn rotate(
+pub(crate) async fn rotate(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        me.ops(&state).webhook(Id::parse(&id)).await?;
-        if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
-            section_chrome(&me, &req, "dash.hooks.endpoint")
-        })
-        .await?
-        {
-            return Ok(ask);
-        }
-        let hook = me.ops(&state).rotate_webhook_secret(Id::parse(&id)).await?;
-        let secret = hook.secret.clone();
-        show_one(&state, &req, &me, hook, None, HashMap::new(), secret).await
+) -> Answer {
+    me.ops(&state).webhook(Id::parse(&id)).await?;
+    if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
+        section_chrome(&me, &req, "dash.hooks.endpoint")
+    })
+    .await?
+    {
+        return Ok(ask);
     }
-    .await;
-    respond(&req, answer)
+    let hook = me.ops(&state).rotate_webhook_secret(Id::parse(&id)).await?;
+    let secret = hook.secret.clone();
+    show_one(&state, &req, &me, hook, None, HashMap::new(), secret).await
 }
 
 /// Deletes an endpoint and its pending deliveries.
@@ -397,23 +368,15 @@ pub async fn rotate(
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
     responses(
         (status = 303, description = "Deleted", headers(("Location" = String, description = "The endpoints"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such endpoint in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn delete(
+pub(crate) async fn delete(
+    Posted { me, .. }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        check_post(&me, &req, &Form::read(&req, &body)?)?;
-        me.ops(&state).delete_webhook(Id::parse(&id)).await?;
-        Ok(see_other("/dashboard/settings/webhooks?done=deleted"))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    me.ops(&state).delete_webhook(Id::parse(&id)).await?;
+    Ok(see_other("/dashboard/settings/webhooks?done=deleted"))
 }
 
 /// Delivers an event again to every endpoint that takes it, as `POST
@@ -423,29 +386,20 @@ pub async fn delete(
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `event` (the event's id)"),
     responses(
         (status = 303, description = "Queued", headers(("Location" = String, description = "The endpoint"))),
-        (status = 403, description = "Not posted from the dashboard's own page, no valid `csrf`, or not an owner", content_type = "text/html", body = String),
         (status = 404, description = "No such event or endpoint in this account and environment", content_type = "text/html", body = String),
     ))]
-pub async fn redeliver(
+pub(crate) async fn redeliver(
+    Posted { me, form }: Posted,
     state: web::Data<AppState>,
-    req: HttpRequest,
     id: web::Path<String>,
-    body: FormBody,
-) -> HttpResponse {
-    let answer = async {
-        let me = visitor(&state, &req).await?;
-        let form = Form::read(&req, &body)?;
-        check_post(&me, &req, &form)?;
-        let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
-        let event = path_number(&form.raw("event"), "event")?;
-        me.ops(&state)
-            .redeliver_event(Id::parse(&event.to_string()))
-            .await?;
-        Ok(see_other(&format!(
-            "/dashboard/settings/webhooks/{}?done=redelivered",
-            hook.id.0
-        )))
-    }
-    .await;
-    respond(&req, answer)
+) -> Answer {
+    let hook = me.ops(&state).webhook(Id::parse(&id)).await?;
+    let event = path_number(&form.raw("event"), "event")?;
+    me.ops(&state)
+        .redeliver_event(Id::parse(&event.to_string()))
+        .await?;
+    Ok(see_other(&format!(
+        "/dashboard/settings/webhooks/{}?done=redelivered",
+        hook.id.0
+    )))
 }

@@ -5,7 +5,7 @@
 use crate::auth::Auth;
 use crate::body::JsonBody;
 use crate::error::ApiError;
-use crate::openapi::ErrorBody;
+use crate::openapi::error_body::ErrorBody;
 use crate::ops::Ops;
 use crate::AppState;
 use actix_web::{web, HttpResponse};

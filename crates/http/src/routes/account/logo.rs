@@ -23,7 +23,7 @@ use invoicing_domain::profile::LOGO_MAX_BYTES;
         content((Vec<u8> = "image/*"))),
     responses(
         (status = 204, description = "Stored"),
-        (status = 422, description = "Not a readable PNG or JPEG within the limits (`validation_failed`)", body = crate::openapi::ErrorBody),
+        (status = 422, description = "Not a readable PNG or JPEG within the limits (`validation_failed`)", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn put_logo(
@@ -68,7 +68,7 @@ pub async fn put_logo(
     responses(
         (status = 200, description = "The image as uploaded",
             content((Vec<u8> = "image/png"), (Vec<u8> = "image/jpeg"))),
-        (status = 404, description = "No logo (`resource_missing`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No logo (`resource_missing`)", body = crate::openapi::error_body::ErrorBody),
     ),
     security(("api_key" = [])))]
 pub async fn get_logo(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse, ApiError> {

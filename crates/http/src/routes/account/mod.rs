@@ -25,7 +25,7 @@ pub async fn get(state: web::Data<AppState>, auth: Auth) -> Result<HttpResponse,
 #[utoipa::path(post, path = "/api/v1/account/copy_to_live", tag = "account",
     responses(
         (status = 200, description = "The live profile, now a copy of the test one", body = Profile),
-        (status = 403, description = "A live key, or a key without `account:write` (`insufficient_permissions`)", body = crate::openapi::ErrorBody)),
+        (status = 403, description = "A live key, or a key without `account:write` (`insufficient_permissions`)", body = crate::openapi::error_body::ErrorBody)),
     security(("api_key" = [])))]
 pub async fn copy_to_live(
     state: web::Data<AppState>,

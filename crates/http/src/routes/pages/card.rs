@@ -2,8 +2,9 @@
 //! gateway's own page (303), and the return from it, which asks the gateway how it ended and
 //! records the payment (once, whoever else reports it) before showing the invoice page.
 
-use super::{form_token, limit_public, query_token, require_form, valid_token, FormBody};
+use super::{form_token, limit_public, query_token, valid_token};
 use crate::error::ApiError;
+use crate::form_body::{require_form, FormBody};
 use crate::ops::gateways::{card_return, start_card_payment, CardOutcome};
 use crate::redirect::see_other;
 use crate::AppState;
@@ -38,9 +39,9 @@ impl utoipa::ToSchema for CardForm {}
     responses(
         (status = 303, description = "To Stripe's checkout page; or back to the invoice page when it takes no card payment now (paid meanwhile, or Stripe unreachable: the page says so)",
             headers(("Location" = String, description = "Stripe's checkout page, or the invoice page"))),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn start(
     state: web::Data<AppState>,
@@ -80,8 +81,8 @@ pub async fn start(
     responses(
         (status = 303, description = "To the invoice page, which says paid, or that the payment is being confirmed",
             headers(("Location" = String, description = "The invoice page"))),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn back(
     state: web::Data<AppState>,

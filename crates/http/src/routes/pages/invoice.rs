@@ -9,8 +9,9 @@ use super::{
     allow_form_target, limit_public, missing_as, money, query_token, render, valid_token,
     DocumentParts, DocumentView,
 };
-use super::{form_text, form_token, read_form, require_form};
+use super::{form_text, form_token};
 use crate::error::ApiError;
+use crate::form_body::{read_form, require_form};
 use crate::multipart::{is_multipart, read_upload, UploadError};
 use crate::ops::gateways::card_offer;
 use crate::redirect::see_other;
@@ -196,8 +197,8 @@ fn thanks(t: Locale, merchant: &str) -> String {
     ),
     responses(
         (status = 200, description = "The invoice page, with a form to report a payment while it is open", body = String, content_type = "text/html"),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn page(
     state: web::Data<AppState>,
@@ -260,8 +261,8 @@ pub async fn page(
     ),
     responses(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn pdf(
     state: web::Data<AppState>,
@@ -404,11 +405,11 @@ fn storage_reasons(t: Locale, errors: Vec<FieldError>) -> Vec<String> {
     responses(
         (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)",
             headers(("Location" = String, description = "The invoice page"))),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
-        (status = 413, description = "The post is larger than a 5 MiB proof and the form (`payload_too_large`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 413, description = "The post is larger than a 5 MiB proof and the form (`payload_too_large`)", body = crate::openapi::error_body::ErrorBody),
         (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, no reference, or a proof file that is not a PDF, PNG or JPEG of at most 5 MiB (beside its field)", body = String, content_type = "text/html"),
-        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn report(
     state: web::Data<AppState>,

@@ -3,12 +3,13 @@
 //! so reloading never posts twice.
 
 use super::public_pdf;
-use super::{form_text, form_token, require_form, FormBody};
+use super::{form_text, form_token};
 use super::{
     limit_public, missing_as, query_token, render, valid_token, DocumentParts, DocumentView,
 };
 use crate::client::client_ip;
 use crate::error::ApiError;
+use crate::form_body::{require_form, FormBody};
 use crate::redirect::see_other;
 use crate::routes::quotations::user_agent;
 use crate::{blocking, AppState};
@@ -121,8 +122,8 @@ impl QuotePage {
     ),
     responses(
         (status = 200, description = "The quotation page, with Accept and Decline forms while it awaits an answer", body = String, content_type = "text/html"),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn page(
     state: web::Data<AppState>,
@@ -148,8 +149,8 @@ pub async fn page(
     ),
     responses(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn pdf(
     state: web::Data<AppState>,
@@ -285,10 +286,10 @@ async fn answer(
     responses(
         (status = 303, description = "Back to the quotation page, which confirms the answer",
             headers(("Location" = String, description = "The quotation page"))),
-        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 422, description = "A name longer than 200 characters", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 422, description = "A name longer than 200 characters", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn accept(
     state: web::Data<AppState>,
@@ -306,10 +307,10 @@ pub async fn accept(
     responses(
         (status = 303, description = "Back to the quotation page, which confirms the answer",
             headers(("Location" = String, description = "The quotation page"))),
-        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::ErrorBody),
-        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::ErrorBody),
-        (status = 422, description = "A reason longer than 1000 characters", body = crate::openapi::ErrorBody),
-        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 422, description = "A reason longer than 1000 characters", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn decline(
     state: web::Data<AppState>,
