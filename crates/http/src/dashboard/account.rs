@@ -9,13 +9,13 @@ use super::views::moment;
 use super::{page, see_other, Answer};
 use crate::dashboard::Posted;
 use crate::error::ApiError;
-use crate::{blocking, AppState};
+use crate::ops::identity::{EmailChange, Identity};
+use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::Utc;
 use invoicing_domain::notice::NewNotice;
-use invoicing_domain::ports::RepoError;
 use invoicing_domain::user::{
     confirm_email_url, NewLink, Password, PasswordProblem, SecretToken, SessionId, UserEmail,
 };
@@ -56,9 +56,7 @@ async fn show(
     status: StatusCode,
     problems: Problems,
 ) -> Answer {
-    let repos = state.repos();
-    let user = me.signed_in.user.id;
-    let sessions = blocking(move || repos.list_sessions(user, Utc::now())).await?;
+    let sessions = Identity::new(state).sessions(me.signed_in.user.id).await?;
     let c = Chrome::new(
         me,
         req,
@@ -140,15 +138,9 @@ pub(crate) async fn change_password(
     if !super::reauth::password_matches(&state, &req, &me, current).await? {
         return refuse("dash.account.wrong_password").await;
     }
-    let repos = state.repos();
-    let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-    let hash = super::new_password_hash(password).await?;
-    blocking(move || {
-        let now = Utc::now();
-        repos.set_password(user, &hash, now, Some(session))?;
-        repos.confirm_session_password(session, now)
-    })
-    .await?;
+    Identity::new(&state)
+        .change_password(&me.signed_in, password)
+        .await?;
     Ok(see_other("/dashboard/account?done=password"))
 }
 
@@ -200,13 +192,11 @@ pub(crate) async fn change_email(
     let to_new = NewNotice::email_change(t, new.clone(), &old, link);
     let to_old = NewNotice::email_changing(t, old, &new);
     let request = NewLink::email_change(me.signed_in.user.id, new, &token, Utc::now());
-    let repos = state.repos();
-    let asked = blocking(move || Ok(repos.request_email_change(request, to_new, to_old)));
-    match asked.await? {
-        Ok(true) => Ok(see_other("/dashboard/account?done=email_link_sent")),
-        Ok(false) => refuse("dash.account.email_wait").await,
-        Err(RepoError::InUse(_)) => refuse("dash.account.email_taken").await,
-        Err(e) => Err(ApiError::from(e).into()),
+    let identity = Identity::new(&state);
+    match identity.ask_email_change(request, to_new, to_old).await? {
+        EmailChange::Done => Ok(see_other("/dashboard/account?done=email_link_sent")),
+        EmailChange::TooSoon | EmailChange::Dead => refuse("dash.account.email_wait").await,
+        EmailChange::Taken => refuse("dash.account.email_taken").await,
     }
 }
 
@@ -224,11 +214,9 @@ pub(crate) async fn end_session(
     id: web::Path<String>,
 ) -> Answer {
     let id = SessionId(super::form::path_number(&id, "session")?);
-    let repos = state.repos();
-    let user = me.signed_in.user.id;
-    blocking(move || repos.delete_session(user, id))
-        .await
-        .map_err(|e| e.naming("session"))?;
+    Identity::new(&state)
+        .end_session(me.signed_in.user.id, id)
+        .await?;
     if id == me.signed_in.session.id {
         return Ok(see_other("/dashboard/login"));
     }

@@ -4,15 +4,13 @@
 use super::form::Form;
 use super::session::same_origin;
 use super::{locale_of, page, see_other, Answer};
-use crate::error::ApiError;
 use crate::form_body::FormBody;
-use crate::{blocking, AppState};
+use crate::ops::identity::{EmailChange, Identity};
+use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::Utc;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::ports::RepoError;
 use invoicing_domain::user::{hash_token, SecretToken};
 
 #[derive(Template)]
@@ -61,13 +59,14 @@ pub(crate) async fn confirm(
     if !SecretToken::has_shape(&token) {
         return confirm_page_with(t, token, Some("dash.email_change.dead_link"));
     }
-    let repos = state.repos();
-    let hash = hash_token(&token);
-    let changed = blocking(move || Ok(repos.confirm_email_change(&hash, Utc::now()))).await?;
+    let changed = Identity::new(&state)
+        .confirm_email_change(hash_token(&token))
+        .await?;
     match changed {
-        Ok(Some(_)) => Ok(see_other("/dashboard/login?done=email_changed")),
-        Ok(None) => confirm_page_with(t, token, Some("dash.email_change.dead_link")),
-        Err(RepoError::InUse(_)) => confirm_page_with(t, token, Some("dash.account.email_taken")),
-        Err(e) => Err(ApiError::from(e).into()),
+        EmailChange::Done => Ok(see_other("/dashboard/login?done=email_changed")),
+        EmailChange::Taken => confirm_page_with(t, token, Some("dash.account.email_taken")),
+        EmailChange::Dead | EmailChange::TooSoon => {
+            confirm_page_with(t, token, Some("dash.email_change.dead_link"))
+        }
     }
 }

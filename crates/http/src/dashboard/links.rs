@@ -10,16 +10,13 @@ use super::{locale_of, page, see_other, Answer, Refusal};
 use crate::client::client_ip;
 use crate::error::ApiError;
 use crate::form_body::FormBody;
-use crate::{blocking, AppState};
+use crate::ops::identity::{Identity, Join};
+use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::Utc;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::user::{
-    hash_token, verify_password_or_dummy, Password, PasswordProblem, SecretToken, ThrottleKey,
-    LOGIN_FAILURE_WINDOW,
-};
+use invoicing_domain::user::{hash_token, Password, PasswordProblem, SecretToken, ThrottleKey};
 
 /// What a working link is for, as its page shows it.
 struct LinkView {
@@ -46,26 +43,8 @@ async fn view_link(state: &AppState, token: &str) -> Result<Option<LinkView>, Re
     if !SecretToken::has_shape(token) {
         return Ok(None);
     }
-    let repos = state.repos();
-    let hash = hash_token(token);
-    let found = blocking(move || {
-        let Some(link) = repos.find_link(&hash, Utc::now())? else {
-            return Ok(None);
-        };
-        let credentials = repos.get_credentials(link.user_id)?;
-        let joins = match link.invitation {
-            Some(i) if credentials.password_hash.is_some() => {
-                Some(repos.get_account(i.account_id)?.name)
-            }
-            _ => None,
-        };
-        Ok(Some(LinkView {
-            email: credentials.user.email.as_str().to_string(),
-            joins,
-        }))
-    })
-    .await?;
-    Ok(found)
+    let found = Identity::new(state).link(hash_token(token)).await?;
+    Ok(found.map(|(email, joins)| LinkView { email, joins }))
 }
 
 fn link_page(t: Locale, token: String, view: Option<LinkView>, problem: Option<String>) -> Answer {
@@ -139,13 +118,13 @@ pub(crate) async fn set_password(
         let problem = t.text("dash.password.mismatch").to_string();
         return link_page(t, token, Some(view), Some(problem));
     }
-    let repos = state.repos();
-    let hash_of = hash_token(&token);
-    let hash = super::new_password_hash(password).await?;
-    let set = blocking(move || repos.set_password_with_link(&hash_of, &hash, Utc::now())).await?;
-    match set {
-        Some(_) => Ok(see_other("/dashboard/login?done=password")),
-        None => link_page(t, token, None, Some(String::new())),
+    let set = Identity::new(&state)
+        .set_password_with_link(hash_token(&token), password)
+        .await?;
+    if set {
+        Ok(see_other("/dashboard/login?done=password"))
+    } else {
+        link_page(t, token, None, Some(String::new()))
     }
 }
 
@@ -160,65 +139,20 @@ async fn join(
     typed: String,
 ) -> Answer {
     let key = ThrottleKey::new(&view.email, client_ip(req, &state.config));
-    let repos = state.repos();
-    let hash_of = hash_token(&token);
-    let now = Utc::now();
-    // The link's holder, or already the outcome (throttled, a dead link).
-    let holder = {
-        let (repos, key, hash_of) = (repos.clone(), key.clone(), hash_of.clone());
-        blocking(move || {
-            let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
-            if ThrottleKey::is_throttled(failures) {
-                repos.record_login_failure(&key, now)?;
-                return Ok(Err(JoinOutcome::Throttled));
-            }
-            Ok(match repos.find_link(&hash_of, now)? {
-                Some(link) => Ok(repos.get_credentials(link.user_id)?),
-                None => Err(JoinOutcome::Dead),
-            })
-        })
-        .await?
-    };
-    let joined = match holder {
-        Err(outcome) => outcome,
-        Ok(credentials) => {
-            let hash = credentials.password_hash;
-            let matched =
-                super::password_work(move || verify_password_or_dummy(&typed, hash.as_ref()))
-                    .await?;
-            blocking(move || {
-                if !matched {
-                    repos.record_login_failure(&key, now)?;
-                    return Ok(JoinOutcome::Wrong);
-                }
-                Ok(match repos.consume_link(&hash_of, now)? {
-                    Some(_) => JoinOutcome::Joined,
-                    None => JoinOutcome::Dead,
-                })
-            })
-            .await?
-        }
-    };
+    let joined = Identity::new(state)
+        .join_with_password(key, hash_token(&token), typed)
+        .await?;
     let problem = |key: &str| Some(t.text(key).to_string());
     match joined {
-        JoinOutcome::Joined => Ok(see_other("/dashboard/login?done=joined")),
-        JoinOutcome::Dead => link_page(t, token, None, Some(String::new())),
-        JoinOutcome::Wrong => {
-            link_page(t, token, Some(view), problem("dash.account.wrong_password"))
-        }
-        JoinOutcome::Throttled => {
+        Join::Joined => Ok(see_other("/dashboard/login?done=joined")),
+        Join::Dead => link_page(t, token, None, Some(String::new())),
+        Join::Wrong => link_page(t, token, Some(view), problem("dash.account.wrong_password")),
+        Join::Throttled => {
             let mut res = link_page(t, token, Some(view), problem("dash.login.throttled"))?;
             *res.status_mut() = StatusCode::TOO_MANY_REQUESTS;
             Ok(res)
         }
     }
-}
-
-enum JoinOutcome {
-    Joined,
-    Wrong,
-    Throttled,
-    Dead,
 }
 
 #[derive(Template)]

@@ -46,9 +46,6 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
-use invoicing_domain::ports::RepoError;
-use invoicing_domain::user::{hash_password, Password, PasswordHash};
-use rand::rngs::OsRng;
 
 /// The body of a dashboard form post: `application/x-www-form-urlencoded` text fields, among
 /// them `csrf` (the session's token) on every form of a signed-in page. Each route's
@@ -186,25 +183,6 @@ fn returning_to(page: &str, req: &HttpRequest) -> String {
     } else {
         format!("{page}?next={}", form::encode_component(&next))
     }
-}
-
-/// Password hashing and checking (Argon2: tens of milliseconds of CPU and memory) on actix's
-/// blocking pool: never on an async worker, and never on a storage thread, whose turns are for
-/// the database.
-pub(crate) async fn password_work<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    actix_web::web::block(work).await.map_err(|e| {
-        log::error!("password work did not complete: {e}");
-        ApiError::internal()
-    })
-}
-
-/// A new password's hash, made as [`password_work`] says.
-pub(crate) async fn new_password_hash(password: Password) -> Result<PasswordHash, ApiError> {
-    password_work(move || hash_password(&password, &mut OsRng))
-        .await?
-        .map_err(|e| RepoError::Internal(e.to_string()).into())
 }
 
 pub(crate) use crate::redirect::see_other;

@@ -11,12 +11,13 @@ use super::form::Form;
 use super::session::Visitor;
 use super::{page, Answer, Refusal};
 use crate::client::client_ip;
-use crate::{blocking, AppState};
+use crate::ops::identity::Identity;
+use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
-use invoicing_domain::user::{verify_password_or_dummy, ThrottleKey, LOGIN_FAILURE_WINDOW};
+use invoicing_domain::user::ThrottleKey;
 
 /// The field of the confirming form; never carried on.
 const FIELD: &str = "reauth_password";
@@ -39,25 +40,11 @@ pub(crate) async fn password_matches(
     me: &Visitor,
     typed: String,
 ) -> Result<bool, Refusal> {
-    let user = me.signed_in.user.clone();
+    let user = &me.signed_in.user;
     let key = ThrottleKey::new(user.email.as_str(), client_ip(req, &state.config));
-    let repos = state.repos();
-    let now = Utc::now();
-    let (failures, credentials) = {
-        let (repos, key) = (repos.clone(), key.clone());
-        blocking(move || {
-            let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
-            Ok((failures, repos.get_credentials(user.id)?))
-        })
-        .await?
-    };
-    let hash = credentials.password_hash;
-    let matched = !ThrottleKey::is_throttled(failures)
-        && super::password_work(move || verify_password_or_dummy(&typed, hash.as_ref())).await?;
-    if !matched {
-        blocking(move || repos.record_login_failure(&key, now)).await?;
-    }
-    Ok(matched)
+    Ok(Identity::new(state)
+        .password_matches(user, key, typed)
+        .await?)
 }
 
 /// `None` when the post may go ahead: the password was typed in the last five minutes, or just
@@ -78,9 +65,7 @@ pub(crate) async fn ask_unless_recent(
         None => false,
         Some(typed) => {
             if password_matches(state, req, me, typed).await? {
-                let repos = state.repos();
-                let id = session.id;
-                blocking(move || repos.confirm_session_password(id, Utc::now())).await?;
+                Identity::new(state).confirm_password(session.id).await?;
                 return Ok(None);
             }
             true
@@ -143,8 +128,8 @@ pub(crate) async fn confirmed_in_form(
     if !password_matches(state, req, me, typed.to_string()).await? {
         return Ok(InForm::Wrong);
     }
-    let repos = state.repos();
-    let id = me.signed_in.session.id;
-    blocking(move || repos.confirm_session_password(id, Utc::now())).await?;
+    Identity::new(state)
+        .confirm_password(me.signed_in.session.id)
+        .await?;
     Ok(InForm::Confirmed)
 }

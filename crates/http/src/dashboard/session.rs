@@ -7,12 +7,12 @@ use super::Refusal;
 use crate::error::ApiError;
 use crate::form_body::{read_form, FormBody};
 use crate::ops::Ops;
-use crate::{blocking, AppState};
+use crate::ops::identity::Identity;
+use crate::AppState;
 use actix_web::cookie::{time, Cookie, SameSite};
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpRequest};
-use chrono::Utc;
 use futures_util::future::LocalBoxFuture;
 use invoicing_domain::user::{csrf_matches, csrf_token, hash_token, SecretToken, SignedIn, Stage};
 
@@ -102,9 +102,7 @@ pub(crate) async fn visitor_at_any_stage(
         .map(|c| c.value().to_string())
         .filter(|t| SecretToken::has_shape(t))
         .ok_or(Refusal::SignIn)?;
-    let repos = state.repos();
-    let hash = hash_token(&token);
-    let found = blocking(move || repos.find_session(&hash, Utc::now())).await?;
+    let found = Identity::new(state).session(hash_token(&token)).await?;
     match found {
         Some(signed_in) => Ok(Visitor { signed_in, token }),
         None => Err(Refusal::SignIn),

@@ -15,19 +15,14 @@ use crate::client::client_ip;
 use crate::dashboard::Posted;
 use crate::error::ApiError;
 use crate::form_body::FormBody;
-use crate::{blocking, AppState};
+use crate::ops::identity::{Identity, SignIn};
+use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{DateTime, Utc};
 use invoicing_domain::locale::Locale;
-use invoicing_domain::ports::{RepoError, Repositories};
 use invoicing_domain::tenant::Environment;
-use invoicing_domain::user::{
-    verify_password_or_dummy, Credentials, NewSession, PasswordProblem, SecretToken, ThrottleKey,
-    UserEmail, LOGIN_FAILURE_WINDOW,
-};
-use rand::rngs::OsRng;
+use invoicing_domain::user::{PasswordProblem, ThrottleKey, UserEmail};
 
 #[derive(Template)]
 #[template(path = "dashboard/login.html")]
@@ -123,82 +118,17 @@ async fn sign_in(state: &AppState, req: &HttpRequest, body: &FormBody) -> Answer
     };
     let key = ThrottleKey::new(&typed, client_ip(req, &state.config));
     let email = UserEmail::parse(&typed).ok();
-    let repos = state.repos();
-    let now = Utc::now();
-    // The email's credentials (none for an unknown one), or already the outcome (throttled).
-    let looked_up = {
-        let (repos, key) = (repos.clone(), key.clone());
-        blocking(move || {
-            let failures = repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?;
-            if ThrottleKey::is_throttled(failures) {
-                repos.record_login_failure(&key, now)?;
-                return Ok(Err(SignInOutcome::Throttled));
-            }
-            Ok(Ok(match &email {
-                Some(email) => repos.find_credentials(email)?,
-                None => None,
-            }))
-        })
-        .await?
-    };
-    let outcome = match looked_up {
-        Err(outcome) => outcome,
-        Ok(credentials) => {
-            let hash = credentials.as_ref().and_then(|c| c.password_hash.clone());
-            // Always one verification: an unknown email takes as long as a known one.
-            let matched =
-                super::password_work(move || verify_password_or_dummy(&password, hash.as_ref()))
-                    .await?;
-            blocking(move || signed_in(&*repos, &key, now, matched, credentials)).await?
-        }
-    };
+    let outcome = Identity::new(state).sign_in(key, email, password).await?;
     match outcome {
-        SignInOutcome::SignedIn(token) => {
+        SignIn::SignedIn(token) => {
             let mut res = see_other(&next);
             res.add_cookie(&session_cookie(&token))
                 .map_err(|_| ApiError::internal())?;
             Ok(res)
         }
-        SignInOutcome::Refused => refuse(StatusCode::UNAUTHORIZED, "dash.login.failed"),
-        SignInOutcome::Throttled => refuse(StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
+        SignIn::Refused => refuse(StatusCode::UNAUTHORIZED, "dash.login.failed"),
+        SignIn::Throttled => refuse(StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
     }
-}
-
-enum SignInOutcome {
-    SignedIn(SecretToken),
-    Refused,
-    Throttled,
-}
-
-/// After the password was checked: a session for a member whose password matched; otherwise
-/// the failure is counted.
-fn signed_in(
-    repos: &dyn Repositories,
-    key: &ThrottleKey,
-    now: DateTime<Utc>,
-    matched: bool,
-    credentials: Option<Credentials>,
-) -> Result<SignInOutcome, RepoError> {
-    if !matched {
-        repos.record_login_failure(key, now)?;
-        return Ok(SignInOutcome::Refused);
-    }
-    let Some(user) = credentials.map(|c| c.user) else {
-        return Ok(SignInOutcome::Refused);
-    };
-    let Some(membership) = repos.list_memberships(user.id)?.into_iter().next() else {
-        repos.record_login_failure(key, now)?;
-        return Ok(SignInOutcome::Refused);
-    };
-    repos.clear_login_failures(key)?;
-    let token = SecretToken::generate(&mut OsRng);
-    repos.create_session(NewSession {
-        user_id: user.id,
-        account_id: membership.account_id,
-        token_hash: token.hash(),
-        at: now,
-    })?;
-    Ok(SignInOutcome::SignedIn(token))
 }
 
 /// Signs out: the session is deleted, here and in every process.
@@ -210,9 +140,8 @@ fn signed_in(
 pub(crate) async fn logout(state: web::Data<AppState>, req: HttpRequest, body: FormBody) -> Answer {
     let me = visitor_at_any_stage(&state, &req).await?;
     check_post(&me, &req, &Form::read(&req, &body)?)?;
-    let repos = state.repos();
     let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-    blocking(move || repos.delete_session(user, session)).await?;
+    Identity::new(&state).sign_out(user, session).await?;
     let mut res = see_other("/dashboard/login");
     res.add_cookie(&expired_session_cookie())
         .map_err(|_| ApiError::internal())?;
@@ -242,9 +171,9 @@ pub(crate) async fn environment(Posted { me, form }: Posted, state: web::Data<Ap
         .get("environment")
         .and_then(Environment::parse)
         .ok_or_else(|| ApiError::invalid_parameter("environment", "must be test or live"))?;
-    let repos = state.repos();
-    let session = me.signed_in.session.id;
-    blocking(move || repos.switch_session_environment(session, env)).await?;
+    Identity::new(&state)
+        .switch_environment(me.signed_in.session.id, env)
+        .await?;
     // The same screen's list, not a document of the other environment.
     let back = safe_next(form.get("back"));
     let path = back.split('?').next().unwrap_or("/dashboard");

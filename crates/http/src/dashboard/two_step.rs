@@ -14,18 +14,15 @@ use crate::client::client_ip;
 use crate::dashboard::Posted;
 use crate::error::ApiError;
 use crate::form_body::FormBody;
-use crate::{blocking, AppState};
+use crate::ops::identity::{CodeCheck, Identity};
+use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use chrono::Utc;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::user::{
-    hash_recovery_code, recovery_codes, Stage, ThrottleKey, TotpSecret, LOGIN_FAILURE_WINDOW,
-};
-use rand::rngs::OsRng;
+use invoicing_domain::user::{Stage, ThrottleKey};
 
 #[derive(Template)]
 #[template(path = "dashboard/login_code.html")]
@@ -61,12 +58,6 @@ pub(crate) async fn code_page(state: web::Data<AppState>, req: HttpRequest) -> A
     )
 }
 
-enum CodeOutcome {
-    Accepted,
-    Refused,
-    Throttled,
-}
-
 /// Checks a one-time code (six digits) or else a recovery code for the user, using it once;
 /// failures count against the pair of their email and this client, as a password's do.
 async fn check_code(
@@ -74,33 +65,10 @@ async fn check_code(
     req: &HttpRequest,
     me: &Visitor,
     typed: String,
-) -> Result<CodeOutcome, Refusal> {
-    let user = me.signed_in.user.clone();
+) -> Result<CodeCheck, Refusal> {
+    let user = &me.signed_in.user;
     let key = ThrottleKey::new(user.email.as_str(), client_ip(req, &state.config));
-    let repos = state.repos();
-    let now = Utc::now();
-    let outcome = blocking(move || {
-        if ThrottleKey::is_throttled(repos.count_login_failures(&key, now - LOGIN_FAILURE_WINDOW)?)
-        {
-            repos.record_login_failure(&key, now)?;
-            return Ok(CodeOutcome::Throttled);
-        }
-        let used = match repos.totp_of(user.id)? {
-            None => false,
-            Some((secret, last)) => match secret.accepts(&typed, now, last) {
-                Some(step) => repos.use_totp_step(user.id, step)?,
-                None => repos.use_recovery_code(user.id, &hash_recovery_code(&typed), now)?,
-            },
-        };
-        if !used {
-            repos.record_login_failure(&key, now)?;
-            return Ok(CodeOutcome::Refused);
-        }
-        repos.clear_login_failures(&key)?;
-        Ok(CodeOutcome::Accepted)
-    })
-    .await?;
-    Ok(outcome)
+    Ok(Identity::new(state).check_code(user.id, key, typed).await?)
 }
 
 /// Takes the one-time (or a recovery) code: the session is then signed in.
@@ -124,14 +92,14 @@ pub(crate) async fn take_code(
         return Ok(see_other(&next));
     }
     let (status, problem) = match check_code(&state, &req, &me, form.raw("code")).await? {
-        CodeOutcome::Accepted => {
-            let repos = state.repos();
-            let id = me.signed_in.session.id;
-            blocking(move || repos.confirm_second_factor(id, Utc::now())).await?;
+        CodeCheck::Accepted => {
+            Identity::new(&state)
+                .confirm_second_factor(me.signed_in.session.id)
+                .await?;
             return Ok(see_other(&next));
         }
-        CodeOutcome::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "dash.two_step.wrong"),
-        CodeOutcome::Throttled => (StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
+        CodeCheck::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "dash.two_step.wrong"),
+        CodeCheck::Throttled => (StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
     };
     page(
         status,
@@ -180,17 +148,13 @@ async fn show(
     problem: Option<&'static str>,
     codes: Vec<String>,
 ) -> Answer {
-    let repos = state.repos();
-    let user = me.signed_in.user.id;
-    let left = blocking(move || repos.recovery_codes_left(user)).await?;
+    let identity = Identity::new(state);
+    let left = identity.recovery_codes_left(me.signed_in.user.id).await?;
     let on = me.signed_in.user.totp || !codes.is_empty();
     let setup = if on {
         None
     } else {
-        let repos = state.repos();
-        let session = me.signed_in.session.id;
-        let fresh = TotpSecret::generate(&mut OsRng);
-        let secret = blocking(move || repos.pending_totp(session, &fresh)).await?;
+        let secret = identity.pending_secret(me.signed_in.session.id).await?;
         let t = locale_of(req);
         let url = secret.otpauth_url(t.text("dash.product"), me.signed_in.user.email.as_str());
         Some((secret.base32().to_string(), qr_data_uri(&url)?))
@@ -232,12 +196,6 @@ async fn set_up_visitor(state: &AppState, req: &HttpRequest) -> Result<Visitor, 
     }
 }
 
-fn new_codes() -> (Vec<String>, Vec<String>) {
-    let codes = recovery_codes(&mut OsRng);
-    let hashes = codes.iter().map(|c| hash_recovery_code(c)).collect();
-    (codes, hashes)
-}
-
 /// Turns the second factor on once a code from the app proves the secret was scanned; the
 /// recovery codes are shown once.
 #[utoipa::path(post, path = "/dashboard/account/two-step/enable", tag = "dashboard", operation_id = "dashboard_two_step_enable",
@@ -258,32 +216,21 @@ pub(crate) async fn enable(state: web::Data<AppState>, req: HttpRequest, body: F
     {
         return Ok(ask);
     }
-    // Re-keying a factor that is on would replace it with the password alone.
-    if me.signed_in.user.totp {
-        return Err(ApiError::invalid_state_transition(
-            "two-step sign-in is on already: turn it off first",
-        )
-        .into());
-    }
-    // The secret is the one the server chose for this session, never the page's.
-    let repos = state.repos();
-    let session = me.signed_in.session.id;
-    let fresh = TotpSecret::generate(&mut OsRng);
-    let secret = blocking(move || repos.pending_totp(session, &fresh)).await?;
-    let now = Utc::now();
-    let Some(step) = secret.accepts(&form.raw("code"), now, None) else {
-        let status = StatusCode::UNPROCESSABLE_ENTITY;
+    let Some(codes) = Identity::new(&state)
+        .enable_second_factor(&me.signed_in, &form.raw("code"))
+        .await?
+    else {
         let problem = Some("dash.two_step.wrong");
-        return show(&state, &req, &me, status, problem, Vec::new()).await;
+        return show(
+            &state,
+            &req,
+            &me,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            problem,
+            Vec::new(),
+        )
+        .await;
     };
-    let (codes, hashes) = new_codes();
-    let repos = state.repos();
-    let (user, session) = (me.signed_in.user.id, me.signed_in.session.id);
-    blocking(move || {
-        repos.enable_totp(user, &secret, step, &hashes)?;
-        repos.confirm_second_factor(session, now).map(|_| ())
-    })
-    .await?;
     show(&state, &req, &me, StatusCode::OK, None, codes).await
 }
 
@@ -299,9 +246,6 @@ pub(crate) async fn codes(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Answer {
-    if !me.signed_in.user.totp {
-        return Err(ApiError::invalid_state_transition("the second factor is off").into());
-    }
     if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
         Chrome::new(&me, &req, Nav::Account, String::new())
     })
@@ -309,10 +253,9 @@ pub(crate) async fn codes(
     {
         return Ok(ask);
     }
-    let (codes, hashes) = new_codes();
-    let repos = state.repos();
-    let user = me.signed_in.user.id;
-    blocking(move || repos.replace_recovery_codes(user, &hashes)).await?;
+    let codes = Identity::new(&state)
+        .replace_recovery_codes(&me.signed_in)
+        .await?;
     show(&state, &req, &me, StatusCode::OK, None, codes).await
 }
 
@@ -329,12 +272,6 @@ pub(crate) async fn disable(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Answer {
-    if me.signed_in.account_requires_totp {
-        return Err(ApiError::invalid_state_transition(
-            "this account requires a second factor of every member",
-        )
-        .into());
-    }
     if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
         Chrome::new(&me, &req, Nav::Account, String::new())
     })
@@ -342,9 +279,9 @@ pub(crate) async fn disable(
     {
         return Ok(ask);
     }
-    let repos = state.repos();
-    let user = me.signed_in.user.id;
-    blocking(move || repos.disable_totp(user)).await?;
+    Identity::new(&state)
+        .disable_second_factor(&me.signed_in)
+        .await?;
     Ok(see_other("/dashboard/account/two-step?done=saved"))
 }
 

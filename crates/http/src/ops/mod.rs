@@ -12,6 +12,7 @@ mod emails;
 pub use einvoices::EInvoiceFile;
 mod events;
 pub mod gateways;
+pub mod identity;
 mod invoices;
 mod keys;
 mod payments;
