@@ -8,10 +8,10 @@
 //! note; a customer attaches a transfer receipt that the merchant opens before verifying. Our
 //! pages pass axe-core, fit the phone and split no word.
 
+use super::dashboard::{axe_source, check, made, set_password_and_sign_in, tap};
 use crate::common::smtp::{self, Sink};
 use crate::common::webdriver::{available, Browser};
 use crate::common::*;
-use crate::dashboard::{axe_source, check, made, set_password_and_sign_in, tap};
 use invoicing_gateway_stripe::testing::StandIn;
 use serde_json::json;
 

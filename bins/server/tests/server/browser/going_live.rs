@@ -4,10 +4,10 @@
 //! period and an exempt line composed and checked before it is emailed, and the customer
 //! reporting "1.453,00" once. axe-core, no sideways scrolling and no split word on every screen.
 
+use super::dashboard::{axe_source, check, set_password_and_sign_in, tap};
 use crate::common::smtp::{self, Sink};
 use crate::common::webdriver::{available, Browser};
 use crate::common::*;
-use crate::dashboard::{axe_source, check, set_password_and_sign_in, tap};
 use mail_parser::MessageParser;
 
 /// A select's choice (or a date field's day), as a person picks it.

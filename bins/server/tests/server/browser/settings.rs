@@ -6,10 +6,10 @@
 //! and resets it from the emailed link; two-step sign-in turned on and asked after the password.
 //! axe-core on every settings screen; nothing scrolls sideways at 360 px.
 
+use super::dashboard::{axe_source, check, made};
 use crate::common::smtp::{self, Sink};
 use crate::common::webdriver::{available, Browser};
 use crate::common::*;
-use crate::dashboard::{axe_source, check, made};
 use invoicing_domain::user::TotpSecret;
 use mail_parser::MessageParser;
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! Several servers on one PostgreSQL (SPEC §12): one rate limit per key for the whole fleet,
 //! and a key revoked through one process refused by every other within 5 s.
 
-mod common;
+use crate::common;
 
 use common::{bounded_agent, call, cli_on, data_dir, start_with, Server};
 use std::sync::{Arc, Barrier};

@@ -59,8 +59,9 @@ fn assert_fits(browser: &Browser, what: &str) {
     );
 }
 
-/// No visible word is split across lines (bins/server/tests/browser/split_words.js says how that
-/// is seen): a table squeezed on a phone or a desktop wraps between words, never inside one.
+/// No visible word is split across lines (bins/server/tests/server/browser/split_words.js says
+/// how that is seen): a table squeezed on a phone or a desktop wraps between words, never inside
+/// one.
 pub(crate) fn assert_no_split_words(browser: &Browser, what: &str) {
     let split = browser.execute(include_str!("split_words.js"));
     assert_eq!(split, json!([]), "{what}: words split across lines");

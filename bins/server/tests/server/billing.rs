@@ -2,7 +2,7 @@
 //! PostgreSQL issue a schedule's first invoice exactly once, sent on its own; a credit note is
 //! emailed with its PDF; an invoice export reads back in Python's csv module intact.
 
-mod common;
+use crate::common;
 
 use common::api::Api;
 use common::smtp::{self, Sink};

@@ -5,7 +5,7 @@
 //! one PostgreSQL; reminders exactly once; receipts. A recipient refused at RCPT does not stop
 //! the others.
 
-mod common;
+use crate::common;
 
 use common::api::Api;
 use common::smtp::{self, free_port, Options, Sink};

@@ -1,14 +1,11 @@
 //! Headless Chromium against the running binary: what a customer sees on a payment link.
 
-#[path = "browser/card_payments.rs"]
 mod card_payments;
-mod common;
-#[path = "browser/dashboard.rs"]
 mod dashboard;
-#[path = "browser/going_live.rs"]
 mod going_live;
-#[path = "browser/settings.rs"]
 mod settings;
+
+use crate::common;
 
 use common::webdriver::{available, Browser};
 use common::*;

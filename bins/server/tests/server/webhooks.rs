@@ -3,7 +3,7 @@
 //! event types and environment; redelivery, rotation, restarts, two processes on one PostgreSQL,
 //! and the guard against private targets.
 
-mod common;
+use crate::common;
 
 use common::api::Api;
 use common::receiver::{Received, Receiver};

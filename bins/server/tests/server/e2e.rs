@@ -1,9 +1,9 @@
 //! End to end: the built binary on free ports with the embedded default, spoken to over real
 //! HTTPS (verifying its generated certificate), driven through its CLI, and stopped by SIGTERM.
 
-mod common;
+use crate::common;
 // The server's own reader of certificate dates, so that this test judges by the same rules.
-#[path = "../src/tls/validity.rs"]
+#[path = "../../src/tls/validity.rs"]
 mod validity;
 
 use common::*;

@@ -3,11 +3,10 @@
 //! PostgreSQL that stops answering behind a frozen proxy and then comes back elsewhere; an SQLite
 //! database locked by another process. SPEC §12 and §15.
 
-#[path = "resilience/backups.rs"]
 mod backups;
-#[path = "resilience/card_payments.rs"]
 mod card_payments;
-mod common;
+
+use crate::common;
 
 use common::proxy::Proxy;
 use common::*;
