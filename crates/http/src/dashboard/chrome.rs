@@ -23,6 +23,25 @@ pub(crate) enum Nav {
     Account,
 }
 
+impl Nav {
+    /// The catalogue key of the section's name (a list screen's title).
+    pub fn title_key(self) -> &'static str {
+        match self {
+            Nav::Home => "dash.nav.home",
+            Nav::Invoices => "dash.nav.invoices",
+            Nav::Quotations => "dash.nav.quotations",
+            Nav::Customers => "dash.nav.customers",
+            Nav::Payments => "dash.nav.payments",
+            Nav::Products => "dash.nav.products",
+            Nav::CreditNotes => "dash.nav.credit_notes",
+            Nav::Recurring => "dash.nav.recurring",
+            Nav::Reports => "dash.nav.reports",
+            Nav::Settings => "dash.nav.settings",
+            Nav::Account => "dash.account.title",
+        }
+    }
+}
+
 /// Notices a form post may ask its next page to show (`?done=…`), with their texts; nothing
 /// else is shown.
 const NOTICES: &[(&str, &str)] = &[

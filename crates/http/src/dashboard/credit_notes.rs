@@ -5,6 +5,7 @@ use super::chrome::{Chrome, Nav};
 use super::form::without_blanks;
 use super::page;
 use super::views::LineRow;
+use super::views::Listing;
 use super::views::{date, money, Pager};
 use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
@@ -61,7 +62,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let names = ops
         .customer_names(found.data.iter().map(|n| n.customer_id).collect())
         .await?;
-    let c = Chrome::new(&me, &req, Nav::CreditNotes, String::new());
+    let path = "/dashboard/credit-notes";
+    let Listing { c, pager, .. } = Listing::new(&me, &req, Nav::CreditNotes, path, &query, &found);
     let t = c.t;
     page(
         StatusCode::OK,
@@ -79,11 +81,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     total: money(t, n.total_cents, n.currency),
                 })
                 .collect(),
-            pager: Pager::new(t, "/dashboard/credit-notes", &query, &found),
-            c: Chrome {
-                title: t.text("dash.nav.credit_notes").to_string(),
-                ..c
-            },
+            pager,
+            c,
         },
     )
 }

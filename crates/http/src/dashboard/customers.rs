@@ -4,6 +4,7 @@
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, non_blank, query_value, without_blanks, Form};
 use super::session::Visitor;
+use super::views::Listing;
 use super::views::{date, money, payment_status, Pager};
 use super::{page, see_other, Answer};
 use crate::dashboard::Posted;
@@ -53,8 +54,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     } else {
         ops.without_totals().list_customers(&query).await?
     };
-    let c = Chrome::new(&me, &req, Nav::Customers, String::new());
-    let t = c.t;
+    let path = "/dashboard/customers";
+    let Listing { c, pager, .. } = Listing::new(&me, &req, Nav::Customers, path, &query, &found);
     page(
         StatusCode::OK,
         ListPage {
@@ -69,11 +70,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     email: c.email.as_str().to_string(),
                 })
                 .collect(),
-            pager: Pager::new(t, "/dashboard/customers", &query, &found),
-            c: Chrome {
-                title: t.text("dash.nav.customers").to_string(),
-                ..c
-            },
+            pager,
+            c,
         },
     )
 }

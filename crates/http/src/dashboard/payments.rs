@@ -8,7 +8,7 @@
 use super::chrome::{Chrome, Nav};
 use super::form::{field_errors, is_field_mistake, without_blanks};
 use super::session::Visitor;
-use super::views::tabs;
+use super::views::Listing;
 use super::views::{date, money, payment_status, Pager};
 use super::{locale_of, page, see_other, Answer};
 use crate::binary::{respond_attachment, Binary};
@@ -195,28 +195,27 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let names = ops
         .customer_names(found.data.iter().map(|p| p.customer_id).collect())
         .await?;
-    let c = Chrome::new(&me, &req, Nav::Payments, String::new());
-    let t = c.t;
-    let status = super::form::query_value(&query, "status");
+    let t = super::locale_of(&req);
     let statuses = [
         PaymentStatus::Pending,
         PaymentStatus::Verified,
         PaymentStatus::Rejected,
     ];
+    let path = "/dashboard/payments";
+    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Payments, path, &query, &found)
+        .with_tabs(
+            path,
+            &query,
+            "status",
+            statuses
+                .into_iter()
+                .map(|s| (s.as_str(), payment_status(t, s))),
+        );
     let back = format!("/dashboard/payments?{query}");
     page(
         StatusCode::OK,
         ListPage {
-            tabs: tabs(
-                "/dashboard/payments",
-                &query,
-                "status",
-                &status,
-                statuses
-                    .into_iter()
-                    .map(|s| (s.as_str(), payment_status(t, s))),
-                t.text("dash.tab.all"),
-            ),
+            tabs,
             rows: found
                 .data
                 .iter()
@@ -234,12 +233,9 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     x: Extras::of(t, p),
                 })
                 .collect(),
-            pager: Pager::new(t, "/dashboard/payments", &query, &found),
+            pager,
             back,
-            c: Chrome {
-                title: t.text("dash.nav.payments").to_string(),
-                ..c
-            },
+            c,
         },
     )
 }

@@ -2,12 +2,11 @@
 //! one, and archiving or deleting as the API allows.
 
 use super::chrome::{Chrome, Nav};
-use super::form::{
-    field_errors, is_field_mistake, non_blank, price_minor, query_value, without_blanks, Form,
-};
+use super::form::{field_errors, is_field_mistake, non_blank, price_minor, without_blanks, Form};
 use super::session::Visitor;
+use super::views::Listing;
+use super::views::Tab;
 use super::views::{money, Pager};
-use super::views::{tabs, Tab};
 use super::{page, see_other, Answer};
 use crate::dashboard::Posted;
 use crate::error::ApiError;
@@ -55,24 +54,18 @@ struct ListPage {
 pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
     let query = without_blanks(req.query_string());
     let found = me.ops(&state).list_products(&query).await?;
-    let c = Chrome::new(&me, &req, Nav::Products, String::new());
-    let t = c.t;
-    let active = query_value(&query, "active");
+    let t = super::locale_of(&req);
     let choices = [
         ("true", t.text("dash.product.active")),
         ("false", t.text("dash.product.archived")),
     ];
+    let path = "/dashboard/products";
+    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Products, path, &query, &found)
+        .with_tabs(path, &query, "active", choices.into_iter());
     page(
         StatusCode::OK,
         ListPage {
-            tabs: tabs(
-                "/dashboard/products",
-                &query,
-                "active",
-                &active,
-                choices.into_iter(),
-                t.text("dash.tab.all"),
-            ),
+            tabs,
             rows: found
                 .data
                 .iter()
@@ -85,11 +78,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     active: p.active,
                 })
                 .collect(),
-            pager: Pager::new(t, "/dashboard/products", &query, &found),
-            c: Chrome {
-                title: t.text("dash.nav.products").to_string(),
-                ..c
-            },
+            pager,
+            c,
         },
     )
 }

@@ -2,10 +2,11 @@
 //! lines, cadence and next issue, and pausing, resuming or cancelling it as its status allows.
 
 use super::chrome::{Chrome, Nav};
-use super::form::{query_value, without_blanks};
+use super::form::without_blanks;
 use super::timeline::{timeline_rows, TimelineRow};
+use super::views::Listing;
 use super::views::{date, money, Pager};
-use super::views::{tabs, LineRow, Tab};
+use super::views::{LineRow, Tab};
 use super::{page, see_other, Refusal};
 use crate::dashboard::{Answer, Posted, Visitor};
 use crate::error::ApiError;
@@ -72,22 +73,21 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let names = ops
         .customer_names(found.data.iter().map(|r| r.customer_id).collect())
         .await?;
-    let c = Chrome::new(&me, &req, Nav::Recurring, String::new());
-    let t = c.t;
-    let status = query_value(&query, "status");
+    let t = super::locale_of(&req);
+    let path = "/dashboard/recurring";
+    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Recurring, path, &query, &found)
+        .with_tabs(
+            path,
+            &query,
+            "status",
+            RecurringStatus::ALL
+                .into_iter()
+                .map(|s| (s.as_str(), status_label(t, s))),
+        );
     page(
         StatusCode::OK,
         ListPage {
-            tabs: tabs(
-                "/dashboard/recurring",
-                &query,
-                "status",
-                &status,
-                RecurringStatus::ALL
-                    .into_iter()
-                    .map(|s| (s.as_str(), status_label(t, s))),
-                t.text("dash.tab.all"),
-            ),
+            tabs,
             rows: found
                 .data
                 .iter()
@@ -101,11 +101,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     total: money(t, r.total_cents, r.currency),
                 })
                 .collect(),
-            pager: Pager::new(t, "/dashboard/recurring", &query, &found),
-            c: Chrome {
-                title: t.text("dash.nav.recurring").to_string(),
-                ..c
-            },
+            pager,
+            c,
         },
     )
 }

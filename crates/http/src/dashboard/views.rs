@@ -1,8 +1,11 @@
 //! Pieces several screens show alike: amounts, statuses, dates, paging, and the page a refusal
 //! becomes.
 
+use super::chrome::{Chrome, Nav};
+use super::session::Visitor;
 use crate::error::ApiError;
 use actix_web::http::StatusCode;
+use actix_web::HttpRequest;
 use actix_web::HttpResponse;
 use askama::Template;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -193,5 +196,56 @@ impl LineRow {
                 total: money(t, l.subtotal_cents, cur),
             })
             .collect()
+    }
+}
+
+/// What every list screen shows around its rows: the chrome titled with the list's name, the
+/// tabs over one filter (when the list has them), and the pager.
+pub(crate) struct Listing {
+    pub c: Chrome,
+    pub tabs: Vec<Tab>,
+    pub pager: Pager,
+}
+
+impl Listing {
+    /// The frame of the list at `path` showing `found` for `query`.
+    pub fn new<T>(
+        me: &Visitor,
+        req: &HttpRequest,
+        nav: Nav,
+        path: &str,
+        query: &str,
+        found: &Page<T>,
+    ) -> Listing {
+        let c = Chrome::new(me, req, nav, String::new());
+        let t = c.t;
+        Listing {
+            pager: Pager::new(t, path, query, found),
+            tabs: Vec::new(),
+            c: Chrome {
+                title: t.text(nav.title_key()).to_string(),
+                ..c
+            },
+        }
+    }
+
+    /// Titled otherwise than its section (the catalogue key `title`).
+    pub fn titled(mut self, title: &str) -> Listing {
+        self.c.title = self.c.t.text(title).to_string();
+        self
+    }
+
+    /// With tabs over the filter `param`: "all", then one per `(value, label)`.
+    pub fn with_tabs(
+        mut self,
+        path: &str,
+        query: &str,
+        param: &str,
+        choices: impl Iterator<Item = (&'static str, &'static str)>,
+    ) -> Listing {
+        let current = super::form::query_value(query, param);
+        let all = self.c.t.text("dash.tab.all");
+        self.tabs = tabs(path, query, param, &current, choices, all);
+        self
     }
 }

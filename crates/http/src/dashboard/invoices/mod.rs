@@ -7,8 +7,9 @@ pub mod form;
 use super::chrome::{Chrome, Nav};
 use super::form::without_blanks;
 use super::page;
+use super::views::Listing;
 use super::views::{date, moment, money, payment_status, Pager};
-use super::views::{tabs, LineRow, Tab};
+use super::views::{LineRow, Tab};
 use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
 use crate::AppState;
@@ -75,8 +76,17 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let names = ops
         .customer_names(found.data.iter().map(|i| i.customer_id).collect())
         .await?;
-    let c = Chrome::new(&me, &req, Nav::Invoices, String::new());
-    let t = c.t;
+    let t = super::locale_of(&req);
+    let path = "/dashboard/invoices";
+    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Invoices, path, &query, &found)
+        .with_tabs(
+            path,
+            &query,
+            "status",
+            InvoiceStatus::ALL
+                .into_iter()
+                .map(|s| (s.as_str(), t.invoice_status_for_merchant(s))),
+        );
     let value = |n| super::form::query_value(&query, n);
     let status = value("status");
     let rows = found
@@ -97,26 +107,14 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     page(
         StatusCode::OK,
         ListPage {
-            tabs: tabs(
-                "/dashboard/invoices",
-                &query,
-                "status",
-                &status,
-                InvoiceStatus::ALL
-                    .into_iter()
-                    .map(|s| (s.as_str(), t.invoice_status_for_merchant(s))),
-                t.text("dash.tab.all"),
-            ),
+            tabs,
             q: value("q"),
             created_after: value("created_after"),
             created_before: value("created_before"),
             status,
             rows,
-            pager: Pager::new(t, "/dashboard/invoices", &query, &found),
-            c: Chrome {
-                title: t.text("dash.nav.invoices").to_string(),
-                ..c
-            },
+            pager,
+            c,
         },
     )
 }

@@ -6,11 +6,12 @@ pub mod actions;
 pub mod form;
 
 use super::chrome::{Chrome, Nav};
-use super::form::{query_value, without_blanks};
+use super::form::without_blanks;
 use super::page;
 use super::timeline::{timeline_rows, TimelineRow};
+use super::views::Listing;
 use super::views::{date, money, Pager};
-use super::views::{tabs, LineRow, Tab};
+use super::views::{LineRow, Tab};
 use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
 use crate::AppState;
@@ -58,22 +59,21 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let names = ops
         .customer_names(found.data.iter().map(|q| q.customer_id).collect())
         .await?;
-    let c = Chrome::new(&me, &req, Nav::Quotations, String::new());
-    let t = c.t;
-    let status = query_value(&query, "status");
+    let t = super::locale_of(&req);
+    let path = "/dashboard/quotations";
+    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Quotations, path, &query, &found)
+        .with_tabs(
+            path,
+            &query,
+            "status",
+            QuotationStatus::ALL
+                .into_iter()
+                .map(|s| (s.as_str(), t.quotation_status_for_merchant(s))),
+        );
     page(
         StatusCode::OK,
         ListPage {
-            tabs: tabs(
-                "/dashboard/quotations",
-                &query,
-                "status",
-                &status,
-                QuotationStatus::ALL
-                    .into_iter()
-                    .map(|s| (s.as_str(), t.quotation_status_for_merchant(s))),
-                t.text("dash.tab.all"),
-            ),
+            tabs,
             rows: found
                 .data
                 .iter()
@@ -88,11 +88,8 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     total: money(t, q.total_cents, q.currency),
                 })
                 .collect(),
-            pager: Pager::new(t, "/dashboard/quotations", &query, &found),
-            c: Chrome {
-                title: t.text("dash.nav.quotations").to_string(),
-                ..c
-            },
+            pager,
+            c,
         },
     )
 }

@@ -2,10 +2,11 @@
 //! attempts, the last error and the recipients the server refused, newest first.
 
 use crate::dashboard::chrome::{Chrome, Nav};
-use crate::dashboard::form::{query_value, without_blanks};
+use crate::dashboard::form::without_blanks;
 use crate::dashboard::page;
+use crate::dashboard::views::Listing;
+use crate::dashboard::views::Tab;
 use crate::dashboard::views::{moment, Pager};
-use crate::dashboard::views::{tabs, Tab};
 use crate::dashboard::{Answer, Visitor};
 use crate::AppState;
 use actix_web::http::StatusCode;
@@ -90,30 +91,27 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let query = without_blanks(req.query_string());
     // Reminders and receipts keep adding emails: a page says whether more follow.
     let found = me.ops(&state).without_totals().list_emails(&query).await?;
-    let c = Chrome::new(&me, &req, Nav::Settings, String::new());
-    let t = c.t;
-    let status = query_value(&query, "status");
+    let t = crate::dashboard::locale_of(&req);
     let statuses = [EmailStatus::Queued, EmailStatus::Sent, EmailStatus::Failed];
+    let path = "/dashboard/settings/emails";
+    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Settings, path, &query, &found)
+        .titled("dash.email.log")
+        .with_tabs(
+            path,
+            &query,
+            "status",
+            statuses
+                .into_iter()
+                .map(|s| (s.as_str(), status_label(t, s))),
+        );
     page(
         StatusCode::OK,
         ListPage {
             section: "emails",
-            tabs: tabs(
-                "/dashboard/settings/emails",
-                &query,
-                "status",
-                &status,
-                statuses
-                    .into_iter()
-                    .map(|s| (s.as_str(), status_label(t, s))),
-                t.text("dash.tab.all"),
-            ),
-            pager: Pager::new(t, "/dashboard/settings/emails", &query, &found),
+            tabs,
+            pager,
             rows: found.data.into_iter().map(|e| row(t, e)).collect(),
-            c: Chrome {
-                title: t.text("dash.email.log").to_string(),
-                ..c
-            },
+            c,
         },
     )
 }
