@@ -68,7 +68,7 @@ impl Identity {
     /// The live session a cookie's token (its hash) names, however far its sign-in has come.
     pub async fn session(&self, token: String) -> Result<Option<SignedIn>, ApiError> {
         let repos = self.repos.clone();
-        Ok(blocking(move || repos.find_session(&token, Utc::now())).await?)
+        blocking(move || repos.find_session(&token, Utc::now())).await
     }
 
     /// Signs in with an email and password: a session in the test environment of the person's
@@ -167,7 +167,7 @@ impl Identity {
     ) -> Result<CodeCheck, ApiError> {
         let repos = self.repos.clone();
         let now = Utc::now();
-        Ok(blocking(move || {
+        blocking(move || {
             if !may_try(&*repos, &key, now)? {
                 return Ok(CodeCheck::Throttled);
             }
@@ -185,7 +185,7 @@ impl Identity {
             repos.clear_login_failures(&key)?;
             Ok(CodeCheck::Accepted)
         })
-        .await?)
+        .await
     }
 
     /// The session has given its second factor.
@@ -198,7 +198,7 @@ impl Identity {
     /// Ends the session, here and in every process.
     pub async fn sign_out(&self, user: UserId, session: SessionId) -> Result<(), ApiError> {
         let repos = self.repos.clone();
-        Ok(blocking(move || repos.delete_session(user, session)).await?)
+        blocking(move || repos.delete_session(user, session)).await
     }
 
     /// The session shows `environment` from now on.
@@ -215,7 +215,7 @@ impl Identity {
     /// The user's live sessions (the account page's list).
     pub async fn sessions(&self, user: UserId) -> Result<Vec<Session>, ApiError> {
         let repos = self.repos.clone();
-        Ok(blocking(move || repos.list_sessions(user, Utc::now())).await?)
+        blocking(move || repos.list_sessions(user, Utc::now())).await
     }
 
     /// Ends one of `user`'s sessions (another browser, or this one).
@@ -275,7 +275,7 @@ impl Identity {
     /// email it sets, and the account an invitation to someone with a password joins.
     pub async fn link(&self, link: String) -> Result<Option<(String, Option<String>)>, ApiError> {
         let repos = self.repos.clone();
-        Ok(blocking(move || {
+        blocking(move || {
             let Some(found) = repos.find_link(&link, Utc::now())? else {
                 return Ok(None);
             };
@@ -288,7 +288,7 @@ impl Identity {
             };
             Ok(Some((credentials.user.email.as_str().to_string(), joins)))
         })
-        .await?)
+        .await
     }
 
     /// Sets the password through a link, which it uses up; `false` for a dead link.
@@ -331,7 +331,7 @@ impl Identity {
         let matched =
             password_work(move || verify_password_or_dummy(&typed, hash.as_ref())).await?;
         let repos = self.repos.clone();
-        Ok(blocking(move || {
+        blocking(move || {
             if !matched {
                 repos.record_login_failure(&key, now)?;
                 return Ok(Join::Wrong);
@@ -341,13 +341,13 @@ impl Identity {
                 None => Join::Dead,
             })
         })
-        .await?)
+        .await
     }
 
     /// How many unused recovery codes `user` has left.
     pub async fn recovery_codes_left(&self, user: UserId) -> Result<u32, ApiError> {
         let repos = self.repos.clone();
-        Ok(blocking(move || repos.recovery_codes_left(user)).await?)
+        blocking(move || repos.recovery_codes_left(user)).await
     }
 
     /// The secret this session sets up (the same one until it is used): the server chooses it,
@@ -355,7 +355,7 @@ impl Identity {
     pub async fn pending_secret(&self, session: SessionId) -> Result<TotpSecret, ApiError> {
         let repos = self.repos.clone();
         let fresh = TotpSecret::generate(&mut OsRng);
-        Ok(blocking(move || repos.pending_totp(session, &fresh)).await?)
+        blocking(move || repos.pending_totp(session, &fresh)).await
     }
 
     /// Turns the second factor on once `typed` (a code from the app) proves the session's
