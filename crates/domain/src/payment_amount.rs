@@ -365,6 +365,36 @@ impl MajorAmount {
             .ok_or(AmountTextError::TooLarge)
     }
 
+    /// An amount to pay or credit as a person types it in `locale` (see [`MajorAmount::parse_in`]),
+    /// in `currency`'s minor unit: greater than zero.
+    pub fn minor_in(
+        text: &str,
+        locale: crate::locale::Locale,
+        currency: Currency,
+    ) -> Result<Money, AmountTextError> {
+        MajorAmount::parse_in(text, locale, currency)?.to_minor(currency)
+    }
+
+    /// A unit price as a person types it in `locale` (`12.50`, `-5` for a discount, `0`; German
+    /// `1.200,00`), in `currency`'s minor unit: unlike an amount paid, it may be zero or
+    /// negative.
+    pub fn signed_minor_in(
+        text: &str,
+        locale: crate::locale::Locale,
+        currency: Currency,
+    ) -> Result<i64, AmountTextError> {
+        let text = text.trim();
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        if !digits.is_empty() && digits.trim_start_matches(['0', '.', ',']).is_empty() {
+            return Ok(0);
+        }
+        let minor = MajorAmount::minor_in(digits, locale, currency)?.minor();
+        Ok(if negative { -minor } else { minor })
+    }
+
     /// `amount` written the way [`MajorAmount::parse`] reads it back: `12.50`, `1000`, `1.250`,
     /// without symbol or grouping (the value of a form field).
     pub fn format(amount: Money, currency: Currency) -> String {
@@ -385,6 +415,38 @@ impl MajorAmount {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prices_as_typed_may_be_zero_or_negative() {
+        use crate::locale::Locale;
+        let (eur, jpy, en) = (
+            Currency::parse("EUR").unwrap(),
+            Currency::parse("JPY").unwrap(),
+            Locale::En,
+        );
+        let price = |t: &str, c, l| MajorAmount::signed_minor_in(t, l, c);
+        assert_eq!(price("12.50", eur, en), Ok(1250));
+        assert_eq!(price("12,5", eur, en), Ok(1250));
+        assert_eq!(price("-5", eur, en), Ok(-500));
+        assert_eq!(price("0", eur, en), Ok(0));
+        assert_eq!(price("0.00", eur, en), Ok(0));
+        assert_eq!(price("1500", jpy, en), Ok(1500));
+        assert!(price("1.5", jpy, en).is_err());
+        assert_eq!(price("1.200,00", eur, Locale::De), Ok(120_000));
+        assert_eq!(price("-1.200,50", eur, Locale::De), Ok(-120_050));
+        assert!(price("abc", eur, en).is_err());
+        assert!(price("", eur, en).is_err());
+        assert!(price("--5", eur, en).is_err());
+        // An amount paid is never zero.
+        assert_eq!(
+            MajorAmount::minor_in("0", en, eur),
+            Err(AmountTextError::NotPositive)
+        );
+        assert_eq!(
+            MajorAmount::minor_in("1.453,00 €", Locale::De, eur).map(|m| m.minor()),
+            Ok(145_300)
+        );
+    }
 
     fn cur(code: &str) -> Currency {
         Currency::parse(code).unwrap()
