@@ -4,6 +4,7 @@
 //! feature, `hit` is nothing.
 
 #[cfg(feature = "failpoints")]
+#[allow(clippy::print_stderr)] // the test reads why the process ended
 pub fn hit(name: &str) {
     if std::env::var("INVOICING_FAILPOINT").is_ok_and(|v| v == name) {
         eprintln!("failpoint {name}: aborting");

@@ -40,8 +40,10 @@ struct FontFile {
 
 impl FontFile {
     /// `question` is the font's question mark (the fallback font has only a full-width one).
+    // The files are compiled in and known good (the render tests load them): a failure here is
+    // a build defect, never a request's.
+    #[allow(clippy::expect_used)]
     fn load(bytes: &'static [u8], question: char) -> FontFile {
-        // The files are compiled in and known good: failing here is a build defect.
         let font = Font::new(bytes.into(), 0).expect("the embedded font parses");
         let shaper = rustybuzz::Face::from_slice(bytes, 0).expect("the embedded font parses");
         let upem = shaper.units_per_em() as f32;

@@ -124,6 +124,7 @@ fn listen_once(url: &DatabaseUrl) -> Result<(), String> {
 
 /// Whether `socket` has something to read within `timeout`.
 #[cfg(unix)]
+#[allow(unsafe_code)] // poll(2) on the listener's own socket: see SAFETY below
 fn readable(socket: Socket, timeout: Duration) -> Result<bool, String> {
     let mut fds = [libc::pollfd {
         fd: socket,

@@ -163,6 +163,7 @@ impl Watchdog {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)] // a raw descriptor from libpq: see SAFETY below
 fn shut_down(socket: Socket) {
     use std::mem::ManuallyDrop;
     use std::os::fd::FromRawFd;
@@ -242,6 +243,7 @@ fn sockets() -> Vec<(Socket, u64)> {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)] // a raw descriptor from libpq: see SAFETY below
 fn peer_is_database(socket: Socket, ports: &[u16]) -> bool {
     use std::mem::ManuallyDrop;
     use std::os::fd::FromRawFd;
@@ -308,6 +310,7 @@ mod tests {
 /// trip. Nothing arrives on an idle PostgreSQL connection unless the server is ending it (end of
 /// stream, or an error message before it), so either means the connection is gone.
 #[cfg(unix)]
+#[allow(unsafe_code)] // a raw descriptor from libpq: see SAFETY below
 pub fn idle_socket_is_open(socket: Socket) -> bool {
     let mut byte = [0u8; 1];
     // SAFETY: `socket` is a connection's open descriptor for as long as the connection lives,

@@ -3,6 +3,8 @@
 //! concern (each was a binary of its own), helpers in `common`. Every test starts its own
 //! servers, data directory, databases, SMTP sink and chromedriver, so the modules share nothing
 //! but this process: the tests set no environment variable and never change directory.
+// Tests panic to fail and print to report; helpers outside `#[test]` functions too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
 

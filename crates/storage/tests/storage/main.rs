@@ -2,6 +2,8 @@
 //! databases, each body run on SQLite and on PostgreSQL (`backend_tests!`), one module per
 //! concern. Under `CI=true` an unreachable PostgreSQL fails the PostgreSQL tests instead of
 //! skipping them.
+// Tests panic to fail and print to report; helpers outside `#[test]` functions too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod citus;
 mod credit_notes;
