@@ -13,7 +13,7 @@ use invoicing_storage::Store;
 use std::io::Read;
 use std::time::{Duration, Instant};
 // ureq's resolver hook is outside its semver promise (`unversioned`): Cargo.lock pins the
-// version, and an upgrade must re-run the private-target tests (bins/server/tests/webhooks.rs).
+// version, and an upgrade must re-run the private-target tests (bins/server/tests/server/webhooks.rs).
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 

@@ -261,6 +261,20 @@ impl InvoiceRepository for Store {
         self.write_retrying_unique(|conn| insert_invoice(conn, scope, &new, Origin::Direct, &url))
     }
 
+    fn create_and_send_invoice(
+        &self,
+        scope: Scope,
+        new: NewInvoice,
+        send: InvoicePatch,
+    ) -> RepoResult<Invoice> {
+        let url = self.public_url();
+        let mail = self.mail_enabled();
+        self.write_retrying_unique(|conn| {
+            let created = insert_invoice(conn, scope, &new, Origin::Direct, &url)?;
+            update(conn, scope, created.id, &send, &url, mail)
+        })
+    }
+
     fn get_invoice(&self, scope: Scope, id: InvoiceId) -> RepoResult<Invoice> {
         let url = self.public_url();
         self.read(|conn| load_invoice(conn, scope, id, &url))

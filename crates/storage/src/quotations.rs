@@ -152,10 +152,45 @@ fn update(
     Ok(quotation)
 }
 
+/// Sends a draft; with `email`, the message is queued in the same transaction.
+fn send(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    id: QuotationId,
+    email: Option<EmailRequest>,
+    url: &str,
+) -> Result<Quotation, TxError> {
+    let row = load_row(conn, scope, id)?;
+    let quotation = move_quotation(conn, scope.actor, &row, QuotationStatus::Sent, url)?;
+    if let Some(request) = email {
+        let doc = Document {
+            kind: DocumentKind::Quotation,
+            id: row.id,
+            number: &row.number,
+            customer: CustomerId(row.customer_id),
+        };
+        queue(conn, scope, EmailKind::Quotation, doc, request)?;
+    }
+    Ok(quotation)
+}
+
 impl QuotationRepository for Store {
     fn create_quotation(&self, scope: Scope, new: NewQuotation) -> RepoResult<Quotation> {
         let url = self.public_url();
         self.write_retrying_unique(|conn| insert(conn, scope, &new, &url))
+    }
+
+    fn create_and_send_quotation(
+        &self,
+        scope: Scope,
+        new: NewQuotation,
+        email: Option<EmailRequest>,
+    ) -> RepoResult<Quotation> {
+        let url = self.public_url();
+        self.write_retrying_unique(|conn| {
+            let created = insert(conn, scope, &new, &url)?;
+            send(conn, scope, created.id, email.clone(), &url)
+        })
     }
 
     fn get_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation> {
@@ -252,20 +287,7 @@ impl QuotationRepository for Store {
         email: Option<EmailRequest>,
     ) -> RepoResult<Quotation> {
         let url = self.public_url();
-        self.write(|conn| {
-            let row = load_row(conn, scope, id)?;
-            let quotation = move_quotation(conn, scope.actor, &row, QuotationStatus::Sent, &url)?;
-            if let Some(request) = email {
-                let doc = Document {
-                    kind: DocumentKind::Quotation,
-                    id: row.id,
-                    number: &row.number,
-                    customer: CustomerId(row.customer_id),
-                };
-                queue(conn, scope, EmailKind::Quotation, doc, request)?;
-            }
-            Ok(quotation)
-        })
+        self.write(|conn| send(conn, scope, id, email.clone(), &url))
     }
 
     fn answer_quotation(

@@ -13,6 +13,14 @@ use chrono::{DateTime, Utc};
 pub trait InvoiceRepository {
     /// Creates a draft with the next gap-free number, its customer if inline, and the events.
     fn create_invoice(&self, scope: Scope, new: NewInvoice) -> RepoResult<Invoice>;
+    /// Creates the invoice and sends it (`send`: the move to `sent`, with its email when asked)
+    /// in one transaction: a send that is refused leaves no draft behind.
+    fn create_and_send_invoice(
+        &self,
+        scope: Scope,
+        new: NewInvoice,
+        send: InvoicePatch,
+    ) -> RepoResult<Invoice>;
     fn get_invoice(&self, scope: Scope, id: InvoiceId) -> RepoResult<Invoice>;
     /// Invoices of any tenants, each answered as [`Self::get_invoice`] answers it, in the order
     /// asked; in one statement where the store can (a server gathers the reads that wait for

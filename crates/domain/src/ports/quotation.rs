@@ -13,6 +13,14 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 pub trait QuotationRepository {
     fn create_quotation(&self, scope: Scope, new: NewQuotation) -> RepoResult<Quotation>;
+    /// Creates the quotation and sends it (with `email`, queued) in one transaction: a send
+    /// that is refused leaves no draft behind.
+    fn create_and_send_quotation(
+        &self,
+        scope: Scope,
+        new: NewQuotation,
+        email: Option<EmailRequest>,
+    ) -> RepoResult<Quotation>;
     fn get_quotation(&self, scope: Scope, id: QuotationId) -> RepoResult<Quotation>;
     fn list_quotations(
         &self,

@@ -82,6 +82,28 @@ impl Ops {
             .await
     }
 
+    /// Creates the invoice and sends it (emailed with `email`) in one transaction: a send that
+    /// is refused leaves no draft behind.
+    pub async fn create_and_send_invoice(
+        &self,
+        input: InvoiceInput,
+        email: Option<EmailInput>,
+    ) -> Result<Invoice, ApiError> {
+        let scope = self
+            .caller
+            .require_document_write(ApiResource::Invoices, input.customer.is_some())?;
+        let new = input.parse(self.today().await?, new_token())?;
+        let send = InvoicePatch {
+            status: Some(InvoiceStatus::Sent),
+            email: self.email_request(email)?,
+            ..Default::default()
+        };
+        self.run(scope, "invoice", move |r, s| {
+            r.create_and_send_invoice(s, new, send)
+        })
+        .await
+    }
+
     pub async fn list_invoices(&self, query: &str) -> Result<Page<Invoice>, ApiError> {
         self.list(
             ApiResource::Invoices,

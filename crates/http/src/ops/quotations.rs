@@ -45,6 +45,24 @@ impl Ops {
             .await
     }
 
+    /// Creates the quotation and sends it (emailed with `email`) in one transaction: a send
+    /// that is refused leaves no draft behind.
+    pub async fn create_and_send_quotation(
+        &self,
+        input: QuotationInput,
+        email: Option<EmailInput>,
+    ) -> Result<Quotation, ApiError> {
+        let scope = self
+            .caller
+            .require_document_write(ApiResource::Quotations, input.customer.is_some())?;
+        let new = input.parse(self.today().await?, new_token())?;
+        let email = self.email_request(email)?;
+        self.run(scope, "quotation", move |r, s| {
+            r.create_and_send_quotation(s, new, email)
+        })
+        .await
+    }
+
     pub async fn list_quotations(&self, query: &str) -> Result<Page<Quotation>, ApiError> {
         self.list(
             ApiResource::Quotations,

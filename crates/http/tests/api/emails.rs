@@ -1,6 +1,6 @@
 //! SPEC §18 through the real app: sends and resends that ask for email, with and without
 //! `SMTP_URL`, the email log and its filters, the request's limits, scopes and tenants. What
-//! reaches an SMTP server is tested against the binary (bins/server/tests/mail.rs).
+//! reaches an SMTP server is tested against the binary (bins/server/tests/server/mail.rs).
 
 use crate::common::*;
 use actix_web::http::Method;

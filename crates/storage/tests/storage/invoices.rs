@@ -1239,7 +1239,37 @@ fn a_list_pairs_each_invoices_totals_with_its_own_lines(db: TestDb) {
     assert!(lists > 0);
 }
 
+/// "Save and send" is one transaction: in test the invoice is created already sent (its
+/// creation and its send both recorded); a send the live profile refuses (no seller's details
+/// yet) leaves neither the draft nor its new customer behind.
+fn created_and_sent_in_one_transaction(db: TestDb) {
+    let scope = scope(&db);
+    let send = || patch(json!({"status": "sent"}));
+    let sent = db
+        .store
+        .create_and_send_invoice(scope, simple("a@example.com", "Work"), send())
+        .unwrap();
+    assert_eq!(sent.status, InvoiceStatus::Sent);
+    assert_eq!(events_of(&db, scope, "invoice.created").len(), 1);
+    assert_eq!(events_of(&db, scope, "invoice.sent").len(), 1);
+
+    let live = Scope::new(scope.account_id, Environment::Live);
+    let refused = db
+        .store
+        .create_and_send_invoice(live, simple("b@example.com", "Work"), send());
+    assert!(matches!(refused, Err(RepoError::Invalid(_))), "{refused:?}");
+    let page = || PageRequest::new(1, 10).unwrap();
+    let invoices = db
+        .store
+        .list_invoices(live, &InvoiceFilter::default(), page());
+    assert_eq!(invoices.unwrap().total, 0, "no draft is left behind");
+    let customers = db.store.list_customers(live, &Default::default(), page());
+    assert_eq!(customers.unwrap().total, 0, "nor the customer it named");
+    assert!(events_of(&db, live, "invoice.created").is_empty());
+}
+
 backend_tests!(
+    created_and_sent_in_one_transaction,
     later_pages_continue_the_first,
     a_list_pairs_each_invoices_totals_with_its_own_lines,
     a_keyset_walk_sees_every_row_once,

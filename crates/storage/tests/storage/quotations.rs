@@ -1807,7 +1807,33 @@ fn a_get_pairs_the_totals_with_their_own_lines(db: TestDb) {
     assert!(gets > 0);
 }
 
+/// "Save and send" is one transaction: in test the quotation is created already sent; a send
+/// the live profile refuses leaves neither the draft nor its new customer behind.
+fn created_and_sent_in_one_transaction(db: TestDb) {
+    let scope = scope(&db);
+    let sent = db
+        .store
+        .create_and_send_quotation(scope, simple("a@example.com"), None)
+        .unwrap();
+    assert_eq!(sent.status, QuotationStatus::Sent);
+    assert_eq!(events_of(&db, scope, "quotation.sent").len(), 1);
+
+    let live = Scope::new(scope.account_id, Environment::Live);
+    let refused = db
+        .store
+        .create_and_send_quotation(live, simple("b@example.com"), None);
+    assert!(matches!(refused, Err(RepoError::Invalid(_))), "{refused:?}");
+    let page = || PageRequest::new(1, 10).unwrap();
+    let listed = db
+        .store
+        .list_quotations(live, &QuotationFilter::default(), page());
+    assert_eq!(listed.unwrap().total, 0, "no draft is left behind");
+    let customers = db.store.list_customers(live, &Default::default(), page());
+    assert_eq!(customers.unwrap().total, 0, "nor the customer it named");
+}
+
 backend_tests!(
+    created_and_sent_in_one_transaction,
     a_get_pairs_the_totals_with_their_own_lines,
     numbering_is_gap_free_and_independent_of_invoices,
     create_stores_defaults_customer_and_event,
