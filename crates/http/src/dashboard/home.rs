@@ -30,7 +30,7 @@ pub(crate) struct PendingPayment {
     pub reference: String,
     pub reported: String,
     /// The customer's proof of transfer, among what the queue shows (SPEC §25).
-    pub x: super::payments::Extras,
+    pub x: super::payments::extras::Extras,
 }
 
 pub(crate) struct DocRow {
@@ -134,12 +134,12 @@ pub(crate) async fn home(me: Visitor, state: web::Data<AppState>, req: HttpReque
                 .data
                 .into_iter()
                 .map(|p| PendingPayment {
-                    x: super::payments::Extras::of(t, &p),
+                    x: super::payments::extras::Extras::of(t, &p),
                     id: p.id.0,
                     invoice_id: p.invoice_id.0,
                     customer: name(p.customer_id),
                     amount: money(t, p.amount_cents, p.currency),
-                    method: t.text(super::payments::method_key(p.method)).to_string(),
+                    method: t.text(super::payments::extras::method_key(p.method)).to_string(),
                     reference: p.reference.unwrap_or_default(),
                     reported: date(t, p.created_at.date_naive()),
                 })

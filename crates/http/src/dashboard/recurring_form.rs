@@ -1,6 +1,6 @@
 //! The recurring invoice's form routes, over the document form (`dashboard::document_form`).
 
-super::document_form::form_routes! {
+super::document_form::routes::form_routes! {
     kind: super::document_form::Kind::Recurring,
     new: "/dashboard/recurring/new", edit: "/dashboard/recurring/{id}/edit",
     operation_ids: ["dashboard_recurring_new", "dashboard_recurring_create", "dashboard_recurring_edit", "dashboard_recurring_save"],

@@ -1,6 +1,6 @@
 //! The invoice's form routes, over the document form (`dashboard::document_form`).
 
-crate::dashboard::document_form::form_routes! {
+crate::dashboard::document_form::routes::form_routes! {
     kind: crate::dashboard::document_form::Kind::Invoice,
     new: "/dashboard/invoices/new", edit: "/dashboard/invoices/{id}/edit",
     operation_ids: ["dashboard_invoice_new", "dashboard_invoice_create", "dashboard_invoice_edit", "dashboard_invoice_save"],

@@ -1,29 +1,23 @@
 //! Invoices (SPEC §21): the list with status tabs, search, dates and paging; the detail with
-//! lines, totals, payments, credit notes, emails and the actions the status allows; the form.
+//! lines, totals, payments, credit notes, emails and the actions the status allows
+//! (`detail.rs`, `actions.rs`); the form (`form.rs`). This file holds the list.
 
 pub mod actions;
+pub mod detail;
 pub mod form;
 
-use super::chrome::{Chrome, Nav};
-use super::form::without_blanks;
-use super::page;
-use super::views::Listing;
-use super::views::{date, moment, money, payment_status, Pager};
-use super::views::{LineRow, Tab};
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::without_blanks;
+use crate::dashboard::page;
+use crate::dashboard::views::Listing;
+use crate::dashboard::views::Tab;
+use crate::dashboard::views::{date, money, Pager};
 use crate::dashboard::{Answer, Visitor};
-use crate::path_id::Id;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use invoicing_domain::credit_note::CreditReason;
-use invoicing_domain::einvoice::Readiness;
-use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::invoice_status::InvoiceStatus;
-use invoicing_domain::locale::Locale;
-use invoicing_domain::payment::PaymentMethod;
-use invoicing_domain::payment_status::PaymentStatus;
-use invoicing_domain::supply::Supply;
 
 pub(crate) struct Row {
     pub id: i64,
@@ -68,7 +62,7 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let ops = me.ops(&state);
     let query = without_blanks(req.query_string());
     // A search reads rows until a page is full; counting every match would read them all.
-    let found = if super::form::query_value(&query, "q").is_empty() {
+    let found = if crate::dashboard::form::query_value(&query, "q").is_empty() {
         ops.list_invoices(&query).await?
     } else {
         ops.without_totals().list_invoices(&query).await?
@@ -76,7 +70,7 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
     let names = ops
         .customer_names(found.data.iter().map(|i| i.customer_id).collect())
         .await?;
-    let t = super::locale_of(&req);
+    let t = crate::dashboard::locale_of(&req);
     let path = "/dashboard/invoices";
     let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Invoices, path, &query, &found)
         .with_tabs(
@@ -87,7 +81,7 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
                 .into_iter()
                 .map(|s| (s.as_str(), t.invoice_status_for_merchant(s))),
         );
-    let value = |n| super::form::query_value(&query, n);
+    let value = |n| crate::dashboard::form::query_value(&query, n);
     let status = value("status");
     let rows = found
         .data
@@ -95,7 +89,7 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
         .map(|i| Row {
             id: i.id.0,
             number: i.invoice_number.clone(),
-            customer: super::views::name_of(&names, i.customer_id),
+            customer: crate::dashboard::views::name_of(&names, i.customer_id),
             issued: date(t, i.issue_date),
             due: date(t, i.due_date),
             status: i.status.as_str(),
@@ -114,267 +108,6 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
             status,
             rows,
             pager,
-            c,
-        },
-    )
-}
-
-pub(crate) struct PaymentRow {
-    pub id: i64,
-    pub date: String,
-    pub method: &'static str,
-    pub reference: String,
-    pub amount: String,
-    pub status: &'static str,
-    pub status_label: &'static str,
-    pub pending: bool,
-    /// The gateway, refunds and proof (SPEC §25).
-    pub x: super::payments::Extras,
-    /// The Refund form's amount, when the payment may return anything.
-    pub refund: Option<String>,
-}
-
-pub(crate) struct CreditRow {
-    pub id: i64,
-    pub number: String,
-    pub date: String,
-    pub amount: String,
-}
-
-pub(crate) struct EmailRow {
-    pub kind: &'static str,
-    pub to: String,
-    pub status: &'static str,
-    pub when: String,
-    pub problem: String,
-}
-
-/// What the detail's buttons may do: exactly the moves the transition table allows.
-pub(crate) struct Allowed {
-    pub edit: bool,
-    pub send: bool,
-    pub pay: bool,
-    pub cancel: bool,
-    pub record_payment: bool,
-    pub credit: bool,
-    pub resend: bool,
-}
-
-impl Allowed {
-    fn of(status: InvoiceStatus, amount_due: i64, credit_left: i64, can_write: bool) -> Allowed {
-        let can = |to| can_write && status.transition(to).is_ok();
-        Allowed {
-            edit: can_write && status == InvoiceStatus::Draft,
-            send: can(InvoiceStatus::Sent),
-            pay: can(InvoiceStatus::Paid),
-            cancel: can(InvoiceStatus::Cancelled),
-            record_payment: can_write && status.is_open() && amount_due > 0,
-            credit: can_write && credit_left > 0 && status.is_public(),
-            resend: can_write && status.is_public(),
-        }
-    }
-}
-
-#[derive(Template)]
-#[template(path = "dashboard/invoice.html")]
-struct DetailPage {
-    c: Chrome,
-    einvoice: EInvoiceView,
-    id: i64,
-    number: String,
-    status: &'static str,
-    status_label: &'static str,
-    customer_id: i64,
-    customer: String,
-    customer_email: String,
-    issued: String,
-    due: String,
-    /// The delivery date or service period, labelled (SPEC §27).
-    supply: Option<(&'static str, String)>,
-    currency: &'static str,
-    lines: Vec<LineRow>,
-    subtotal: String,
-    tax: String,
-    total: String,
-    paid: String,
-    credited: String,
-    amount_due: String,
-    /// What the customer paid beyond what they owe, to refund (SPEC §25), when anything.
-    overpaid: Option<String>,
-    notes: Option<String>,
-    link: Option<String>,
-    payments: Vec<PaymentRow>,
-    credit_notes: Vec<CreditRow>,
-    emails: Vec<EmailRow>,
-    timeline: Vec<super::timeline::TimelineRow>,
-    allowed: Allowed,
-    methods: Vec<(&'static str, &'static str)>,
-    reasons: Vec<(&'static str, &'static str)>,
-    mail: bool,
-}
-
-pub(crate) fn method_label(t: Locale, m: PaymentMethod) -> &'static str {
-    t.text(super::payments::method_key(m))
-}
-
-/// Whether the invoice is an e-invoice yet, and what to fill in where.
-pub(crate) struct EInvoiceView {
-    pub ready: bool,
-    /// Term, message in the user's language, and the screen where it is filled in.
-    pub missing: Vec<(&'static str, String, Option<String>)>,
-}
-
-impl EInvoiceView {
-    fn of(r: Readiness, t: Locale, customer_id: i64, invoice_id: i64, draft: bool) -> EInvoiceView {
-        let link = |field: &str| -> Option<String> {
-            let settings = |anchor: &str| Some(format!("/dashboard/settings#{anchor}"));
-            match field {
-                "account.vat_id" => settings("vat_id"),
-                "account.address.country" => settings("country"),
-                "account.electronic_address" => settings("eas_scheme"),
-                "tax_rounding" => settings("tax_rounding"),
-                "customer.vat_id" | "customer.address.country" => {
-                    Some(format!("/dashboard/customers/{customer_id}/edit"))
-                }
-                f if f.starts_with("line_items") && draft => {
-                    Some(format!("/dashboard/invoices/{invoice_id}/edit"))
-                }
-                _ => None,
-            }
-        };
-        EInvoiceView {
-            ready: r.ready,
-            missing: r
-                .missing
-                .into_iter()
-                .map(|m| {
-                    let to = link(&m.field);
-                    (m.term, m.text(t), to)
-                })
-                .collect(),
-        }
-    }
-}
-
-/// One invoice.
-#[utoipa::path(get, path = "/dashboard/invoices/{id}", tag = "dashboard", operation_id = "dashboard_invoice",
-    params(("id" = String, Path, description = "The invoice's id")),
-    responses(
-        (status = 200, description = "The invoice", content_type = "text/html", body = String),
-        (status = 404, description = "No such invoice in this account and environment", content_type = "text/html", body = String),
-    ))]
-pub(crate) async fn detail(
-    me: Visitor,
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: Id<InvoiceId>,
-) -> Answer {
-    let ops = me.ops(&state);
-    // The invoice with the parties it names: the customer as the document shows them, and
-    // what its e-invoice still lacks, in one read.
-    let (inv, parties, readiness) = ops.invoice_readiness(id).await?;
-    let about = format!("invoice_id={}&per_page=100", inv.id.0);
-    let few = ops.without_totals();
-    let payments = few.list_payments(&about).await?;
-    // Only a sent invoice can be credited: a draft has no credit notes to read.
-    let credits = if inv.status == InvoiceStatus::Draft {
-        Vec::new()
-    } else {
-        few.list_credit_notes(&about).await?.data
-    };
-    let emails = few.list_emails(&about).await?;
-    let timeline = ops.timeline("invoice", inv.id.0).await?;
-    let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
-    let t = c.t;
-    let cur = inv.currency;
-    let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
-    let credit_left = inv.total_cents - inv.amount_credited_cents;
-    let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
-    let can_write = c.can_write;
-    page(
-        StatusCode::OK,
-        DetailPage {
-            id: inv.id.0,
-            status: inv.status.as_str(),
-            status_label: t.invoice_status_for_merchant(inv.status),
-            customer_id: inv.customer_id.0,
-            customer,
-            customer_email,
-            issued: date(t, inv.issue_date),
-            due: date(t, inv.due_date),
-            supply: inv.supply().map(|s| match s {
-                Supply::Delivered(day) => ("dash.supply.delivery_date", date(t, day)),
-                Supply::Period(p) => (
-                    "dash.supply.period",
-                    format!("{} – {}", date(t, p.start), date(t, p.end)),
-                ),
-            }),
-            currency: cur.code(),
-            lines: LineRow::of(t, cur, &inv.line_items),
-            subtotal: money(t, inv.subtotal_cents, cur),
-            tax: money(t, inv.tax_cents, cur),
-            total: money(t, inv.total_cents, cur),
-            paid: money(t, inv.amount_paid_cents, cur),
-            credited: money(t, inv.amount_credited_cents, cur),
-            amount_due: money(t, inv.amount_due_cents, cur),
-            overpaid: (inv.overpaid_cents > 0).then(|| money(t, inv.overpaid_cents, cur)),
-            notes: inv.notes.clone(),
-            link: inv.status.is_public().then(|| inv.payment_link.clone()),
-            payments: payments
-                .data
-                .into_iter()
-                .map(|p| PaymentRow {
-                    x: super::payments::Extras::of(t, &p),
-                    refund: super::payments::refund_prefill(t, &p, &inv, can_write),
-                    id: p.id.0,
-                    date: date(t, p.created_at.date_naive()),
-                    method: method_label(t, p.method),
-                    reference: p.reference.unwrap_or_default(),
-                    amount: money(t, p.amount_cents, p.currency),
-                    status: p.status.as_str(),
-                    status_label: payment_status(t, p.status),
-                    pending: p.status == PaymentStatus::Pending,
-                })
-                .collect(),
-            credit_notes: credits
-                .into_iter()
-                .map(|n| CreditRow {
-                    id: n.id.0,
-                    number: n.credit_note_number,
-                    date: date(t, n.created_at.date_naive()),
-                    amount: money(t, n.total_cents, n.currency),
-                })
-                .collect(),
-            emails: emails
-                .data
-                .into_iter()
-                .map(|e| EmailRow {
-                    kind: e.kind.as_str(),
-                    to: e.to.join(", "),
-                    status: e.status.as_str(),
-                    when: moment(t, e.created_at),
-                    problem: e.last_error.unwrap_or_default(),
-                })
-                .collect(),
-            timeline: super::timeline::timeline_rows(t, timeline),
-            allowed,
-            methods: PaymentMethod::ALL
-                .into_iter()
-                .map(|m| (m.as_str(), method_label(t, m)))
-                .collect(),
-            reasons: CreditReason::ALL
-                .into_iter()
-                .map(|r| (r.as_str(), super::credit_notes::reason_label(t, r)))
-                .collect(),
-            mail: state.config.mail_enabled,
-            einvoice: EInvoiceView::of(
-                readiness,
-                t,
-                inv.customer_id.0,
-                inv.id.0,
-                inv.status == InvoiceStatus::Draft,
-            ),
-            number: inv.invoice_number,
             c,
         },
     )

@@ -1,6 +1,6 @@
 //! The quotation's form routes, over the document form (`dashboard::document_form`).
 
-crate::dashboard::document_form::form_routes! {
+crate::dashboard::document_form::routes::form_routes! {
     kind: crate::dashboard::document_form::Kind::Quotation,
     new: "/dashboard/quotations/new", edit: "/dashboard/quotations/{id}/edit",
     operation_ids: ["dashboard_quotation_new", "dashboard_quotation_create", "dashboard_quotation_edit", "dashboard_quotation_save"],

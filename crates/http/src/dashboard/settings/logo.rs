@@ -80,7 +80,7 @@ pub(crate) async fn upload(
                 .map(|d| d.message.clone())
                 .unwrap_or_else(|| e.message.clone());
             let errors = HashMap::from([("logo".to_string(), message)]);
-            super::show_current(&state, &req, &me, errors).await
+            super::profile::show_current(&state, &req, &me, errors).await
         }
         Err(e) => Err(e.into()),
     }

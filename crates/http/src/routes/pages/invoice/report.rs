@@ -1,0 +1,162 @@
+//! The invoice page's "report a payment" post: checked, recorded as a pending payment, and
+//! answered with the page (thanking the customer) or the page again with what is wrong.
+
+use super::report_body::{read_report, AttachedFile, PaymentReportForm, PaymentReportUpload};
+use super::view::InvoicePage;
+use crate::error::ApiError;
+use crate::redirect::see_other;
+use crate::routes::pages::report_form;
+use crate::routes::pages::{limit_public, missing_as, render, valid_token};
+use crate::{blocking, AppState};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use invoicing_domain::locale::Locale;
+use invoicing_domain::payment::PaymentReportInput;
+use invoicing_domain::payment_amount::{reported, MajorAmount};
+use invoicing_domain::payment_proof::{parse_proof, ProofError};
+use invoicing_domain::validation::FieldError;
+
+/// The page again, answering 422 with what the customer typed and what is wrong with it, so
+/// they can correct it without losing their input.
+async fn refused(
+    state: &AppState,
+    number: String,
+    token: String,
+    form: (String, String),
+    messages: Vec<String>,
+    proof_error: Option<String>,
+) -> Result<HttpResponse, ApiError> {
+    let repos = state.repos();
+    let shown = token.clone();
+    let public = blocking(move || repos.view_public_invoice(&number, &token))
+        .await
+        .map_err(missing_as("invoice"))?;
+    let mut page = InvoicePage::new(public, shown);
+    (page.amount_value, page.reference_value) = form;
+    page.form_errors = messages;
+    page.proof_error = proof_error;
+    let mut res = render(page)?;
+    *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+    Ok(res)
+}
+
+/// Storage's own refusal, for a report that passed the page's checks and then met a changed
+/// invoice: its English reasons under the customer's field names.
+fn storage_reasons(t: Locale, errors: Vec<FieldError>) -> Vec<String> {
+    errors
+        .into_iter()
+        .map(|e| {
+            let field = if e.param == "amount" {
+                t.text("lines.amount")
+            } else {
+                t.text("report.reference")
+            };
+            format!("{field} {}", e.message)
+        })
+        .collect()
+}
+
+/// The "report a payment" form of the invoice page (an HTML form post; answers 303 to the page,
+/// which thanks the customer). Records a pending payment; the merchant verifies it.
+#[utoipa::path(post, path = "/invoice/{number}/payments", tag = "public pages", operation_id = "invoice_report_payment",
+    params(("number" = String, Path, description = "Invoice number")),
+    request_body(content(
+        (PaymentReportForm = "application/x-www-form-urlencoded"),
+        (PaymentReportUpload = "multipart/form-data"),
+    ), description = "The form as a browser posts it; `multipart/form-data` when it carries `proof`: a PDF, PNG or JPEG of at most 5 MiB, judged by its bytes"),
+    responses(
+        (status = 303, description = "Back to the invoice page, which thanks the customer (or shows why the invoice takes no payments any more)",
+            headers(("Location" = String, description = "The invoice page"))),
+        (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
+        (status = 415, description = "Not an HTML form post (`unsupported_media_type`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 413, description = "The post is larger than a 5 MiB proof and the form (`payload_too_large`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 422, description = "The page again (HTML) with what is wrong: a missing or malformed amount, more than is due, no reference, or a proof file that is not a PDF, PNG or JPEG of at most 5 MiB (beside its field)", body = String, content_type = "text/html"),
+        (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
+    ))]
+pub async fn report(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    number: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    limit_public(&state, &req)?;
+    let (form, file) = read_report(&req, payload).await?;
+    let token = valid_token(form.token).ok_or_else(|| ApiError::resource_missing("invoice"))?;
+    let number = number.into_inner();
+    let typed = (
+        form.amount.clone().unwrap_or_default(),
+        form.reference.clone().unwrap_or_default(),
+    );
+    let repos = state.repos();
+    let (n, t) = (number.clone(), token.clone());
+    let shown = blocking(move || repos.find_public_invoice(&n, &t))
+        .await
+        .map_err(missing_as("invoice"))?;
+    let locale = shown.parties.locale();
+    let proof = match file {
+        AttachedFile::None => Ok(None),
+        AttachedFile::TooLarge => Err(ProofError::TooLarge),
+        AttachedFile::Some(name, bytes) => parse_proof(&name, bytes).map(Some),
+    };
+    let proof_error = proof.as_ref().err().map(|e| proof_message(locale, *e));
+    // An invoice no longer open is storage's to answer (back to the page, which says why).
+    if shown.invoice.status.is_open() {
+        let found = report_form::problems(
+            form.amount.as_deref(),
+            form.reference.as_deref(),
+            &shown.invoice,
+            reported(&shown.payments),
+            locale,
+        );
+        if !found.is_empty() || proof_error.is_some() {
+            let currency = shown.invoice.currency;
+            let messages = found
+                .iter()
+                .map(|p| report_form::describe(locale, p, currency))
+                .collect();
+            return refused(&state, number, token, typed, messages, proof_error).await;
+        }
+    }
+    // The amount as the page's locale writes it (`1.453,00`), handed on as the operation reads
+    // amounts; text the locale cannot read goes on as typed, for the operation to refuse.
+    let currency = shown.invoice.currency;
+    let amount = form.amount.map(|typed| {
+        MajorAmount::parse_in(&typed, locale, currency)
+            .and_then(|a| a.to_minor(currency))
+            .map(|m| MajorAmount::format(m, currency))
+            .unwrap_or(typed)
+    });
+    let input = PaymentReportInput {
+        amount,
+        reference: form.reference,
+    };
+    let mut report = match input.parse() {
+        Ok(r) => r,
+        Err(v) => {
+            let messages = storage_reasons(locale, v.into_errors());
+            return refused(&state, number, token, typed, messages, proof_error).await;
+        }
+    };
+    report.proof = proof.ok().flatten();
+    let repos = state.repos();
+    let (n, t) = (number.clone(), token.clone());
+    let back = format!("/invoice/{number}?token={token}");
+    match blocking(move || repos.report_payment(&n, &t, report)).await {
+        Ok(_) => Ok(see_other(&format!("{back}&reported=1"))),
+        // Paid or cancelled meanwhile: the page shows where the invoice stands.
+        Err(e) if e.code == "invalid_state_transition" => Ok(see_other(&back)),
+        Err(e) if e.code == "validation_failed" => {
+            let messages = storage_reasons(locale, e.details.clone());
+            refused(&state, number, token, typed, messages, None).await
+        }
+        Err(e) => Err(missing_as("invoice")(e)),
+    }
+}
+
+fn proof_message(t: Locale, e: ProofError) -> String {
+    t.text(match e {
+        ProofError::NotAllowed => "form.proof.type",
+        ProofError::TooLarge => "form.proof.too_large",
+    })
+    .to_string()
+}
