@@ -378,3 +378,14 @@ mod tests {
         assert!(serde_json::from_str::<Currency>("978").is_err());
     }
 }
+
+/// A document's or product's `currency` field: absent is `None`, an unknown code a violation.
+pub fn parse_currency(
+    v: &mut crate::validation::Violations,
+    raw: Option<String>,
+) -> Option<Currency> {
+    let raw = raw?;
+    Currency::parse(&raw)
+        .map_err(|e| v.push("currency", e.to_string()))
+        .ok()
+}

@@ -1,20 +1,20 @@
 //! Customers (SPEC §8): the parsed, always-valid forms of what clients send, and the record the
 //! API returns. Parsing happens once, here, and reports every failing field together.
 
+use crate::contact::TAX_ID_MAX;
+pub(crate) use crate::contact::{parse_email_address, parse_phone};
+pub use crate::contact::{
+    Address, AddressInput, Email, ADDRESS_FIELD_MAX, EMAIL_MAX, NAME_MAX, PHONE_MAX,
+};
 use crate::einvoice::{ElectronicAddress, ElectronicAddressInput, VatId};
 use crate::locale::Locale;
-use crate::profile::TAX_ID_MAX;
 use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub const NAME_MAX: usize = 256;
-pub const EMAIL_MAX: usize = 254;
-pub const PHONE_MAX: usize = 40;
 pub const COMPANY_MAX: usize = 256;
-pub const ADDRESS_FIELD_MAX: usize = 200;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -23,97 +23,6 @@ pub struct CustomerId(pub i64);
 impl fmt::Display for CustomerId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
-    }
-}
-
-/// A trimmed, syntactically valid address. Uniqueness is case-insensitive, so storage keys on
-/// [`Email::normalized`] while the customer keeps the spelling they gave.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Email(String);
-
-impl Email {
-    pub fn parse(raw: &str) -> Result<Email, &'static str> {
-        parse_email_address(raw, false).map(|s| Email(s.to_string()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn normalized(&self) -> String {
-        self.0.to_lowercase()
-    }
-}
-
-/// The address rules every email of the domain follows, on the trimmed text it returns.
-/// `localhost_ok` also takes the one undotted domain `localhost` (the first-start dashboard user
-/// `admin@localhost`, SPEC §21); a customer's address must be deliverable, so never theirs.
-pub(crate) fn parse_email_address(raw: &str, localhost_ok: bool) -> Result<&str, &'static str> {
-    let s = raw.trim();
-    if s.is_empty() {
-        return Err("is required");
-    }
-    if s.chars().count() > EMAIL_MAX {
-        return Err("must be at most 254 characters");
-    }
-    let valid = email_address::EmailAddress::parse_with_options(
-        s,
-        email_address::Options::default().without_display_text(),
-    )
-    .is_ok();
-    // A deliverable business address has a dotted domain; `user@localhost` is a typo here.
-    let dotted_domain = s.rsplit_once('@').is_some_and(|(_, d)| {
-        (d.contains('.') && !d.starts_with('.') && !d.ends_with('.'))
-            || (localhost_ok && d.eq_ignore_ascii_case("localhost"))
-    });
-    // Quoted local parts and address literals are valid RFC 5322 but not sendable through
-    // common relays (nor parsed by every mail library): refused up front, not at send time.
-    let plain = !s.starts_with('"') && !s.contains("@[");
-    if valid && dotted_domain && plain && !s.contains(char::is_whitespace) {
-        Ok(s)
-    } else {
-        Err("must be a valid email address")
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Address {
-    pub line1: Option<String>,
-    pub line2: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub postal_code: Option<String>,
-    pub country: Option<String>,
-}
-
-/// The address object as sent; every part optional.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct AddressInput {
-    pub line1: Option<String>,
-    pub line2: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub postal_code: Option<String>,
-    pub country: Option<String>,
-}
-
-impl AddressInput {
-    pub(crate) fn parse(self, v: &mut Violations, prefix: &str) -> Address {
-        let mut field = |name: &str, value: Option<String>| {
-            optional_text(v, &format!("{prefix}.{name}"), value, ADDRESS_FIELD_MAX)
-        };
-        Address {
-            line1: field("line1", self.line1),
-            line2: field("line2", self.line2),
-            city: field("city", self.city),
-            state: field("state", self.state),
-            postal_code: field("postal_code", self.postal_code),
-            country: field("country", self.country),
-        }
     }
 }
 
@@ -163,24 +72,6 @@ fn parse_locale(v: &mut Violations, raw: String) -> Option<Locale> {
         v.push("locale", "must be one of en, es, fr, de, nl, pt");
         None
     })
-}
-
-pub(crate) fn parse_phone(v: &mut Violations, param: &str, raw: Option<String>) -> Option<String> {
-    let phone = optional_text(v, param, raw, PHONE_MAX)?;
-    let phone = phone.trim().to_string();
-    let allowed = phone
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '+' | ' ' | '-' | '(' | ')' | '.'));
-    let digits = phone.chars().filter(char::is_ascii_digit).count();
-    if allowed && (5..=20).contains(&digits) {
-        Some(phone)
-    } else {
-        v.push(
-            param,
-            "must be a phone number of 5 to 20 digits (with + ( ) - . and spaces allowed)",
-        );
-        None
-    }
 }
 
 fn parse_email(v: &mut Violations, raw: Option<String>) -> Option<Email> {

@@ -1,7 +1,6 @@
 //! What invoices and quotations share: line items and their amounts, document numbers, payment
 //! terms, dates and the customer a document names. Parsed here once for both.
 
-use crate::currency::Currency;
 use crate::customer::{CustomerId, CustomerInput, NewCustomer};
 use crate::validation::Violations;
 use chrono::{Duration, NaiveDate};
@@ -11,8 +10,9 @@ pub use crate::document_lines::{
     LineDraft, LineDrafts, LineItem, LineItemInput, LineItemView, Lines, ProductLine,
 };
 
-pub const MAX_LINES: usize = 500;
-pub const DESCRIPTION_MAX: usize = 1000;
+pub use crate::currency::parse_currency;
+pub use crate::document_lines::MAX_LINES;
+pub use crate::product::DESCRIPTION_MAX;
 pub const NOTES_MAX: usize = 5000;
 
 /// `due_on_receipt` or `net_N` (0 ≤ N ≤ 365).
@@ -102,13 +102,6 @@ pub fn parse_date(v: &mut Violations, param: &str, raw: Option<String>) -> Optio
             None
         }
     }
-}
-
-pub fn parse_currency(v: &mut Violations, raw: Option<String>) -> Option<Currency> {
-    let raw = raw?;
-    Currency::parse(&raw)
-        .map_err(|e| v.push("currency", e.to_string()))
-        .ok()
 }
 
 /// The customer a new document is for: an existing one, or one found or created by email.

@@ -4,18 +4,21 @@
 
 use crate::currency::Currency;
 use crate::decimal::{Quantity, TaxRate};
-use crate::document::{DESCRIPTION_MAX, MAX_LINES};
 use crate::einvoice::{
     allocate_document_tax, parse_category, parse_exemption_reason, parse_unit, LineTax,
     TaxCategory, TaxRounding, DEFAULT_UNIT,
 };
 use crate::lines::{document_totals, line_amounts, DocumentTotals, LineAmounts, TotalsError};
 use crate::money::Money;
+use crate::product::DESCRIPTION_MAX;
 use crate::product::{Product, ProductId};
 use crate::validation::{required_text, Violations};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// The most lines a document may have.
+pub const MAX_LINES: usize = 500;
 
 /// One line as sent.
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -16,9 +16,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct InvoiceId(pub i64);
+pub use crate::invoice_id::InvoiceId;
 
 /// The body of `POST /api/v1/invoices`.
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -4,6 +4,7 @@
 //! about diesel, actix or any transport.
 
 pub mod api_key;
+pub mod contact;
 pub mod credit_note;
 pub mod currency;
 pub mod customer;
@@ -17,6 +18,8 @@ pub mod event;
 pub mod gateway;
 pub mod idempotency;
 pub mod invoice;
+pub mod invoice_id;
+mod keyed;
 pub mod invoice_status;
 pub mod ip_ranges;
 pub mod lines;

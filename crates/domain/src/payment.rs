@@ -3,7 +3,7 @@
 
 use crate::currency::Currency;
 use crate::customer::CustomerId;
-use crate::invoice::InvoiceId;
+use crate::invoice_id::InvoiceId;
 use crate::invoice_status::InvoiceStatus;
 use crate::money::Money;
 use crate::payment_amount::MajorAmount;
@@ -383,6 +383,17 @@ pub struct PaymentRequest {
 
 impl PaymentRequest {
     pub const OBJECT: &'static str = "payment_request";
+}
+
+/// What the customer reported and the merchant has yet to check: the invoice's pending
+/// payments.
+pub fn reported<'a>(payments: impl IntoIterator<Item = &'a Payment>) -> crate::money::Money {
+    crate::payment_amount::total(
+        payments
+            .into_iter()
+            .filter(|p| p.status == crate::payment_status::PaymentStatus::Pending)
+            .map(|p| p.amount_cents),
+    )
 }
 
 #[cfg(test)]

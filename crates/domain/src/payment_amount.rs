@@ -27,17 +27,6 @@ pub enum PaymentAmountError {
     ExceedsUnreported { left: Money },
 }
 
-/// What the customer reported and the merchant has yet to check: the invoice's pending
-/// payments.
-pub fn reported<'a>(payments: impl IntoIterator<Item = &'a crate::payment::Payment>) -> Money {
-    total(
-        payments
-            .into_iter()
-            .filter(|p| p.status == crate::payment_status::PaymentStatus::Pending)
-            .map(|p| p.amount_cents),
-    )
-}
-
 /// The sum of stored amounts in minor units (each within the bounds of `Money`; one out of
 /// them, or a sum past them, is left out rather than wrapped).
 pub fn total(amounts: impl IntoIterator<Item = i64>) -> Money {

@@ -1,9 +1,9 @@
 //! Products (SPEC §14): the catalog that line items may name, so a price, tax rate and
 //! description are typed once and reused. Parsed here once; storage only keeps what is valid.
 
+use crate::currency::parse_currency;
 use crate::currency::Currency;
 use crate::decimal::TaxRate;
-use crate::document::{parse_currency, DESCRIPTION_MAX};
 use crate::money::Money;
 use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
 use chrono::{DateTime, Utc};
@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
+
+/// The longest description of a product, and of a document's line.
+pub const DESCRIPTION_MAX: usize = 1000;
 
 pub const PRODUCT_NAME_MAX: usize = 256;
 

@@ -1,8 +1,8 @@
 //! The merchant's profile (SPEC §16): who the documents come from and how a customer pays them,
 //! one per account and environment, so a test key can never change what live customers see.
 
+use crate::contact::{parse_phone, Address, AddressInput, Email, NAME_MAX};
 use crate::currency::Currency;
-use crate::customer::{parse_phone, Address, AddressInput, Email, NAME_MAX};
 use crate::einvoice::{
     BankAccount, BankAccountInput, Contact, ContactInput, ElectronicAddress,
     ElectronicAddressInput, TaxRounding, VatId,
@@ -13,7 +13,7 @@ use crate::validation::{not_null, optional_text, required_text, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub const TAX_ID_MAX: usize = 64;
+pub use crate::contact::TAX_ID_MAX;
 pub const WEBSITE_MAX: usize = 256;
 pub const PAYMENT_INSTRUCTIONS_MAX: usize = 2000;
 pub const FOOTER_MAX: usize = 500;

@@ -340,7 +340,7 @@ fn report(
         },
     )?;
     if let Some(file) = &report.proof {
-        crate::gateways::attach_proof(conn, scope, PaymentId(row.id), file)?;
+        crate::payment_proofs::attach(conn, scope, PaymentId(row.id), file)?;
     }
     load_payment(conn, scope, PaymentId(row.id))
 }

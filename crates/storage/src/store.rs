@@ -5,8 +5,9 @@ use crate::connection::{
     AnyConnection, Backend, DatabaseUrl, Manager, PooledConn, Statements, WORK_LIMIT,
 };
 use crate::request_tx::{Pinned, RunningKeys};
+pub(crate) use crate::tx::{begin, commit, is_connection_lost, one_line, rollback, TxError};
 use crate::writer::{WriteConn, Writer, WRITER_CONNECTIONS};
-use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::connection::{AnsiTransactionManager, SimpleConnection};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -342,11 +343,6 @@ fn pool_of(manager: Manager, size: u32) -> Result<Pool, StoreError> {
         .map_err(|e| StoreError::Connect(e.to_string()))
 }
 
-/// libpq's messages span lines ("…\n\tIs the server running…"); a log line must not.
-pub(crate) fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The pool's own reports of failed connection attempts, one log line each.
 #[derive(Debug)]
 struct OneLineErrors;
@@ -417,31 +413,6 @@ impl std::ops::DerefMut for Checkout<'_> {
     }
 }
 
-/// Opens a write transaction by hand (SQLite: `BEGIN IMMEDIATE`); diesel tracks it, so a
-/// `transaction` inside it becomes a savepoint.
-pub(crate) fn begin(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
-    match conn {
-        AnyConnection::Sqlite(c) => {
-            AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")
-        }
-        AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction(c),
-    }
-}
-
-pub(crate) fn commit(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
-    match conn {
-        AnyConnection::Sqlite(c) => AnsiTransactionManager::commit_transaction(c),
-        AnyConnection::Postgresql(c) => AnsiTransactionManager::commit_transaction(c),
-    }
-}
-
-pub(crate) fn rollback(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
-    match conn {
-        AnyConnection::Sqlite(c) => AnsiTransactionManager::rollback_transaction(c),
-        AnyConnection::Postgresql(c) => AnsiTransactionManager::rollback_transaction(c),
-    }
-}
-
 /// The `BEGIN` of a snapshot read on PostgreSQL.
 const SNAPSHOT: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
@@ -486,112 +457,6 @@ impl HealthCheck for Store {
     fn ping(&self) -> RepoResult<()> {
         self.read(|c| c.batch_execute("SELECT 1").map_err(TxError::from))
     }
-}
-
-/// Errors inside a transaction: a domain outcome that rolls it back, or a database failure.
-#[derive(Debug)]
-pub(crate) enum TxError {
-    Repo(RepoError),
-    Db(DieselError),
-}
-
-impl From<DieselError> for TxError {
-    fn from(e: DieselError) -> Self {
-        TxError::Db(e)
-    }
-}
-
-impl From<RepoError> for TxError {
-    fn from(e: RepoError) -> Self {
-        TxError::Repo(e)
-    }
-}
-
-impl TxError {
-    pub(crate) fn is_foreign_key_violation(&self) -> bool {
-        matches!(
-            self,
-            TxError::Db(DieselError::DatabaseError(
-                DatabaseErrorKind::ForeignKeyViolation,
-                _
-            ))
-        )
-    }
-
-    pub(crate) fn is_unique_violation(&self) -> bool {
-        matches!(
-            self,
-            TxError::Db(DieselError::DatabaseError(
-                DatabaseErrorKind::UniqueViolation,
-                _
-            ))
-        )
-    }
-
-    pub(crate) fn into_repo(self) -> RepoError {
-        match self {
-            TxError::Repo(e) => e,
-            TxError::Db(DieselError::NotFound) => RepoError::NotFound,
-            TxError::Db(e) if is_transient(&e) => RepoError::Unavailable(one_line(&e.to_string())),
-            TxError::Db(e) => RepoError::Internal(one_line(&e.to_string())),
-        }
-    }
-}
-
-/// libpq's words for a connection that is gone.
-const CONNECTION_LOST: &[&str] = &[
-    "server closed the connection",
-    "terminating connection",
-    "no connection to the server",
-    "could not receive data",
-    "could not send data",
-];
-
-/// The database's state right now, not the request's fault: locked, too slow, failing over.
-const DATABASE_BUSY: &[&str] = &[
-    "database is locked",
-    "database table is locked",
-    "database is busy",
-    "canceling statement due to statement timeout",
-    "canceling statement due to lock timeout",
-    "connection to server",
-    "the database system is shutting down",
-    "the database system is starting up",
-    "the database system is in recovery mode",
-];
-
-fn message_has(e: &DieselError, words: &[&str]) -> bool {
-    match e {
-        DieselError::DatabaseError(_, info) => {
-            let message = info.message();
-            words.iter().any(|w| message.contains(w))
-        }
-        _ => false,
-    }
-}
-
-/// The connection itself failed (as opposed to a statement on it).
-fn is_connection_lost(e: &DieselError) -> bool {
-    matches!(
-        e,
-        DieselError::DatabaseError(
-            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
-            _,
-        )
-    ) || message_has(e, CONNECTION_LOST)
-}
-
-/// Failures that say nothing about the request and everything about the database's state right
-/// now (gone, failing over, locked, too slow): the client should retry later (503), not be told
-/// of an internal error. diesel keeps no SQLSTATE for these, so some are known by message.
-fn is_transient(e: &DieselError) -> bool {
-    is_connection_lost(e)
-        || matches!(
-            e,
-            DieselError::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _)
-                | DieselError::BrokenTransactionManager
-        )
-        || message_has(e, DATABASE_BUSY)
 }
 
 #[cfg(feature = "testing")]

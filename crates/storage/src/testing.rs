@@ -2,7 +2,12 @@
 //! and removed again on drop. Under `CI=true` an unreachable PostgreSQL fails the test instead
 //! of skipping it.
 // Test support, built only with the `testing` feature: a failure here is the test failing.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use crate::connection::Backend;
 use crate::store::Store;

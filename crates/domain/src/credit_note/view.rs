@@ -4,7 +4,7 @@ use super::CreditReason;
 use crate::currency::Currency;
 use crate::customer::CustomerId;
 use crate::document::LineItemView;
-use crate::invoice::InvoiceId;
+use crate::invoice_id::InvoiceId;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 

@@ -13,7 +13,7 @@ pub use codes::{eas_schemes, is_eas_scheme, is_unit_code, is_vatex_code};
 pub use readiness::{check, vat_breakdown, Missing, Readiness, Reason, Subject, VatGroup};
 pub use rounding::{allocate_document_tax, TaxRounding};
 
-use crate::customer::{parse_phone, Email, NAME_MAX};
+use crate::contact::{parse_phone, Email, NAME_MAX};
 use crate::decimal::TaxRate;
 use crate::validation::{optional_text, required_text, Violations};
 use serde::{Deserialize, Serialize};

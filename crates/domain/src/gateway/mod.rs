@@ -4,14 +4,12 @@
 //! the database, and these types know nothing of any transport.
 
 mod keys;
-mod repository;
+mod records;
 
 pub use crate::refund::REASON_MAX as REFUND_REASON_MAX;
 pub use crate::refund::{refundable, NewRefund, Refund, RefundId, RefundInput, RefundStatus};
 pub use keys::{GatewayKeys, GatewayKeysInput, GatewaySettings, Secret, STRIPE_EVENTS};
-pub use repository::{
-    CheckoutRecord, GatewayRepository, OpenCheckout, ProofFile, Recorded, RefundPlan,
-};
+pub use records::{CheckoutRecord, OpenCheckout, ProofFile, Recorded, RefundPlan};
 
 use crate::currency::Currency;
 use crate::invoice::InvoiceId;

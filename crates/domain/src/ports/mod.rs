@@ -6,6 +6,7 @@ mod credit_note;
 mod customer;
 mod email;
 mod event;
+mod gateway;
 mod health;
 mod idempotency;
 mod invoice;
@@ -25,6 +26,7 @@ pub use credit_note::*;
 pub use customer::*;
 pub use email::*;
 pub use event::*;
+pub use gateway::*;
 pub use health::*;
 pub use idempotency::*;
 pub use invoice::*;
@@ -75,7 +77,7 @@ pub trait Repositories:
     + EventRepository
     + WebhookRepository
     + PaymentRepository
-    + crate::gateway::GatewayRepository
+    + GatewayRepository
     + ProductRepository
     + ProfileRepository
     + EmailRepository
@@ -101,8 +103,8 @@ impl<T> Repositories for T where
         + EventRepository
         + WebhookRepository
         + PaymentRepository
-        + crate::gateway::GatewayRepository
-        + crate::gateway::GatewayRepository
+        + GatewayRepository
+        + GatewayRepository
         + ProductRepository
         + ProfileRepository
         + EmailRepository

@@ -2,8 +2,8 @@
 //! gateway reports, refunds and proof files.
 
 mod checkouts;
-mod proofs;
-pub(crate) use proofs::attach as attach_proof;
+
+use crate::payment_proofs as proofs;
 mod refunds;
 mod settings;
 
@@ -16,11 +16,11 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use invoicing_domain::gateway::{
     Checkout, CheckoutRecord, GatewayEvent, GatewayKeys, GatewayKind, GatewayRefund,
-    GatewayRepository, GatewaySettings, NewRefund, Notification, OpenCheckout, ProofFile, Recorded,
-    RefundPlan,
+    GatewaySettings, NewRefund, Notification, OpenCheckout, ProofFile, Recorded, RefundPlan,
 };
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::payment::{Payment, PaymentId};
+use invoicing_domain::ports::GatewayRepository;
 use invoicing_domain::ports::RepoResult;
 use invoicing_domain::tenant::Scope;
 

@@ -12,7 +12,7 @@
 
 use super::{Turn, Turns};
 use crate::connection::{AnyConnection, Manager};
-use crate::store::{self, TxError};
+use crate::tx::{self, TxError};
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 use diesel::Connection;
 use invoicing_domain::ports::RepoError;
@@ -94,11 +94,11 @@ impl Groups {
                 let mut conn = match pool.get() {
                     Ok(c) => c,
                     Err(e) => {
-                        let e = RepoError::Unavailable(store::one_line(&e.to_string()));
+                        let e = RepoError::Unavailable(tx::one_line(&e.to_string()));
                         return Part::Done(Err(e.into()));
                     }
                 };
-                if let Err(e) = store::begin(&mut conn.conn) {
+                if let Err(e) = tx::begin(&mut conn.conn) {
                     return Part::Done(Err(e.into()));
                 }
                 let mut ledger = self.lock();
@@ -123,7 +123,7 @@ impl Groups {
             open.conn.conn.transaction(f)
         };
         if first && result.is_err() {
-            let rolled = store::rollback(&mut open.conn.conn);
+            let rolled = tx::rollback(&mut open.conn.conn);
             self.settle(open.generation, rolled.err().map(|e| e.to_string()));
             return Part::Done(result);
         }
@@ -131,7 +131,7 @@ impl Groups {
             // The database ended the transaction itself (a full disk, an I/O error): every
             // change of the group is gone, and so is every writer's answer.
             let why = "the write transaction was ended by the database".to_string();
-            let _ = store::rollback(&mut open.conn.conn);
+            let _ = tx::rollback(&mut open.conn.conn);
             open.conn.lost = true;
             self.settle(open.generation, Some(why.clone()));
             return Part::Done(Err(result
@@ -146,10 +146,10 @@ impl Groups {
                 Err(e) => Part::Done(Err(e)),
             };
         }
-        let committed = store::commit(&mut open.conn.conn);
+        let committed = tx::commit(&mut open.conn.conn);
         let failure = committed.as_ref().err().map(|e| e.to_string());
         if failure.is_some() {
-            let _ = store::rollback(&mut open.conn.conn);
+            let _ = tx::rollback(&mut open.conn.conn);
         }
         self.settle(generation, failure);
         match (result, committed) {
@@ -221,10 +221,10 @@ impl Groups {
     pub(crate) fn commit_open(&self) {
         let open = self.lock().open.take();
         if let Some(mut open) = open {
-            let committed = store::commit(&mut open.conn.conn);
+            let committed = tx::commit(&mut open.conn.conn);
             let failure = committed.err().map(|e| e.to_string());
             if failure.is_some() {
-                let _ = store::rollback(&mut open.conn.conn);
+                let _ = tx::rollback(&mut open.conn.conn);
             }
             self.settle(open.generation, failure);
         }

@@ -8,7 +8,7 @@
 mod group;
 
 use crate::connection::{AnyConnection, Manager, PooledConn};
-use crate::store::TxError;
+use crate::tx::TxError;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -166,7 +166,7 @@ impl From<WriterBusy> for TxError {
     fn from(busy: WriterBusy) -> TxError {
         invoicing_domain::ports::RepoError::Unavailable(match busy {
             WriterBusy::Queue => "no turn to write came in time".into(),
-            WriterBusy::Connect(e) => crate::store::one_line(&e),
+            WriterBusy::Connect(e) => crate::tx::one_line(&e),
         })
         .into()
     }

@@ -7,10 +7,11 @@ use super::*;
 use invoicing_domain::credit_note::CreditNoteInput;
 use invoicing_domain::gateway::{
     Checkout, CheckoutOwner, CheckoutStatus, GatewayEvent, GatewayKeysInput, GatewayKind,
-    GatewayRefund, GatewayRepository, Notification, ProofFile, Recorded, RefundInput, RefundStatus,
+    GatewayRefund, Notification, ProofFile, Recorded, RefundInput, RefundStatus,
 };
 use invoicing_domain::money::Money;
 use invoicing_domain::ports::CreditNoteRepository;
+use invoicing_domain::ports::GatewayRepository;
 
 const STRIPE: GatewayKind = GatewayKind::Stripe;
 

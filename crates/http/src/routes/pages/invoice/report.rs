@@ -11,8 +11,9 @@ use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::locale::Locale;
+use invoicing_domain::payment::reported;
 use invoicing_domain::payment::PaymentReportInput;
-use invoicing_domain::payment_amount::{reported, MajorAmount};
+use invoicing_domain::payment_amount::MajorAmount;
 use invoicing_domain::payment_proof::{parse_proof, ProofError};
 use invoicing_domain::validation::FieldError;
 

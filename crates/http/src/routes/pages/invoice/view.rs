@@ -6,7 +6,7 @@ use askama::Template;
 use invoicing_domain::invoice::PublicInvoice;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
-use invoicing_domain::payment_amount::reported;
+use invoicing_domain::payment::reported;
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::supply::Supply;
 
