@@ -111,21 +111,10 @@ pub(crate) fn is_field_mistake(e: &ApiError) -> bool {
     matches!(e.status.as_u16(), 400 | 422)
 }
 
-/// A unit price as typed (`12.50`, `-5`, `0`; `1.200,00` in German: as `t` writes amounts,
-/// SPEC §27) in minor units of `currency`.
+/// A unit price as typed, in minor units of `currency`: the domain reads it
+/// ([`MajorAmount::signed_minor_in`]); its refusal is the field's message.
 pub(crate) fn price_minor(text: &str, currency: Currency, t: Locale) -> Result<i64, String> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    if !digits.is_empty() && digits.trim_start_matches(['0', '.', ',']).is_empty() {
-        return Ok(0);
-    }
-    let minor = MajorAmount::parse_in(digits, t, currency)
-        .and_then(|a| a.to_minor(currency))
-        .map_err(|e| e.to_string())?
-        .minor();
-    Ok(if negative { -minor } else { minor })
+    MajorAmount::signed_minor_in(text, t, currency).map_err(|e| e.to_string())
 }
 
 /// Typed text as the operations take it: trimmed, and `None` when blank.

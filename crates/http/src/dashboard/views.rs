@@ -104,7 +104,7 @@ pub(crate) fn error_page(t: Locale, e: &ApiError) -> HttpResponse {
         _ => "dash.error.refused",
     };
     // A live document refused for the seller's profile (SPEC §27) is put right in Settings.
-    let seller_missing = e.details.iter().any(|d| d.param.starts_with("account."));
+    let seller_missing = seller_missing(e);
     let message = if e.status.is_server_error() {
         t.text("dash.error.try_again").to_string()
     } else if seller_missing {
@@ -248,4 +248,10 @@ impl Listing {
         self.tabs = tabs(path, query, param, &current, choices, all);
         self
     }
+}
+
+/// Whether a refusal is a live document's for the seller's missing details (SPEC §27): put right
+/// in Settings, not on the screen that was refused.
+pub(crate) fn seller_missing(e: &ApiError) -> bool {
+    e.details.iter().any(|d| d.param.starts_with("account."))
 }

@@ -1257,7 +1257,59 @@ async fn a_user_changes_their_password_and_ends_their_sessions(h: Harness) {
     );
 }
 
+/// "Save and send" is one operation: in live, before the seller's details are in Settings, the
+/// form comes back (422) saying what to add, and neither a draft nor its new customer is left
+/// behind; the same form in test creates the invoice already sent.
+async fn save_and_send_leaves_nothing_behind_when_the_send_is_refused(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    let fields = [
+        ("new_name", "Ada Lovelace"),
+        ("new_email", "ada@example.com"),
+        ("currency", "EUR"),
+        ("line_count", "1"),
+        ("lines-0-description", "Consulting"),
+        ("lines-0-quantity", "1"),
+        ("lines-0-unit_price", "150.00"),
+        ("action", "save_send"),
+    ];
+    let r = send_raw(
+        &app,
+        s.post("/dashboard/environment", &[("environment", "live")]),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &fields)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let page = r.text();
+    assert!(page.contains("legal name"), "says what to add: {page}");
+    assert!(page.contains("Consulting"), "what was typed is kept");
+    let live = h.live_key();
+    for list in ["/api/v1/invoices", "/api/v1/customers"] {
+        let found = call!(&app, h.req_as(&live, Method::GET, list));
+        assert_eq!(found.body["total"], 0, "{list}: {}", found.body);
+    }
+    let r = send_raw(
+        &app,
+        s.post("/dashboard/environment", &[("environment", "test")]),
+    )
+    .await;
+    assert_eq!(r.status, 303);
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &fields)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert!(
+        r.header("location").ends_with("?done=sent"),
+        "{}",
+        r.header("location")
+    );
+    let found = call!(&app, h.req(Method::GET, "/api/v1/invoices"));
+    assert_eq!(found.body["total"], 1);
+    assert_eq!(found.body["data"][0]["status"], "sent");
+}
+
 http_tests!(
+    save_and_send_leaves_nothing_behind_when_the_send_is_refused,
     every_screen_switches_environment_and_takes_its_notice,
     status_tabs_have_one_label_each,
     prices_are_typed_and_shown_as_the_users_language_writes_them,

@@ -12,8 +12,8 @@ use crate::path_id::Id;
 use crate::AppState;
 use actix_web::HttpRequest;
 use invoicing_domain::customer::CustomerInput;
-use invoicing_domain::invoice::{InvoiceId, InvoiceInput, InvoicePatchInput};
-use invoicing_domain::quotation::{QuotationId, QuotationInput, QuotationPatchInput};
+use invoicing_domain::invoice::{InvoiceInput, InvoicePatchInput};
+use invoicing_domain::quotation::{QuotationInput, QuotationPatchInput};
 use invoicing_domain::recurring::{RecurringInput, RecurringPatchInput};
 use std::collections::HashMap;
 
@@ -96,7 +96,13 @@ pub(crate) async fn save_new(
                 service_period: typed.service_period(),
                 ..Default::default()
             };
-            ops.create_invoice(input).await.map(|i| i.id.0)
+            // "Save and send" is one operation: a refused send leaves no draft behind.
+            if sends {
+                ops.create_and_send_invoice(input, None).await
+            } else {
+                ops.create_invoice(input).await
+            }
+            .map(|i| i.id.0)
         }
         Kind::Quotation => {
             let input = QuotationInput {
@@ -109,7 +115,12 @@ pub(crate) async fn save_new(
                 notes: non_blank(&typed.notes),
                 metadata: None,
             };
-            ops.create_quotation(input).await.map(|q| q.id.0)
+            if sends {
+                ops.create_and_send_quotation(input, None).await
+            } else {
+                ops.create_quotation(input).await
+            }
+            .map(|q| q.id.0)
         }
         Kind::Recurring => {
             let count = match non_blank(&typed.interval_count).map(|n| n.parse::<i64>()) {
@@ -142,22 +153,18 @@ pub(crate) async fn save_new(
     let id = match created {
         Ok(id) => id,
         Err(e) if is_field_mistake(&e) => {
-            return show(state, req, &me, &ops, kind, None, typed, errors_of(&e)).await
+            let errors = if super::super::views::seller_missing(&e) {
+                // A live document goes out only once the seller's details are in Settings.
+                let t = crate::dashboard::locale_of(req);
+                let say = t.text("dash.error.profile_needed").to_string();
+                HashMap::from([("form".to_string(), say)])
+            } else {
+                errors_of(&e)
+            };
+            return show(state, req, &me, &ops, kind, None, typed, errors).await;
         }
         Err(e) => return Err(e.into()),
     };
-    if sends {
-        match kind {
-            Kind::Invoice => {
-                ops.send_invoice(Id::of(InvoiceId(id)), None).await?;
-            }
-            Kind::Quotation => {
-                ops.send_quotation(Id::of(QuotationId(id)), None).await?;
-            }
-            // A schedule sends what it issues by itself (`auto_send`).
-            Kind::Recurring => {}
-        }
-    }
     let next = match (action, kind) {
         ("save_email", Kind::Invoice | Kind::Quotation) => "/email",
         ("save_send", _) => "?done=sent",

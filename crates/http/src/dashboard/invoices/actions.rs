@@ -71,8 +71,7 @@ pub(crate) async fn action(
         }
         "payment" => {
             let inv = ops.invoice(id).await?;
-            let amount = MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
-                .and_then(|a| a.to_minor(inv.currency))
+            let amount = MajorAmount::minor_in(&form.raw("amount"), locale_of(&req), inv.currency)
                 .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
             let input = PaymentInput {
                 invoice_id: Some(inv.id.0),
@@ -94,8 +93,7 @@ pub(crate) async fn action(
         }
         "credit" => {
             let inv = ops.invoice(id).await?;
-            let amount = MajorAmount::parse_in(&form.raw("amount"), locale_of(&req), inv.currency)
-                .and_then(|a| a.to_minor(inv.currency))
+            let amount = MajorAmount::minor_in(&form.raw("amount"), locale_of(&req), inv.currency)
                 .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))?;
             let input = CreditNoteInput {
                 reason: form.text("reason"),

@@ -152,8 +152,7 @@ pub(crate) async fn refund(
         None => Ok(None),
         Some(text) => {
             let currency = ops.payment(id).await?.currency;
-            MajorAmount::parse_in(&text, locale_of(&req), currency)
-                .and_then(|a| a.to_minor(currency))
+            MajorAmount::minor_in(&text, locale_of(&req), currency)
                 .map(|m| Some(m.minor()))
                 .map_err(|e| ApiError::invalid_parameter("amount", e.to_string()))
         }
