@@ -38,13 +38,13 @@ pub(crate) async fn export(
         "emails" => emails::EMAILS.csv(&q, ops).await,
         "events" => events::EVENTS.csv(&q, ops).await,
         "webhooks" => webhooks::WEBHOOKS.csv(&q, ops).await,
-        "aging" => reports::aging_csv(&q, ops).await,
+        "aging" => reports::as_csv::aging_csv(&q, ops).await,
         "revenue" => match ops.revenue_report(&q).await {
-            Ok(r) => reports::revenue_csv(&r),
+            Ok(r) => reports::as_csv::revenue_csv(&r),
             Err(e) => Err(e),
         },
         "tax" => match ops.tax_report(&q).await {
-            Ok(r) => reports::tax_csv(&r),
+            Ok(r) => reports::as_csv::tax_csv(&r),
             Err(e) => Err(e),
         },
         _ => Err(ApiError::resource_missing("export")),

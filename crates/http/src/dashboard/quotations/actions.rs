@@ -7,7 +7,7 @@ use crate::dashboard::{Answer, Posted, Visitor};
 use crate::error::ApiError;
 use crate::ops::Origin;
 use crate::path_id::Id;
-use crate::routes::quotations::user_agent;
+use crate::routes::quotations::moves::user_agent;
 use crate::AppState;
 use actix_web::{web, HttpRequest};
 use invoicing_domain::email::{EmailInput, EmailSubject};

@@ -1,116 +1,27 @@
 //! The second factor (SPEC §21, issue 29): a one-time code from an authenticator app (TOTP) or a
-//! single-use recovery code after the password; setting it up from a QR code drawn here, with
-//! ten recovery codes shown once; new codes; turning it off (not while the account requires
-//! it); and an owner requiring it of everyone in the account. Codes are checked by the domain
-//! (`TotpSecret::accepts`), used once by storage, and throttled as passwords are.
+//! single-use recovery code after the password (`code.rs`); setting it up from a QR code drawn
+//! here, with ten recovery codes shown once; new codes; turning it off (not while the account
+//! requires it); and an owner requiring it of everyone in the account. Codes are checked by the
+//! domain (`TotpSecret::accepts`), used once by storage, and throttled as passwords are.
 
-use super::chrome::{Chrome, Nav};
-use super::form::Form;
-use super::reauth::ask_unless_recent;
-use super::session::{check_post, visitor_at_any_stage, Visitor};
-use super::sign_in::safe_next;
-use super::{locale_of, page, see_other, Answer, Refusal};
-use crate::client::client_ip;
+pub mod code;
+
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::Form;
+use crate::dashboard::reauth::ask_unless_recent;
+use crate::dashboard::session::{check_post, visitor_at_any_stage, Visitor};
 use crate::dashboard::Posted;
+use crate::dashboard::{locale_of, page, see_other, Answer, Refusal};
 use crate::error::ApiError;
 use crate::form_body::FormBody;
-use crate::ops::identity::{CodeCheck, Identity};
+use crate::ops::identity::Identity;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use invoicing_domain::locale::Locale;
-use invoicing_domain::user::{Stage, ThrottleKey};
-
-#[derive(Template)]
-#[template(path = "dashboard/login_code.html")]
-struct CodePage {
-    t: Locale,
-    csrf: String,
-    next: String,
-    problem: Option<&'static str>,
-}
-
-/// The page asking for the one-time code after the password.
-#[utoipa::path(get, path = "/dashboard/login/code", tag = "dashboard", operation_id = "dashboard_login_code_page",
-    params(("next" = Option<String>, Query, description = "The dashboard page to return to")),
-    responses(
-        (status = 200, description = "The form for the one-time or recovery code", content_type = "text/html", body = String),
-        (status = 303, description = "No sign-in waiting for a code: to the sign-in page or the dashboard", headers(("Location" = String, description = "Where to go"))),
-    ))]
-pub(crate) async fn code_page(state: web::Data<AppState>, req: HttpRequest) -> Answer {
-    let me = visitor_at_any_stage(&state, &req).await?;
-    let next = safe_next(Some(&super::form::query_value(req.query_string(), "next")));
-    if me.signed_in.stage() != Stage::NeedsCode {
-        return Ok(see_other(&next));
-    }
-    let t = locale_of(&req);
-    page(
-        StatusCode::OK,
-        CodePage {
-            t,
-            csrf: me.csrf(),
-            next,
-            problem: None,
-        },
-    )
-}
-
-/// Checks a one-time code (six digits) or else a recovery code for the user, using it once;
-/// failures count against the pair of their email and this client, as a password's do.
-async fn check_code(
-    state: &AppState,
-    req: &HttpRequest,
-    me: &Visitor,
-    typed: String,
-) -> Result<CodeCheck, Refusal> {
-    let user = &me.signed_in.user;
-    let key = ThrottleKey::new(user.email.as_str(), client_ip(req, &state.config));
-    Ok(Identity::new(state).check_code(user.id, key, typed).await?)
-}
-
-/// Takes the one-time (or a recovery) code: the session is then signed in.
-#[utoipa::path(post, path = "/dashboard/login/code", tag = "dashboard", operation_id = "dashboard_login_code",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (six digits, or a recovery code), `next`"),
-    responses(
-        (status = 303, description = "Signed in", headers(("Location" = String, description = "The page asked for"))),
-        (status = 422, description = "A wrong, used or expired code", content_type = "text/html", body = String),
-        (status = 429, description = "Too many wrong codes for this email from this network: wait 15 minutes", content_type = "text/html", body = String),
-    ))]
-pub(crate) async fn take_code(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    body: FormBody,
-) -> Answer {
-    let me = visitor_at_any_stage(&state, &req).await?;
-    let form = Form::read(&req, &body)?;
-    check_post(&me, &req, &form)?;
-    let next = safe_next(form.get("next"));
-    if me.signed_in.stage() != Stage::NeedsCode {
-        return Ok(see_other(&next));
-    }
-    let (status, problem) = match check_code(&state, &req, &me, form.raw("code")).await? {
-        CodeCheck::Accepted => {
-            Identity::new(&state)
-                .confirm_second_factor(me.signed_in.session.id)
-                .await?;
-            return Ok(see_other(&next));
-        }
-        CodeCheck::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "dash.two_step.wrong"),
-        CodeCheck::Throttled => (StatusCode::TOO_MANY_REQUESTS, "dash.login.throttled"),
-    };
-    page(
-        status,
-        CodePage {
-            t: locale_of(&req),
-            csrf: me.csrf(),
-            next,
-            problem: Some(problem),
-        },
-    )
-}
+use invoicing_domain::user::Stage;
 
 #[derive(Template)]
 #[template(path = "dashboard/two_step.html")]
@@ -199,7 +110,7 @@ async fn set_up_visitor(state: &AppState, req: &HttpRequest) -> Result<Visitor, 
 /// Turns the second factor on once a code from the app proves the secret was scanned; the
 /// recovery codes are shown once.
 #[utoipa::path(post, path = "/dashboard/account/two-step/enable", tag = "dashboard", operation_id = "dashboard_two_step_enable",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (from the app, for the secret the page showed); `reauth_password` when asked"),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `code` (from the app, for the secret the page showed); `reauth_password` when asked"),
     responses(
         (status = 200, description = "On: the recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
         (status = 409, description = "Two-step sign-in is on already", content_type = "text/html", body = String),
@@ -236,7 +147,7 @@ pub(crate) async fn enable(state: web::Data<AppState>, req: HttpRequest, body: F
 
 /// New recovery codes, replacing the old ones; shown once.
 #[utoipa::path(post, path = "/dashboard/account/two-step/codes", tag = "dashboard", operation_id = "dashboard_two_step_codes",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
     responses(
         (status = 200, description = "The new recovery codes, shown once; or the page asking for the password again", content_type = "text/html", body = String),
         (status = 409, description = "The second factor is off", content_type = "text/html", body = String),
@@ -261,7 +172,7 @@ pub(crate) async fn codes(
 
 /// Turns the second factor off (never while the account requires it).
 #[utoipa::path(post, path = "/dashboard/account/two-step/disable", tag = "dashboard", operation_id = "dashboard_two_step_disable",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`; `reauth_password` when asked"),
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Off", headers(("Location" = String, description = "The second factor's page"))),
@@ -287,7 +198,7 @@ pub(crate) async fn disable(
 
 /// An owner requires (or stops requiring) a second factor of every member of the account.
 #[utoipa::path(post, path = "/dashboard/settings/people/two-step", tag = "dashboard", operation_id = "dashboard_require_two_step",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `required` (`true` or absent); `reauth_password` when asked"),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`, `required` (`true` or absent); `reauth_password` when asked"),
     responses(
         (status = 200, description = "The page asking for the password again", content_type = "text/html", body = String),
         (status = 303, description = "Saved", headers(("Location" = String, description = "The people"))),

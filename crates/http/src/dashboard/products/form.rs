@@ -1,14 +1,11 @@
-//! Products (SPEC §21): the catalogue's list (active or archived), the form to create or change
-//! one, and archiving or deleting as the API allows.
+//! The product form: its fields as typed, its page, and the routes that show it and save it (a
+//! new product, or changes to one; unticking "on sale" archives it).
 
-use super::chrome::{Chrome, Nav};
-use super::form::{field_errors, is_field_mistake, non_blank, price_minor, without_blanks, Form};
-use super::session::Visitor;
-use super::views::Listing;
-use super::views::Tab;
-use super::views::{money, Pager};
-use super::{page, see_other, Answer};
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, price_minor, Form};
+use crate::dashboard::session::Visitor;
 use crate::dashboard::Posted;
+use crate::dashboard::{page, see_other, Answer};
 use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::AppState;
@@ -22,67 +19,6 @@ use invoicing_domain::money::Money;
 use invoicing_domain::product::{Product, ProductId, ProductInput, ProductPatchInput};
 use serde_json::Value;
 use std::collections::HashMap;
-
-pub(crate) struct Row {
-    pub id: i64,
-    pub name: String,
-    pub description: String,
-    pub price: String,
-    pub tax_rate: String,
-    pub active: bool,
-}
-
-#[derive(Template)]
-#[template(path = "dashboard/products.html")]
-struct ListPage {
-    c: Chrome,
-    tabs: Vec<Tab>,
-    rows: Vec<Row>,
-    pager: Pager,
-}
-
-/// The products, the newest first; `active=true|false` as the API's filter.
-#[utoipa::path(get, path = "/dashboard/products", tag = "dashboard", operation_id = "dashboard_products",
-    params(
-        ("active" = Option<String>, Query, description = "true (on sale) or false (archived)"),
-        ("page" = Option<String>, Query, description = "Page number"),
-    ),
-    responses(
-        (status = 200, description = "The list", content_type = "text/html", body = String),
-        (status = 400, description = "A filter the API refuses", content_type = "text/html", body = String),
-    ))]
-pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpRequest) -> Answer {
-    let query = without_blanks(req.query_string());
-    let found = me.ops(&state).list_products(&query).await?;
-    let t = super::locale_of(&req);
-    let choices = [
-        ("true", t.text("dash.product.active")),
-        ("false", t.text("dash.product.archived")),
-    ];
-    let path = "/dashboard/products";
-    let Listing { c, tabs, pager } = Listing::new(&me, &req, Nav::Products, path, &query, &found)
-        .with_tabs(path, &query, "active", choices.into_iter());
-    page(
-        StatusCode::OK,
-        ListPage {
-            tabs,
-            rows: found
-                .data
-                .iter()
-                .map(|p| Row {
-                    id: p.id.0,
-                    name: p.name.clone(),
-                    description: p.description.clone().unwrap_or_default(),
-                    price: money(t, p.unit_price_cents, p.currency),
-                    tax_rate: t.percent(p.tax_rate),
-                    active: p.active,
-                })
-                .collect(),
-            pager,
-            c,
-        },
-    )
-}
 
 #[derive(Default)]
 struct Fields {
@@ -163,7 +99,7 @@ fn show(
     f: Fields,
     errors: HashMap<String, String>,
 ) -> Answer {
-    let t = super::locale_of(req);
+    let t = crate::dashboard::locale_of(req);
     let title = if editing.is_some() {
         f.name.clone()
     } else {
@@ -204,7 +140,7 @@ pub(crate) async fn new_page(me: Visitor, state: web::Data<AppState>, req: HttpR
 
 /// Creates the product.
 #[utoipa::path(post, path = "/dashboard/products/new", tag = "dashboard", operation_id = "dashboard_product_create",
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded",
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
         description = "`csrf`, `name`, `description`, `price` (in the currency, e.g. 12.50), `currency`, `tax_rate`, `active`"),
     responses(
         (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
@@ -216,7 +152,7 @@ pub(crate) async fn create(
     req: HttpRequest,
 ) -> Answer {
     let f = Fields::read(&form);
-    let saved = match f.price_cents(super::locale_of(&req)) {
+    let saved = match f.price_cents(crate::dashboard::locale_of(&req)) {
         Ok(cents) => {
             let input = ProductInput {
                 name: non_blank(&f.name),
@@ -256,7 +192,7 @@ pub(crate) async fn edit_page(
         &me,
         &req,
         Some(product.id.0),
-        Fields::of(&product, super::locale_of(&req)),
+        Fields::of(&product, crate::dashboard::locale_of(&req)),
         HashMap::new(),
     )
 }
@@ -264,7 +200,7 @@ pub(crate) async fn edit_page(
 /// Saves the product's changes, as `PATCH` does (unticking "on sale" archives it).
 #[utoipa::path(post, path = "/dashboard/products/{id}", tag = "dashboard", operation_id = "dashboard_product_save",
     params(("id" = String, Path, description = "The product's id")),
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "The fields of the new-product form"),
+    request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "The fields of the new-product form"),
     responses(
         (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
         (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
@@ -277,7 +213,7 @@ pub(crate) async fn save(
     id: Id<ProductId>,
 ) -> Answer {
     let f = Fields::read(&form);
-    let saved = match f.price_cents(super::locale_of(&req)) {
+    let saved = match f.price_cents(crate::dashboard::locale_of(&req)) {
         Ok(cents) => {
             let input = ProductPatchInput {
                 name: Some(non_blank(&f.name)),
@@ -303,22 +239,4 @@ pub(crate) async fn save(
         ),
         Err(e) => Err(e.into()),
     }
-}
-
-/// Deletes a product no document names (the API refuses otherwise: archive it instead).
-#[utoipa::path(post, path = "/dashboard/products/{id}/delete", tag = "dashboard", operation_id = "dashboard_product_delete",
-    params(("id" = String, Path, description = "The product's id")),
-    request_body(content = super::DashboardForm, content_type = "application/x-www-form-urlencoded", description = "`csrf`"),
-    responses(
-        (status = 303, description = "Deleted: to the products", headers(("Location" = String, description = "The products"))),
-        (status = 404, description = "No such product in this account and environment", content_type = "text/html", body = String),
-        (status = 409, description = "Documents name the product", content_type = "text/html", body = String),
-    ))]
-pub(crate) async fn delete(
-    Posted { me, .. }: Posted,
-    state: web::Data<AppState>,
-    id: Id<ProductId>,
-) -> Answer {
-    me.ops(&state).delete_product(id).await?;
-    Ok(see_other("/dashboard/products?done=deleted"))
 }

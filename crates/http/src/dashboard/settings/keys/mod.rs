@@ -1,13 +1,15 @@
 //! API keys (SPEC §2, §21, owners): the keys of the environment shown, a form for a new one
-//! (scopes from checkboxes, expiry, limits), revoke, and rotate with a grace period. A new key
-//! is shown once, on the page that answers its creation, as selectable text with a copy button.
-//! Creating and rotating ask for the password again when it is not recent.
+//! (scopes from checkboxes, expiry, limits; `form.rs`), revoke, and rotate with a grace period.
+//! A new key is shown once, on the page that answers its creation, as selectable text with a
+//! copy button. Creating and rotating ask for the password again when it is not recent.
 
-use super::section_chrome;
+mod form;
+
 use crate::dashboard::chrome::{Chrome, Nav};
-use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number, Form};
+use crate::dashboard::form::{field_errors, is_field_mistake, path_number};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;
+use crate::dashboard::settings::section_chrome;
 use crate::dashboard::views::moment;
 use crate::dashboard::Posted;
 use crate::dashboard::{page, see_other, Answer};
@@ -17,10 +19,9 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use chrono::{NaiveDate, Utc};
-use invoicing_domain::api_key::{
-    ApiKey, ApiKeyId, ApiResource, KeyRejection, KeyRequest, KeyScopes, RateOverride,
-};
+use chrono::Utc;
+use form::{read, request, Typed};
+use invoicing_domain::api_key::{ApiKey, ApiKeyId, ApiResource, KeyRejection, KeyScopes};
 use invoicing_domain::validation::Violations;
 use std::collections::HashMap;
 
@@ -66,16 +67,6 @@ impl KeyRow {
             state,
         }
     }
-}
-
-/// The form as typed, to show again beside its refusals.
-#[derive(Default)]
-pub(crate) struct Typed {
-    pub all: bool,
-    pub scopes: Vec<String>,
-    pub expires_on: String,
-    pub rate_per_minute: String,
-    pub burst: String,
 }
 
 #[derive(Template)]
@@ -150,61 +141,6 @@ pub(crate) async fn list(me: Visitor, state: web::Data<AppState>, req: HttpReque
         ..Typed::default()
     };
     show(&state, &req, &me, typed, HashMap::new(), None).await
-}
-
-fn read(form: &Form) -> Typed {
-    Typed {
-        all: form.checked("all"),
-        scopes: form
-            .pairs()
-            .iter()
-            .filter(|(k, _)| k == "scope")
-            .map(|(_, v)| v.clone())
-            .collect(),
-        expires_on: form.raw("expires_on"),
-        rate_per_minute: form.raw("rate_per_minute"),
-        burst: form.raw("burst"),
-    }
-}
-
-/// The typed form as the rules take it: `*` when "all" is ticked, else the ticked grants.
-fn request(typed: &Typed) -> Result<KeyRequest, ApiError> {
-    let mut v = Violations::new();
-    let mut number = |param: &str, text: &str| match non_blank(text) {
-        None => None,
-        Some(t) => t.parse::<u32>().map(Some).unwrap_or_else(|_| {
-            v.push(param, "must be a whole number from 1");
-            None
-        }),
-    };
-    let rate = RateOverride {
-        per_minute: number("rate_per_minute", &typed.rate_per_minute),
-        burst: number("burst", &typed.burst),
-    };
-    let expires_at = match non_blank(&typed.expires_on) {
-        None => None,
-        Some(day) => match NaiveDate::parse_from_str(&day, "%Y-%m-%d") {
-            Ok(day) => day.and_hms_opt(0, 0, 0).map(|t| t.and_utc()),
-            Err(_) => {
-                v.push("expires_at", "must be a date such as 2027-01-31");
-                None
-            }
-        },
-    };
-    // Ticked scopes win over "full access" (ticked by default): the narrower key is the one
-    // asked for.
-    let scopes = if !typed.scopes.is_empty() {
-        typed.scopes.join(",")
-    } else if typed.all {
-        "*".to_string()
-    } else {
-        v.push("scopes", "tick at least one, or all access");
-        String::new()
-    };
-    if !v.is_empty() {
-        return Err(v.into());
-    }
-    Ok(KeyRequest::parse(&scopes, rate, expires_at, Utc::now())?)
 }
 
 /// Creates a key and shows it, this once.

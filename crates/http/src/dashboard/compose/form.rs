@@ -1,0 +1,128 @@
+//! The composed email's form: what is typed (or first filled in from the draft), its page, and
+//! where the API's refusals point in it.
+
+use super::doc::Doc;
+use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::form::Form;
+use crate::dashboard::session::Visitor;
+use crate::dashboard::{page, Answer};
+use crate::ops::EmailDraft;
+use actix_web::http::StatusCode;
+use actix_web::HttpRequest;
+use askama::Template;
+use invoicing_domain::email::EmailInput;
+use std::collections::HashMap;
+
+/// The form as typed (or as first filled in).
+pub(super) struct Typed {
+    to: String,
+    cc: String,
+    subject: String,
+    message: String,
+}
+
+impl Typed {
+    pub(super) fn of(draft: &EmailDraft) -> Typed {
+        Typed {
+            to: draft.to.clone(),
+            cc: String::new(),
+            subject: draft.subject.clone(),
+            message: String::new(),
+        }
+    }
+
+    pub(super) fn read(form: &Form) -> Typed {
+        Typed {
+            to: form.raw("to"),
+            cc: form.raw("cc"),
+            subject: form.raw("subject"),
+            message: form.raw("message"),
+        }
+    }
+
+    /// As the API takes it: addresses separated by commas, semicolons or spaces.
+    pub(super) fn input(&self) -> EmailInput {
+        let addresses = |text: &str| -> Option<Vec<String>> {
+            let list: Vec<String> = text
+                .split([',', ';', ' ', '\n'])
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_string)
+                .collect();
+            (!list.is_empty()).then_some(list)
+        };
+        let text = |t: &str| (!t.trim().is_empty()).then(|| t.to_string());
+        EmailInput {
+            to: Some(addresses(&self.to).unwrap_or_default()),
+            cc: addresses(&self.cc),
+            subject: text(&self.subject),
+            message: text(&self.message),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/compose.html")]
+struct ComposePage {
+    c: Chrome,
+    action: String,
+    back: String,
+    attachment: String,
+    sends: bool,
+    typed: Typed,
+    errors: HashMap<String, String>,
+}
+
+impl ComposePage {
+    fn err(&self, name: &str) -> Option<&String> {
+        self.errors.get(name)
+    }
+
+    fn value(&self, name: &str) -> &str {
+        match name {
+            "to" => &self.typed.to,
+            "cc" => &self.typed.cc,
+            _ => &self.typed.subject,
+        }
+    }
+}
+
+/// `email.to[2]` and `email.cc` name their field; anything else is the form's.
+pub(super) fn field_of(param: &str) -> String {
+    let param = param.strip_prefix("email.").unwrap_or(param);
+    let name = param.split('[').next().unwrap_or(param);
+    match name {
+        "to" | "cc" | "subject" | "message" => name.to_string(),
+        "email" => "to".into(),
+        _ => "form".into(),
+    }
+}
+
+pub(super) async fn show(
+    me: &Visitor,
+    req: &HttpRequest,
+    doc: Doc,
+    draft: EmailDraft,
+    typed: Typed,
+    errors: HashMap<String, String>,
+) -> Answer {
+    let t = crate::dashboard::locale_of(req);
+    let title = t.fill("dash.compose.title", &[("attachment", &draft.attachment)]);
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    page(
+        status,
+        ComposePage {
+            c: Chrome::new(me, req, doc.nav(), title),
+            action: format!("{}/email", doc.screen()),
+            back: doc.screen(),
+            attachment: draft.attachment,
+            sends: draft.sends,
+            typed,
+            errors,
+        },
+    )
+}
