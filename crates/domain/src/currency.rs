@@ -292,6 +292,17 @@ impl<'de> Deserialize<'de> for Currency {
     }
 }
 
+/// A document's or product's `currency` field: absent is `None`, an unknown code a violation.
+pub fn parse_currency(
+    v: &mut crate::validation::Violations,
+    raw: Option<String>,
+) -> Option<Currency> {
+    let raw = raw?;
+    Currency::parse(&raw)
+        .map_err(|e| v.push("currency", e.to_string()))
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,15 +388,4 @@ mod tests {
             .contains("must be a three-letter ISO 4217 currency code"));
         assert!(serde_json::from_str::<Currency>("978").is_err());
     }
-}
-
-/// A document's or product's `currency` field: absent is `None`, an unknown code a violation.
-pub fn parse_currency(
-    v: &mut crate::validation::Violations,
-    raw: Option<String>,
-) -> Option<Currency> {
-    let raw = raw?;
-    Currency::parse(&raw)
-        .map_err(|e| v.push("currency", e.to_string()))
-        .ok()
 }

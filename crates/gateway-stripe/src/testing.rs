@@ -2,7 +2,12 @@
 //! and other crates: started on a free loopback port, driven through Stripe's own API and the
 //! stand-in's control API, stopped when dropped. Built with the `testing` feature only.
 // Test support, built only with the `testing` feature: a failure here is the test failing.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,12 @@
 //! read again, refunded, expired; and the webhooks the stand-in signs and delivers, verified
 //! and read by the adapter.
 // Tests panic to fail and print to report; helpers outside `#[test]` functions too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use chrono::Utc;
 use invoicing_domain::currency::Currency;

@@ -3,7 +3,12 @@
 //! Factur-X attachment (SPEC §23: each under the PDF's own time, §17). Run a release build:
 //! `cargo run --release -p invoicing-render --example einvoice_bench [-- RUNS]`.
 // A benchmark program: its output is its report, and a failure ends the run.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use std::time::Instant;
 

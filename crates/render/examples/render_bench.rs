@@ -2,7 +2,12 @@
 //! ≤ 300 ms on the project's 2-core machine). Run a release build of this crate alone:
 //! `cargo run --release -p invoicing-render --example render_bench [-- RUNS]`.
 // A benchmark program: its output is its report, and a failure ends the run.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use std::time::Instant;
 

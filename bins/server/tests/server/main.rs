@@ -4,7 +4,12 @@
 //! servers, data directory, databases, SMTP sink and chromedriver, so the modules share nothing
 //! but this process: the tests set no environment variable and never change directory.
 // Tests panic to fail and print to report; helpers outside `#[test]` functions too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 mod common;
 

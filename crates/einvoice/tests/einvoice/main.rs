@@ -4,7 +4,12 @@
 //! as written, and every file passes the official Schematron and schemas (one child process
 //! running `scripts/einvoice/validate.py`, which `scripts/test` installs).
 // Tests panic to fail and print to report; helpers outside `#[test]` functions too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use invoicing_domain::currency::Currency;

@@ -139,7 +139,9 @@ pub(crate) async fn home(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     invoice_id: p.invoice_id.0,
                     customer: name(p.customer_id),
                     amount: money(t, p.amount_cents, p.currency),
-                    method: t.text(super::payments::extras::method_key(p.method)).to_string(),
+                    method: t
+                        .text(super::payments::extras::method_key(p.method))
+                        .to_string(),
                     reference: p.reference.unwrap_or_default(),
                     reported: date(t, p.created_at.date_naive()),
                 })

@@ -1,7 +1,12 @@
 //! The HTTP layer's tests, one binary: the real actix app over SQLite and PostgreSQL, one module
 //! per concern, shared helpers in `common`.
 // Tests panic to fail and print to report; helpers outside `#[test]` functions too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 #[macro_use]
 mod common;

@@ -1,7 +1,12 @@
 //! Renders documents and reads them back with poppler (`pdftotext`, `pdfinfo`): what a customer's
 //! PDF viewer would show, rather than what the code meant to draw.
 // Tests panic to fail and print to report; helpers outside `#[test]` functions too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 mod countries;
 mod fixture;

@@ -3,7 +3,12 @@
 //! concern. Under `CI=true` an unreachable PostgreSQL fails the PostgreSQL tests instead of
 //! skipping them.
 // Tests panic to fail and print to report; helpers outside `#[test]` functions too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 mod citus;
 mod credit_notes;
