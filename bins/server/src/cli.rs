@@ -1,5 +1,6 @@
 //! The operator commands: accounts, keys, dashboard users (`cli/users.rs`) and tenants' sealed
 //! secrets, printed as JSON on stdout.
+#![allow(clippy::print_stdout)] // the commands' JSON is their output
 
 mod users;
 pub use users::users;

@@ -1,7 +1,4 @@
 //! invoicing-server: configuration, CLI, wiring of storage into the HTTP app, TLS, and the background workers (scheduler, webhook delivery). Everything of substance lives in the library crates.
-// A command's output is the CLI's interface (JSON on stdout, the error on stderr), and the first
-// start prints the test key and the owner's link (README).
-#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod backups;
 mod cli;
@@ -25,6 +22,8 @@ use std::io::Write;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// A command's output is its interface: JSON on stdout, the error on stderr.
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let cli = Cli::parse();

@@ -97,6 +97,7 @@ fn secrets_key(args: &ServeArgs) -> Result<SecretsKey> {
 }
 
 /// Creates account "Default" and one test key on an empty database and shows the key once.
+#[allow(clippy::print_stdout)] // the operator reads the key here, once (README)
 fn bootstrap(store: &Store, owner: &str) -> Result<()> {
     let key = GeneratedKey::generate(Environment::Test, &mut rand::rngs::OsRng);
     let new = NewApiKey::from_generated(&key, KeyScopes::All, RateOverride::default(), None);
@@ -115,6 +116,7 @@ fn bootstrap(store: &Store, owner: &str) -> Result<()> {
 /// While the database has no dashboard user (a new install, or one from before users): makes
 /// `admin@localhost` an owner of the first account and shows the one-time link where they set
 /// their password, exactly once however many processes start together.
+#[allow(clippy::print_stdout)] // the operator reads the link here, once (README)
 fn bootstrap_owner(store: &Store, owner: &str) -> Result<()> {
     let email = UserEmail::parse(owner).map_err(|e| anyhow!("OWNER_EMAIL {owner:?}: {e}"))?;
     let token = SecretToken::generate(&mut rand::rngs::OsRng);
@@ -286,7 +288,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         } else {
             "http"
         };
-        println!("listening on {scheme}://{addr}");
+        // Scripts and tests read the bound address here (a port of 0 is chosen by the OS).
+        #[allow(clippy::print_stdout)]
+        {
+            println!("listening on {scheme}://{addr}");
+        }
     }
     let served = running.await.context("serving");
     scheduler.abort();

@@ -128,11 +128,12 @@ pub(crate) async fn answer_pages(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let res = next.call(req).await?.map_into_boxed_body();
-    let screen = res.request().match_pattern().is_some_and(|p| {
-        p.starts_with("/dashboard")
-            && !p.starts_with("/dashboard/assets/")
-            && p != "/dashboard/openapi.json"
-    });
+    // By path, not by route: a path under /dashboard that no route serves (its 404, a trailing
+    // slash's redirect) gets the headers too.
+    let path = res.request().path();
+    let screen = path.starts_with("/dashboard")
+        && !path.starts_with("/dashboard/assets/")
+        && path != "/dashboard/openapi.json";
     if !screen {
         return Ok(res);
     }

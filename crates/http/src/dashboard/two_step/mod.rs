@@ -157,6 +157,7 @@ pub(crate) async fn codes(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Answer {
+    Identity::may_replace_recovery_codes(&me.signed_in)?;
     if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
         Chrome::new(&me, &req, Nav::Account, String::new())
     })
@@ -183,6 +184,7 @@ pub(crate) async fn disable(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Answer {
+    Identity::may_disable_second_factor(&me.signed_in)?;
     if let Some(ask) = ask_unless_recent(&state, &req, &me, &form, || {
         Chrome::new(&me, &req, Nav::Account, String::new())
     })

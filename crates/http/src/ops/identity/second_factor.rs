@@ -99,13 +99,21 @@ impl Identity {
         Ok(Some(codes))
     }
 
+    /// Whether new recovery codes may be made: only while a second factor is on. Asked before
+    /// the password is asked again, so nobody types it for a change that cannot be made.
+    pub fn may_replace_recovery_codes(me: &SignedIn) -> Result<(), ApiError> {
+        if me.user.totp {
+            Ok(())
+        } else {
+            Err(ApiError::invalid_state_transition(
+                "the second factor is off",
+            ))
+        }
+    }
+
     /// New recovery codes in place of the old ones, to show once.
     pub async fn replace_recovery_codes(&self, me: &SignedIn) -> Result<Vec<String>, ApiError> {
-        if !me.user.totp {
-            return Err(ApiError::invalid_state_transition(
-                "the second factor is off",
-            ));
-        }
+        Identity::may_replace_recovery_codes(me)?;
         let (codes, hashes) = new_recovery_codes();
         let repos = self.repos.clone();
         let user = me.user.id;
@@ -113,13 +121,21 @@ impl Identity {
         Ok(codes)
     }
 
+    /// Whether the second factor may be turned off: never while the account requires one of
+    /// every member. Asked before the password is asked again.
+    pub fn may_disable_second_factor(me: &SignedIn) -> Result<(), ApiError> {
+        if me.account_requires_totp {
+            Err(ApiError::invalid_state_transition(
+                "this account requires a second factor of every member",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     /// Turns the second factor off; never while the account requires one of every member.
     pub async fn disable_second_factor(&self, me: &SignedIn) -> Result<(), ApiError> {
-        if me.account_requires_totp {
-            return Err(ApiError::invalid_state_transition(
-                "this account requires a second factor of every member",
-            ));
-        }
+        Identity::may_disable_second_factor(me)?;
         let repos = self.repos.clone();
         let user = me.user.id;
         blocking(move || repos.disable_totp(user)).await?;
