@@ -1,4 +1,5 @@
 //! invoicing-server: configuration, CLI, wiring of storage into the HTTP app, TLS, and the background workers (scheduler, webhook delivery). Everything of substance lives in the library crates.
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 mod backups;
 mod cli;

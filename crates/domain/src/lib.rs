@@ -2,6 +2,7 @@
 //! validation of what clients send, API-key rules, and the repository traits (ports) that storage
 //! implements. The HTTP layer and other Rust services build on these types; nothing here knows
 //! about diesel, actix or any transport.
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 pub mod api_key;
 pub mod contact;

@@ -2,6 +2,7 @@
 //! types, with no database or HTTP, beside the PDF renderer. One model, built from the stored
 //! integers and refused when the document breaks a rule, is written as UBL 2.1 (Peppol BIS
 //! Billing 3.0) or as UN/CEFACT CII (the EN 16931 profile of Factur-X, also embedded in PDFs).
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 mod cii;
 mod model;

@@ -11,6 +11,7 @@
 //!
 //! Every request carries `Authorization: Bearer <secret key>`, the pinned [`STRIPE_VERSION`] and
 //! [`USER_AGENT`]; every POST an `Idempotency-Key`, so a retried call never acts twice.
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 mod client;
 mod form;

@@ -1,6 +1,7 @@
 //! HTTP: the actix-web application of the invoicing API. Routes, extractors, authentication,
 //! rate limiting, and the one mapping of every failure to the SPEC §4 error body. It talks to
 //! storage only through the domain's repository ports, always off the async workers.
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 pub mod account_export;
 pub mod auth;

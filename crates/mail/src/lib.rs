@@ -6,6 +6,7 @@
 //! the [`SendOutcome`].
 //!
 //! [`SendOutcome`]: invoicing_domain::email::SendOutcome
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 mod compose;
 mod html;

@@ -5,6 +5,7 @@
 //! and Hebrew right to left), texts and formats come from the domain's locale catalogues, and the
 //! same input always yields the same bytes. Every document is PDF/A-3b (the SPEC asks it of
 //! invoices and credit notes; the others get it too, at no cost).
+#![forbid(unsafe_code)] // only storage calls the OS; the workspace lint is `deny` for it
 
 mod from_domain;
 mod layout;
