@@ -52,6 +52,12 @@ impl FormPage {
         self.errors.get(field).map(String::as_str)
     }
 
+    /// Whether a refusal stands beside a field (not only above the form, as "add your details in
+    /// Settings" does), so the page says to look below.
+    fn marks_fields(&self) -> bool {
+        self.errors.keys().any(|field| field != "form")
+    }
+
     fn line_err(&self, index: &usize, name: &str) -> Option<&str> {
         self.err(&format!("lines-{index}-{name}"))
     }
