@@ -1,6 +1,7 @@
 //! How a party is named and reached: names, email addresses, phone numbers, postal addresses
 //! and tax numbers, checked the same way for customers, the merchant's profile and e-invoices.
 
+use crate::validation::Problem;
 use crate::validation::{optional_text, Violations};
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +19,7 @@ pub const TAX_ID_MAX: usize = 64;
 pub struct Email(String);
 
 impl Email {
-    pub fn parse(raw: &str) -> Result<Email, &'static str> {
+    pub fn parse(raw: &str) -> Result<Email, Problem> {
         parse_email_address(raw, false).map(|s| Email(s.to_string()))
     }
 
@@ -34,13 +35,13 @@ impl Email {
 /// The address rules every email of the domain follows, on the trimmed text it returns.
 /// `localhost_ok` also takes the one undotted domain `localhost` (the first-start dashboard user
 /// `admin@localhost`, SPEC §21); a customer's address must be deliverable, so never theirs.
-pub(crate) fn parse_email_address(raw: &str, localhost_ok: bool) -> Result<&str, &'static str> {
+pub(crate) fn parse_email_address(raw: &str, localhost_ok: bool) -> Result<&str, Problem> {
     let s = raw.trim();
     if s.is_empty() {
-        return Err("is required");
+        return Err(Problem::Required);
     }
     if s.chars().count() > EMAIL_MAX {
-        return Err("must be at most 254 characters");
+        return Err(Problem::TooLong { max: EMAIL_MAX });
     }
     let valid = email_address::EmailAddress::parse_with_options(
         s,
@@ -58,7 +59,7 @@ pub(crate) fn parse_email_address(raw: &str, localhost_ok: bool) -> Result<&str,
     if valid && dotted_domain && plain && !s.contains(char::is_whitespace) {
         Ok(s)
     } else {
-        Err("must be a valid email address")
+        Err(Problem::Email)
     }
 }
 

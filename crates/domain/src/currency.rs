@@ -299,7 +299,7 @@ pub fn parse_currency(
 ) -> Option<Currency> {
     let raw = raw?;
     Currency::parse(&raw)
-        .map_err(|e| v.push("currency", e.to_string()))
+        .map_err(|e| v.push("currency", e))
         .ok()
 }
 

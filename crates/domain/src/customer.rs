@@ -77,7 +77,7 @@ fn parse_locale(v: &mut Violations, raw: String) -> Option<Locale> {
 fn parse_email(v: &mut Violations, raw: Option<String>) -> Option<Email> {
     match raw {
         None => {
-            v.push("email", "is required");
+            v.push("email", crate::validation::Problem::Required);
             None
         }
         Some(raw) => Email::parse(&raw).map_err(|m| v.push("email", m)).ok(),

@@ -140,6 +140,35 @@ fn parse_thousandths(s: &str) -> Result<i128, DecimalError> {
 
 /// The exact decimal text of a JSON value. For floats, Rust's `Display` of an f64 is the
 /// shortest text that round-trips, i.e. what the client wrote ("0.1" stays "0.1").
+/// A quantity or a rate as a client wrote it: a JSON number (`19`, `2.5`) or a string (`"19"`),
+/// or a form's text field. Read into a [`Quantity`] or a [`TaxRate`] by the parser of the
+/// body it came in; anything else JSON holds (`true`, `{}`) is kept as unreadable, for that
+/// parser to refuse beside the field (422) instead of the whole body (400).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecimalText(Option<String>);
+
+impl DecimalText {
+    /// Text as typed, to be read as a decimal (with a point or a comma).
+    pub fn typed(text: impl Into<String>) -> DecimalText {
+        DecimalText(Some(text.into()))
+    }
+
+    pub fn quantity(&self) -> Result<Quantity, DecimalError> {
+        Quantity::parse(self.0.as_deref().ok_or(DecimalError::Invalid)?)
+    }
+
+    pub fn tax_rate(&self) -> Result<TaxRate, DecimalError> {
+        TaxRate::parse(self.0.as_deref().ok_or(DecimalError::Invalid)?)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DecimalText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DecimalText, D::Error> {
+        let v = <Value as serde::Deserialize>::deserialize(d)?;
+        Ok(DecimalText(json_text(&v).ok().map(Cow::into_owned)))
+    }
+}
+
 fn json_text(v: &Value) -> Result<Cow<'_, str>, DecimalError> {
     match v {
         Value::String(s) => Ok(Cow::Borrowed(s)),

@@ -126,7 +126,10 @@ pub fn parse_customer_ref(
             None
         }
         (Some(id), None) if id <= 0 => {
-            v.push("customer_id", "must be a positive integer");
+            v.push(
+                "customer_id",
+                crate::validation::Problem::NotPositiveInteger,
+            );
             None
         }
         (Some(id), None) => Some(CustomerRef::Existing(CustomerId(id))),

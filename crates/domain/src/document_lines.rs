@@ -3,7 +3,7 @@
 //! line as the API returns it.
 
 use crate::currency::Currency;
-use crate::decimal::{Quantity, TaxRate};
+use crate::decimal::{DecimalText, Quantity, TaxRate};
 use crate::einvoice::{
     allocate_document_tax, parse_category, parse_exemption_reason, parse_unit, LineTax,
     TaxCategory, TaxRounding, DEFAULT_UNIT,
@@ -14,7 +14,6 @@ use crate::product::DESCRIPTION_MAX;
 use crate::product::{Product, ProductId};
 use crate::validation::{required_text, Violations};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// The most lines a document may have.
@@ -29,14 +28,14 @@ pub struct LineItemInput {
     pub description: Option<String>,
     /// A JSON number or decimal string, > 0, at most 3 decimals, at most 1 000 000.
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1.5"))]
-    pub quantity: Option<Value>,
+    pub quantity: Option<DecimalText>,
     /// Minor units of the document's currency; negative for a discount line. Default the
     /// product's price with `product_id`.
     pub unit_price_cents: Option<i64>,
     /// Percent, 0 to 100, at most 3 decimals; default the product's rate with `product_id`,
     /// else 0.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "19"))]
-    pub tax_rate: Option<Value>,
+    pub tax_rate: Option<DecimalText>,
     /// An active product in the document's currency whose fields fill what the line leaves out.
     pub product_id: Option<i64>,
     /// A UN/ECE Recommendation 20 unit code (`C62` one, `HUR` hour, `DAY`, `KGM`…); default `C62`.
@@ -112,7 +111,10 @@ fn parse_line(v: &mut Violations, at: &str, input: LineItemInput) -> Option<Line
         None => None,
         Some(id) if id > 0 => Some(ProductId(id)),
         Some(_) => {
-            v.push(format!("{at}.product_id"), "must be a positive integer");
+            v.push(
+                format!("{at}.product_id"),
+                crate::validation::Problem::NotPositiveInteger,
+            );
             return None;
         }
     };
@@ -126,18 +128,25 @@ fn parse_line(v: &mut Violations, at: &str, input: LineItemInput) -> Option<Line
         ),
     };
     let quantity = match input.quantity {
-        None | Some(Value::Null) => {
-            v.push(format!("{at}.quantity"), "is required");
+        None => {
+            v.push(
+                format!("{at}.quantity"),
+                crate::validation::Problem::Required,
+            );
             None
         }
-        Some(q) => Quantity::from_json(&q)
-            .map_err(|e| v.push(format!("{at}.quantity"), e.to_string()))
+        Some(q) => q
+            .quantity()
+            .map_err(|e| v.push(format!("{at}.quantity"), e))
             .ok(),
     };
     let unit_price = match (input.unit_price_cents, product_id) {
         (None, Some(_)) => None,
         (None, None) => {
-            v.push(format!("{at}.unit_price_cents"), "is required");
+            v.push(
+                format!("{at}.unit_price_cents"),
+                crate::validation::Problem::Required,
+            );
             None
         }
         (Some(p), _) => Money::new(p)
@@ -152,11 +161,12 @@ fn parse_line(v: &mut Violations, at: &str, input: LineItemInput) -> Option<Line
         tax_category: tax_category.ok()?,
         tax_exemption_reason: tax_exemption_reason.ok()?,
     };
-    let had_tax_rate = !matches!(input.tax_rate, None | Some(Value::Null));
+    let had_tax_rate = input.tax_rate.is_some();
     let tax_rate = match input.tax_rate {
-        None | Some(Value::Null) => None,
-        Some(t) => TaxRate::from_json(&t)
-            .map_err(|e| v.push(format!("{at}.tax_rate"), e.to_string()))
+        None => None,
+        Some(t) => t
+            .tax_rate()
+            .map_err(|e| v.push(format!("{at}.tax_rate"), e))
             .ok(),
     };
     if let Some(product_id) = product_id {
@@ -254,7 +264,7 @@ impl LineDrafts {
     /// of every mistake in one answer.
     pub fn parse(v: &mut Violations, inputs: Option<Vec<LineItemInput>>) -> Option<LineDrafts> {
         let Some(inputs) = inputs else {
-            v.push("line_items", "is required");
+            v.push("line_items", crate::validation::Problem::Required);
             return None;
         };
         if inputs.is_empty() || inputs.len() > MAX_LINES {
@@ -451,7 +461,7 @@ pub struct LineItemView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn eur() -> Currency {
         Currency::parse("EUR").unwrap()

@@ -183,7 +183,10 @@ impl CommonChanges {
                 if id > 0 {
                     Some(CustomerId(id))
                 } else {
-                    v.push("customer_id", "must be a positive integer");
+                    v.push(
+                        "customer_id",
+                        crate::validation::Problem::NotPositiveInteger,
+                    );
                     None
                 }
             }),

@@ -5,11 +5,12 @@ use crate::currency::Currency;
 use crate::customer::CustomerId;
 use crate::invoice_id::InvoiceId;
 use crate::invoice_status::InvoiceStatus;
+use crate::locale::Locale;
 use crate::money::Money;
 use crate::payment_amount::MajorAmount;
 use crate::payment_status::PaymentStatus;
 use crate::validation::{
-    double_option, not_null, optional_text, required_text, Metadata, Violations,
+    double_option, not_null, optional_text, required_text, Metadata, Problem, Violations,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -108,18 +109,18 @@ impl PaymentInput {
         let mut v = Violations::new();
         let invoice_id = match self.invoice_id {
             None => {
-                v.push("invoice_id", "is required");
+                v.push("invoice_id", Problem::Required);
                 None
             }
             Some(id) if id <= 0 => {
-                v.push("invoice_id", "must be a positive integer");
+                v.push("invoice_id", Problem::NotPositiveInteger);
                 None
             }
             Some(id) => Some(InvoiceId(id)),
         };
         let amount = match self.amount_cents.map(Money::new) {
             None => {
-                v.push("amount_cents", "is required");
+                v.push("amount_cents", Problem::Required);
                 None
             }
             Some(Err(e)) => {
@@ -134,7 +135,7 @@ impl PaymentInput {
         };
         let method = match self.method {
             None => {
-                v.push("method", "is required");
+                v.push("method", Problem::Required);
                 None
             }
             Some(m) => PaymentMethod::parse(&m).or_else(|| {
@@ -230,11 +231,11 @@ impl PaymentPatchInput {
         // Nothing here is cleared: `null` is refused, not read as "left out".
         let to = match self.status {
             None => {
-                v.push("status", "is required");
+                v.push("status", Problem::Required);
                 None
             }
             Some(None) => {
-                v.push("status", "must not be null");
+                v.push("status", Problem::NotNull);
                 None
             }
             Some(Some(s)) => PaymentStatus::parse(&s).or_else(|| {
@@ -272,21 +273,62 @@ pub struct PaymentReport {
 }
 
 impl PaymentReportInput {
+    /// The report with its amount written as `12.50` (a point or a comma, no grouping).
     pub fn parse(self) -> Result<PaymentReport, Violations> {
+        self.read(|text| MajorAmount::parse(text).map_err(|e| Problem::Said(e.to_string())))
+    }
+
+    /// The report as typed on the invoice's page in `locale` (SPEC §27: `1.453,00` in German):
+    /// an amount in the invoice's currency and, while the invoice is open, at most what it
+    /// still owes beyond what the customer `reported` before and the merchant is checking.
+    /// Each problem is coded, for the page to say in the customer's language; storage applies
+    /// the same balance rule again inside its transaction.
+    pub fn parse_for(
+        self,
+        locale: Locale,
+        invoice: &crate::invoice::Invoice,
+        reported: Money,
+    ) -> Result<PaymentReport, Violations> {
+        let currency = invoice.currency;
+        let balance = invoice
+            .status
+            .is_open()
+            .then(|| invoice.balance().ok())
+            .flatten();
+        self.read(|text| {
+            let amount = MajorAmount::parse_in(text, locale, currency)
+                .map_err(|error| Problem::Amount { error, currency })?;
+            let minor = amount
+                .to_minor(currency)
+                .map_err(|error| Problem::Amount { error, currency })?;
+            if let Some(balance) = balance {
+                balance
+                    .check_report(minor, reported)
+                    .map_err(|e| Problem::of_report(e, currency))?;
+            }
+            Ok(amount)
+        })
+    }
+
+    fn read(
+        self,
+        amount_of: impl FnOnce(&str) -> Result<MajorAmount, Problem>,
+    ) -> Result<PaymentReport, Violations> {
         let mut v = Violations::new();
         let amount = match self.amount.filter(|a| !a.trim().is_empty()) {
             None => {
-                v.push("amount", "is required");
+                v.push("amount", Problem::Required);
                 None
             }
-            Some(a) => MajorAmount::parse(&a)
-                .map_err(|e| v.push("amount", e.to_string()))
-                .ok(),
+            Some(a) => amount_of(&a).map_err(|p| v.push("amount", p)).ok(),
         };
         let reference = required_text(
             &mut v,
             "reference",
-            self.reference.map(|r| r.trim().to_string()),
+            // Blank is not written at all: the page asks for it as for an empty field.
+            self.reference
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty()),
             REFERENCE_MAX,
         );
         match (amount, reference) {

@@ -3,12 +3,11 @@
 
 use crate::currency::parse_currency;
 use crate::currency::Currency;
-use crate::decimal::TaxRate;
+use crate::decimal::{DecimalText, TaxRate};
 use crate::money::Money;
 use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -42,7 +41,7 @@ pub struct ProductInput {
     pub currency: Option<String>,
     /// Percent, 0 to 100, at most 3 decimals; default 0.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "19"))]
-    pub tax_rate: Option<Value>,
+    pub tax_rate: Option<DecimalText>,
     /// Default true; archived (false) products cannot be put on new lines.
     pub active: Option<bool>,
     pub metadata: Option<BTreeMap<String, String>>,
@@ -66,13 +65,8 @@ fn parse_price(v: &mut Violations, raw: Option<i64>) -> Option<Money> {
         .ok()
 }
 
-fn parse_tax_rate(v: &mut Violations, raw: Option<Value>) -> Option<TaxRate> {
-    match raw {
-        None | Some(Value::Null) => None,
-        Some(t) => TaxRate::from_json(&t)
-            .map_err(|e| v.push("tax_rate", e.to_string()))
-            .ok(),
-    }
+fn parse_tax_rate(v: &mut Violations, raw: Option<DecimalText>) -> Option<TaxRate> {
+    raw?.tax_rate().map_err(|e| v.push("tax_rate", e)).ok()
 }
 
 fn parse_metadata(v: &mut Violations, raw: Option<BTreeMap<String, String>>) -> Option<Metadata> {
@@ -87,11 +81,11 @@ impl ProductInput {
         let name = required_text(&mut v, "name", self.name, PRODUCT_NAME_MAX);
         let description = optional_text(&mut v, "description", self.description, DESCRIPTION_MAX);
         if self.unit_price_cents.is_none() {
-            v.push("unit_price_cents", "is required");
+            v.push("unit_price_cents", crate::validation::Problem::Required);
         }
         let unit_price = parse_price(&mut v, self.unit_price_cents);
         if self.currency.is_none() {
-            v.push("currency", "is required");
+            v.push("currency", crate::validation::Problem::Required);
         }
         let currency = parse_currency(&mut v, self.currency);
         let tax_rate = parse_tax_rate(&mut v, self.tax_rate).unwrap_or(TaxRate::ZERO);
@@ -133,7 +127,7 @@ pub struct ProductPatchInput {
     pub currency: Option<Option<String>>,
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "19"))]
-    pub tax_rate: Option<Option<Value>>,
+    pub tax_rate: Option<Option<DecimalText>>,
     /// `false` archives the product: existing lines keep it, new lines cannot name it.
     #[serde(default, deserialize_with = "crate::validation::double_option")]
     #[cfg_attr(feature = "openapi", schema(value_type = bool))]
@@ -228,7 +222,7 @@ pub struct ProductFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn parse(value: Value) -> Result<NewProduct, Violations> {
         serde_json::from_value::<ProductInput>(value)

@@ -382,7 +382,7 @@ impl ProfilePatchInput {
         });
         if let Some(code) = not_null(&mut v, "default_currency", self.default_currency) {
             p.default_currency = Currency::parse(&code)
-                .map_err(|e| v.push("default_currency", e.to_string()))
+                .map_err(|e| v.push("default_currency", e))
                 .ok();
         }
         if let Some(days) = not_null(&mut v, "reminders", self.reminders) {

@@ -203,7 +203,7 @@ impl WebhookInput {
     ) -> Result<NewWebhookEndpoint, Violations> {
         let mut v = Violations::new();
         if self.url.is_none() {
-            v.push("url", "is required");
+            v.push("url", crate::validation::Problem::Required);
         }
         let url = parse_url(&mut v, self.url, env, allow_private);
         let events = match self.events {

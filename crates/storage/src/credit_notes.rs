@@ -36,7 +36,6 @@ use invoicing_domain::ports::{CreditNoteRepository, RepoError, RepoResult};
 use invoicing_domain::report::books::{self, BookLine};
 use invoicing_domain::supply::SupplyFields;
 use invoicing_domain::tenant::Scope;
-use invoicing_domain::validation::Violations;
 use std::collections::BTreeMap;
 
 #[derive(Queryable, Selectable)]
@@ -179,7 +178,7 @@ fn refused(param: &str, e: CreditError) -> TxError {
     match e {
         CreditError::NotCreditable(_) => RepoError::InvalidTransition(e.to_string()).into(),
         CreditError::NotPositive | CreditError::Exceeds { .. } => {
-            RepoError::Invalid(Violations::single(param, e.to_string())).into()
+            RepoError::invalid(param, e.to_string()).into()
         }
     }
 }
@@ -216,7 +215,7 @@ fn create(
         ),
     };
     let totals = document_totals(items.iter().map(|l| &l.amounts))
-        .map_err(|e| RepoError::Invalid(Violations::single(param, e.to_string())))?;
+        .map_err(|e| RepoError::invalid(param, e.to_string()))?;
     let effect =
         apply_credit(status, balance, totals.total.minor()).map_err(|e| refused(param, e))?;
     // The supply credited is the invoice's unless the request names its own.

@@ -28,11 +28,8 @@ use invoicing_domain::payment_amount::{InvoiceBalance, PaymentAmountError};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::{PaymentRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::{Actor, Scope};
-use invoicing_domain::validation::{Metadata, Violations};
-
-fn invalid(param: &str, message: impl Into<String>) -> TxError {
-    RepoError::Invalid(Violations::single(param, message)).into()
-}
+use invoicing_domain::validation::Metadata;
+use invoicing_domain::validation::Problem;
 
 fn refused(message: impl ToString) -> TxError {
     RepoError::InvalidTransition(message.to_string()).into()
@@ -157,7 +154,7 @@ pub(crate) fn verify(
         Overpay::Keep => balance.apply_in_full(amount),
     };
     let after = applied.map_err(|e| match e {
-        PaymentAmountError::ExceedsDue { due } => invalid(
+        PaymentAmountError::ExceedsDue { due } => RepoError::invalid(
             "amount_cents",
             format!(
                 "payment {} of {} exceeds what invoice {} still owes ({}); reject it instead",
@@ -168,7 +165,7 @@ pub(crate) fn verify(
             ),
         ),
         PaymentAmountError::NotPositive | PaymentAmountError::ExceedsUnreported { .. } => {
-            invalid("amount_cents", e.to_string())
+            RepoError::invalid("amount_cents", e.to_string())
         }
     })?;
     let now = now_db();
@@ -230,7 +227,7 @@ fn create(
     require_open(&inv, "payments can be recorded")?;
     balance_of(&inv)?
         .apply(new.amount)
-        .map_err(|e| invalid("amount_cents", e.to_string()))?;
+        .map_err(|e| RepoError::invalid("amount_cents", e.to_string()))?;
     let row = insert_pending(
         conn,
         scope,
@@ -298,7 +295,7 @@ fn report(
     let amount = report
         .amount
         .to_minor(currency)
-        .map_err(|e| invalid("amount", e.to_string()))?;
+        .map_err(|error| RepoError::invalid("amount", Problem::Amount { error, currency }))?;
     // What the customer reported before and the merchant has yet to check.
     let pending: Vec<i64> = scoped!(payments, scope)
         .filter(payments::invoice_id.eq(inv.id))
@@ -306,27 +303,9 @@ fn report(
         .select(payments::amount_cents)
         .load(conn)?;
     let reported = invoicing_domain::payment_amount::total(pending);
-    let english = |m: Money| invoicing_domain::locale::Locale::En.money(m, currency);
     balance_of(&inv)?
         .check_report(amount, reported)
-        .map_err(|e| match e {
-            PaymentAmountError::ExceedsUnreported { left } if left == Money::ZERO => invalid(
-                "amount",
-                "has been reported already: the merchant is checking it".to_string(),
-            ),
-            PaymentAmountError::ExceedsUnreported { left } => invalid(
-                "amount",
-                format!(
-                    "must not exceed what is neither paid nor reported yet, {}",
-                    english(left)
-                ),
-            ),
-            PaymentAmountError::ExceedsDue { due } => invalid(
-                "amount",
-                format!("must not exceed the amount due, {}", english(due)),
-            ),
-            PaymentAmountError::NotPositive => invalid("amount", e.to_string()),
-        })?;
+        .map_err(|e| RepoError::invalid("amount", Problem::of_report(e, currency)))?;
     let row = insert_pending(
         conn,
         scope,

@@ -34,7 +34,6 @@ use invoicing_domain::recurring::{
 };
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 use invoicing_domain::validation::Metadata;
-use invoicing_domain::validation::Violations;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = ri)]
@@ -323,10 +322,10 @@ fn update(
     }
     let auto_send = patch.auto_send.unwrap_or(row.auto_send);
     if patch.email.unwrap_or(row.email) && !auto_send {
-        return Err(RepoError::Invalid(Violations::single(
+        return Err(RepoError::invalid(
             "email",
             "emails the invoices auto_send sends: set auto_send too",
-        ))
+        )
         .into());
     }
     let target = scoped!(ri, scope).filter(ri::id.eq(id));
@@ -373,11 +372,7 @@ fn update(
             End::Occurrences(n) => (None, Some(i32::try_from(n).unwrap_or(i32::MAX))),
         };
         if end_date.is_some_and(|d| d < row.start_date) {
-            return Err(RepoError::Invalid(Violations::single(
-                "end_date",
-                "must not be before start_date",
-            ))
-            .into());
+            return Err(RepoError::invalid("end_date", "must not be before start_date").into());
         }
         diesel::update(target)
             .set((ri::end_date.eq(end_date), ri::occurrences.eq(occurrences)))

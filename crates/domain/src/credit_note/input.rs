@@ -64,7 +64,7 @@ impl CreditNoteInput {
         let mut v = Violations::new();
         let reason = match self.reason.as_deref() {
             None => {
-                v.push("reason", "is required");
+                v.push("reason", crate::validation::Problem::Required);
                 None
             }
             Some(r) => CreditReason::parse(r).or_else(|| {

@@ -72,7 +72,7 @@ fn key(
     what: &str,
 ) -> Option<String> {
     let Some(value) = value.map(str::trim).filter(|s| !s.is_empty()) else {
-        v.push(param, "is required");
+        v.push(param, crate::validation::Problem::Required);
         return None;
     };
     let shape_ok = value.len() <= KEY_MAX

@@ -105,6 +105,13 @@ impl Locale {
             .unwrap_or(key)
     }
 
+    /// [`Locale::fill`] where the catalogue (or English) has `key`; `None` where neither has.
+    pub fn fill_if_known(self, key: &str, values: &[(&str, &str)]) -> Option<String> {
+        self.lookup(key)
+            .or_else(|| Locale::En.lookup(key))
+            .map(|text| substitute(text, values))
+    }
+
     fn lookup(self, key: &str) -> Option<&'static str> {
         catalogue(self)
             .get(key)

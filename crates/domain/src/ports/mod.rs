@@ -65,6 +65,16 @@ pub enum RepoError {
     Internal(String),
 }
 
+impl RepoError {
+    /// One field's problem, found against stored data (422).
+    pub fn invalid(
+        param: impl Into<String>,
+        problem: impl Into<crate::validation::Problem>,
+    ) -> RepoError {
+        RepoError::Invalid(Violations::single(param, problem))
+    }
+}
+
 pub type RepoResult<T> = Result<T, RepoError>;
 
 /// Everything the API needs from storage, as one object-safe handle.

@@ -68,7 +68,7 @@ impl RecurringInput {
         let lines = LineDrafts::parse(&mut v, self.line_items);
         let interval = match self.interval.as_deref() {
             None => {
-                v.push("interval", "is required");
+                v.push("interval", crate::validation::Problem::Required);
                 None
             }
             Some(i) => Interval::parse(i).or_else(|| {
@@ -85,7 +85,7 @@ impl RecurringInput {
         }
         let start = match self.start_date {
             None => {
-                v.push("start_date", "is required");
+                v.push("start_date", crate::validation::Problem::Required);
                 None
             }
             raw => parse_date(&mut v, "start_date", raw),

@@ -2,6 +2,7 @@
 //! the domain in lower case (domains are case-insensitive; the local part keeps its spelling).
 
 use crate::customer::parse_email_address;
+use crate::validation::Problem;
 use serde::Serialize;
 use std::fmt;
 
@@ -13,10 +14,10 @@ use std::fmt;
 pub struct UserEmail(String);
 
 impl UserEmail {
-    pub fn parse(raw: &str) -> Result<UserEmail, &'static str> {
+    pub fn parse(raw: &str) -> Result<UserEmail, Problem> {
         let s = parse_email_address(raw, true)?;
         // `parse_email_address` accepted it, so there is exactly one unquoted `@` before the domain.
-        let (local, domain) = s.rsplit_once('@').ok_or("must be a valid email address")?;
+        let (local, domain) = s.rsplit_once('@').ok_or(Problem::Email)?;
         Ok(UserEmail(format!("{local}@{}", domain.to_lowercase())))
     }
 
@@ -72,10 +73,10 @@ mod tests {
         ] {
             assert!(UserEmail::parse(bad).is_err(), "{bad:?} accepted");
         }
-        assert_eq!(UserEmail::parse("").unwrap_err(), "is required");
+        assert_eq!(UserEmail::parse("").unwrap_err(), Problem::Required);
         let long = format!("{}@example.com", "a".repeat(250));
         assert_eq!(
-            UserEmail::parse(&long).unwrap_err(),
+            UserEmail::parse(&long).unwrap_err().to_string(),
             "must be at most 254 characters"
         );
     }

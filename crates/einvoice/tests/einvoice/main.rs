@@ -14,6 +14,7 @@
 use chrono::{NaiveDate, TimeZone, Utc};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::{Address, CustomerId};
+use invoicing_domain::decimal::DecimalText;
 use invoicing_domain::document::{LineDrafts, LineItemInput, LineItemView};
 use invoicing_domain::einvoice::{BankAccount, ElectronicAddress, TaxCategory, TaxRounding, VatId};
 use invoicing_domain::invoice::{Invoice, InvoiceId, PublicInvoice};
@@ -27,7 +28,6 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use quick_xml::events::Event;
 use quick_xml::Reader;
-use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -99,9 +99,9 @@ fn public_invoice(s: &Spec) -> Option<PublicInvoice> {
             };
             LineItemInput {
                 description: Some(d.clone()),
-                quantity: Some(json!(q)),
+                quantity: Some(DecimalText::typed(q.to_string())),
                 unit_price_cents: Some(*p),
-                tax_rate: Some(json!(rate)),
+                tax_rate: Some(DecimalText::typed(rate)),
                 tax_category: category.map(str::to_string),
                 unit: Some("HUR".into()),
                 ..Default::default()

@@ -84,15 +84,17 @@ impl Form {
 }
 
 /// The operations' refusal, beside the fields it names (`field_of` maps the API's parameter
-/// names to the form's); what names no field goes under `form`, shown at the top.
+/// names to the form's), each problem in the visitor's language; what names no field goes under
+/// `form`, shown at the top.
 pub(crate) fn field_errors(
     e: &ApiError,
+    req: &HttpRequest,
     field_of: impl Fn(&str) -> String,
 ) -> std::collections::HashMap<String, String> {
+    let t = super::locale_of(req);
     let mut out = std::collections::HashMap::new();
     for d in &e.details {
-        out.entry(field_of(&d.param))
-            .or_insert_with(|| d.message.clone());
+        out.entry(field_of(&d.param)).or_insert_with(|| d.say(t));
     }
     if out.is_empty() {
         let at = e

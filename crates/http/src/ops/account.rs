@@ -9,7 +9,7 @@ use invoicing_domain::validation::Violations;
 use std::io::Cursor;
 
 /// A refused logo upload (422 naming `logo`).
-pub fn refuse_logo(message: impl Into<String>) -> ApiError {
+pub fn refuse_logo(message: impl Into<invoicing_domain::validation::Problem>) -> ApiError {
     Violations::single("logo", message).into()
 }
 

@@ -1403,6 +1403,52 @@ async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness
     assert!(page.contains("value=\"1.200,00\""), "{page}");
     let page = send_raw(&app, s.get(&path)).await.text();
     assert!(page.contains("value=\"1,200.00\""), "in English: {page}");
+
+    // The domain's refusals, coded, are said in the merchant's language beside their fields;
+    // the API says the same problems in English.
+    let wrong = [
+        ("csrf", s.csrf.as_str()),
+        ("name", ""),
+        ("price", "5"),
+        ("currency", "EURO"),
+        ("tax_rate", "1x"),
+    ];
+    let r = send_raw(
+        &app,
+        form(german(browser(Method::POST, "/dashboard/products/new")), &wrong),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    let page = r.text();
+    for german in [
+        "Bitte ausfüllen.",
+        "Bitte geben Sie einen Währungscode wie EUR oder USD ein.",
+        "Bitte geben Sie eine Zahl wie 1,5 ein.",
+    ] {
+        assert!(page.contains(german), "lacks {german:?}: {page}");
+    }
+    assert!(!page.contains("is required"), "{page}");
+    let api = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/products").set_json(json!({
+            "unit_price_cents": 5, "currency": "EURO", "tax_rate": "1x"
+        }))
+    );
+    assert_eq!(api.status, 422);
+    let messages: Vec<&str> = api.body["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "is required",
+            "must be a three-letter ISO 4217 currency code",
+            "must be a decimal number"
+        ]
+    );
 }
 
 /// The lists' status tabs name each status once, in the merchant's words (not "Awaiting

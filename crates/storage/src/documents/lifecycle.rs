@@ -15,7 +15,6 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document_rules::{self, DocumentStatus, FirstView, PatchRefused, PatchShape};
 use invoicing_domain::ports::{RepoError, RepoResult};
 use invoicing_domain::tenant::{Actor, Scope};
-use invoicing_domain::validation::Violations;
 use serde::Serialize;
 
 /// One document kind's stored row, as the core reads and moves it.
@@ -147,9 +146,7 @@ pub(crate) fn check_patch<R: DocumentRow>(
 ) -> Result<(), TxError> {
     document_rules::check_patch(row.status()?, issue_date, patch).map_err(|e| match e {
         PatchRefused::NotDraft { .. } => refused(e),
-        PatchRefused::BeforeIssueDate { field } => {
-            RepoError::Invalid(Violations::single(field, e.to_string())).into()
-        }
+        PatchRefused::BeforeIssueDate { field } => RepoError::invalid(field, e.to_string()).into(),
     })
 }
 

@@ -323,9 +323,9 @@ pub(crate) fn document_customer(
         CustomerRef::Existing(id) => match load_scoped(conn, scope, *id) {
             Ok(c) => Ok(c.id.0),
             // A reference in a body names no resource the caller may see: one answer for both.
-            Err(TxError::Repo(RepoError::NotFound | RepoError::Forbidden)) => Err(
-                RepoError::Invalid(Violations::single("customer_id", "no such customer")).into(),
-            ),
+            Err(TxError::Repo(RepoError::NotFound | RepoError::Forbidden)) => {
+                Err(RepoError::invalid("customer_id", "no such customer").into())
+            }
             Err(e) => Err(e),
         },
         CustomerRef::Inline(new) => Ok(find_or_insert_with_event(conn, scope, new)?

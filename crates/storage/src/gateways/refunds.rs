@@ -22,11 +22,6 @@ use invoicing_domain::payment::{Payment, PaymentId};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::ports::RepoError;
 use invoicing_domain::tenant::Scope;
-use invoicing_domain::validation::Violations;
-
-fn invalid(param: &str, message: impl Into<String>) -> TxError {
-    RepoError::Invalid(Violations::single(param, message)).into()
-}
 
 fn internal(what: String) -> TxError {
     RepoError::Internal(what).into()
@@ -87,18 +82,20 @@ pub(crate) fn start(
         held,
     );
     if left == Money::ZERO {
-        return Err(invalid(
+        return Err(RepoError::invalid(
             "amount_cents",
             "nothing to refund: a payment returns only what was paid beyond what the invoice \
              owes; credit the invoice first (a credit note), then refund",
-        ));
+        )
+        .into());
     }
     let amount = match new.amount {
         Some(a) if a.minor() > left.minor() => {
-            return Err(invalid(
+            return Err(RepoError::invalid(
                 "amount_cents",
                 format!("must not exceed what may be refunded, {}", left.minor()),
-            ))
+            )
+            .into())
         }
         Some(a) => a,
         None => left,

@@ -43,7 +43,7 @@ async fn send(
     match doc.send(&ops, &draft, typed.input()).await {
         Ok(()) => Ok(see_other(&format!("{}?done=emailed", doc.screen()))),
         Err(e) if is_field_mistake(&e) => {
-            let errors = field_errors(&e, field_of);
+            let errors = field_errors(&e, req, field_of);
             show(&me, req, doc, draft, typed, errors).await
         }
         Err(e) => Err(e.into()),

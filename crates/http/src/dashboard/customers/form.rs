@@ -148,7 +148,9 @@ pub(crate) async fn create(
             "/dashboard/customers/{}?done=saved",
             created.into_inner().id.0
         ))),
-        Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
+        Err(e) if is_field_mistake(&e) => {
+            show(&me, &req, None, f, field_errors(&e, &req, field_of))
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -219,7 +221,7 @@ pub(crate) async fn save(
         ))),
         Err(e) if is_field_mistake(&e) => {
             let editing = id.get().ok().map(|c| c.0);
-            show(&me, &req, editing, f, field_errors(&e, field_of))
+            show(&me, &req, editing, f, field_errors(&e, &req, field_of))
         }
         Err(e) => Err(e.into()),
     }

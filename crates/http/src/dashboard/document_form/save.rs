@@ -42,8 +42,8 @@ fn field_of(param: &str) -> String {
     }
 }
 
-fn errors_of(e: &ApiError) -> HashMap<String, String> {
-    field_errors(e, field_of)
+fn errors_of(e: &ApiError, req: &HttpRequest) -> HashMap<String, String> {
+    field_errors(e, req, field_of)
 }
 
 /// Creates the document (and sends it, with `action=save_send`; with `save_email` the email is
@@ -62,7 +62,7 @@ pub(crate) async fn save_new(
     let mut errors = HashMap::new();
     let line_items = typed.line_inputs(&mut errors, crate::dashboard::locale_of(req));
     let customer_id = form.id("customer_id").unwrap_or_else(|e| {
-        errors.extend(errors_of(&e));
+        errors.extend(errors_of(&e, req));
         None
     });
     let customer = customer_id.is_none().then(|| CustomerInput {
@@ -127,7 +127,8 @@ pub(crate) async fn save_new(
                 Some(Ok(n)) => Some(n),
                 Some(Err(_)) => {
                     let e = ApiError::invalid_parameter("interval_count", "must be a whole number");
-                    return show(state, req, &me, &ops, kind, None, typed, errors_of(&e)).await;
+                    return show(state, req, &me, &ops, kind, None, typed, errors_of(&e, req))
+                        .await;
                 }
                 None => None,
             };
@@ -159,7 +160,7 @@ pub(crate) async fn save_new(
                 let say = t.text("dash.error.profile_needed").to_string();
                 HashMap::from([("form".to_string(), say)])
             } else {
-                errors_of(&e)
+                errors_of(&e, req)
             };
             return show(state, req, &me, &ops, kind, None, typed, errors).await;
         }
@@ -205,7 +206,7 @@ pub(crate) async fn save_edit(
     let mut errors = HashMap::new();
     let line_items = typed.line_inputs(&mut errors, crate::dashboard::locale_of(req));
     let customer_id = form.id("customer_id").unwrap_or_else(|e| {
-        errors.extend(errors_of(&e));
+        errors.extend(errors_of(&e, req));
         None
     });
     if !errors.is_empty() {
@@ -270,7 +271,7 @@ pub(crate) async fn save_edit(
                 kind,
                 Some(editing),
                 typed,
-                errors_of(&e),
+                errors_of(&e, req),
             )
             .await
         }

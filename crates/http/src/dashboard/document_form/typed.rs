@@ -3,6 +3,7 @@
 
 use crate::dashboard::form::{non_blank, price_minor, Form};
 use invoicing_domain::currency::Currency;
+use invoicing_domain::decimal::DecimalText;
 use invoicing_domain::document_lines::{LineItemInput, LineItemView};
 use invoicing_domain::invoice::Invoice;
 use invoicing_domain::locale::Locale;
@@ -10,7 +11,6 @@ use invoicing_domain::money::Money;
 use invoicing_domain::quotation::Quotation;
 use invoicing_domain::recurring::RecurringInvoice;
 use invoicing_domain::supply::ServicePeriodInput;
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// More lines than this are typed through the API.
@@ -231,9 +231,9 @@ impl Typed {
                 };
                 LineItemInput {
                     description: non_blank(&l.description),
-                    quantity: non_blank(&l.quantity).map(Value::String),
+                    quantity: non_blank(&l.quantity).map(DecimalText::typed),
                     unit_price_cents,
-                    tax_rate: non_blank(&l.tax_rate).map(Value::String),
+                    tax_rate: non_blank(&l.tax_rate).map(DecimalText::typed),
                     product_id: non_blank(&l.product).and_then(|p| p.parse().ok()),
                     unit: non_blank(&l.unit),
                     tax_category: non_blank(&l.tax_category),

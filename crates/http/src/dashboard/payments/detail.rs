@@ -182,7 +182,7 @@ pub(crate) async fn refund(
             } else {
                 StatusCode::UNPROCESSABLE_ENTITY
             };
-            let mut errors = field_errors(&e, refund_field);
+            let mut errors = field_errors(&e, &req, refund_field);
             if let Some(message) = errors.remove("form") {
                 // What names no field (the gateway's answer) is the refund's.
                 errors.insert("amount".into(), message);

@@ -14,10 +14,10 @@ use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::currency::Currency;
+use invoicing_domain::decimal::DecimalText;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::money::Money;
 use invoicing_domain::product::{Product, ProductId, ProductInput, ProductPatchInput};
-use serde_json::Value;
 use std::collections::HashMap;
 
 #[derive(Default)]
@@ -159,7 +159,7 @@ pub(crate) async fn create(
                 description: non_blank(&f.description),
                 unit_price_cents: cents,
                 currency: non_blank(&f.currency),
-                tax_rate: non_blank(&f.tax_rate).map(Value::String),
+                tax_rate: non_blank(&f.tax_rate).map(DecimalText::typed),
                 active: Some(f.active),
                 metadata: None,
             };
@@ -169,7 +169,9 @@ pub(crate) async fn create(
     };
     match saved {
         Ok(()) => Ok(see_other("/dashboard/products?done=created")),
-        Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, field_of)),
+        Err(e) if is_field_mistake(&e) => {
+            show(&me, &req, None, f, field_errors(&e, &req, field_of))
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -220,7 +222,7 @@ pub(crate) async fn save(
                 description: Some(non_blank(&f.description)),
                 unit_price_cents: Some(cents),
                 currency: Some(non_blank(&f.currency)),
-                tax_rate: Some(non_blank(&f.tax_rate).map(Value::String)),
+                tax_rate: Some(non_blank(&f.tax_rate).map(DecimalText::typed)),
                 active: Some(Some(f.active)),
                 metadata: None,
             };
@@ -235,7 +237,7 @@ pub(crate) async fn save(
             &req,
             id.get().ok().map(|p| p.0),
             f,
-            field_errors(&e, field_of),
+            field_errors(&e, &req, field_of),
         ),
         Err(e) => Err(e.into()),
     }

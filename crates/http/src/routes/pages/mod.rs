@@ -5,7 +5,6 @@
 pub mod card;
 pub mod invoice;
 pub mod quote;
-mod report_form;
 
 use crate::client::client_ip;
 use crate::error::ApiError;

@@ -183,7 +183,7 @@ pub(crate) async fn create(
                 &req,
                 &me,
                 typed,
-                field_errors(&e, str::to_string),
+                field_errors(&e, &req, str::to_string),
                 None,
             )
             .await

@@ -189,7 +189,7 @@ pub(crate) async fn save_profile(
                 crate::dashboard::locale_of(&req),
             )
             .await?;
-            show(&me, &req, f, field_errors(&e, field_of), beside)
+            show(&me, &req, f, field_errors(&e, &req, field_of), beside)
         }
         Err(e) => Err(e.into()),
     }
@@ -242,7 +242,7 @@ pub(crate) async fn test_email(
     match sent {
         Ok(_) => Ok(see_other("/dashboard/settings?done=test_queued#test-email")),
         Err(e) if is_field_mistake(&e) => {
-            show_current(&state, &req, &me, field_errors(&e, str::to_string)).await
+            show_current(&state, &req, &me, field_errors(&e, &req, str::to_string)).await
         }
         Err(e) => Err(e.into()),
     }

@@ -163,7 +163,7 @@ pub(crate) async fn save(
             saved.id.0
         ))),
         Err(e) if is_field_mistake(&e) => {
-            let errors = field_errors(&e, field_of);
+            let errors = field_errors(&e, &req, field_of);
             show_one(&state, &req, &me, hook, Some(typed), errors, None).await
         }
         Err(e) => Err(e.into()),

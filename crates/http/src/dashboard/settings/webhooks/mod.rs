@@ -118,7 +118,15 @@ pub(crate) async fn create(
             show_list(&state, &req, &me, fresh, HashMap::new(), secret).await
         }
         Err(e) if is_field_mistake(&e) => {
-            show_list(&state, &req, &me, typed, field_errors(&e, field_of), None).await
+            show_list(
+                &state,
+                &req,
+                &me,
+                typed,
+                field_errors(&e, &req, field_of),
+                None,
+            )
+            .await
         }
         Err(e) => Err(e.into()),
     }

@@ -5,15 +5,12 @@ use super::report_body::{read_report, AttachedFile, PaymentReportForm, PaymentRe
 use super::view::InvoicePage;
 use crate::error::ApiError;
 use crate::redirect::see_other;
-use crate::routes::pages::report_form;
 use crate::routes::pages::{limit_public, missing_as, render, valid_token};
 use crate::{blocking, AppState};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use invoicing_domain::locale::Locale;
-use invoicing_domain::payment::reported;
-use invoicing_domain::payment::PaymentReportInput;
-use invoicing_domain::payment_amount::MajorAmount;
+use invoicing_domain::payment::{reported, PaymentReport, PaymentReportInput};
 use invoicing_domain::payment_proof::{parse_proof, ProofError};
 use invoicing_domain::validation::FieldError;
 
@@ -41,20 +38,10 @@ async fn refused(
     Ok(res)
 }
 
-/// Storage's own refusal, for a report that passed the page's checks and then met a changed
-/// invoice: its English reasons under the customer's field names.
-fn storage_reasons(t: Locale, errors: Vec<FieldError>) -> Vec<String> {
-    errors
-        .into_iter()
-        .map(|e| {
-            let field = if e.param == "amount" {
-                t.text("lines.amount")
-            } else {
-                t.text("report.reference")
-            };
-            format!("{field} {}", e.message)
-        })
-        .collect()
+/// What is wrong with the report, in the customer's words: the domain's problems, found by
+/// the form's parse or by storage against the invoice as it stands.
+fn said(t: Locale, errors: &[FieldError]) -> Vec<String> {
+    errors.iter().map(|e| e.say(t)).collect()
 }
 
 /// The "report a payment" form of the invoice page (an HTML form post; answers 303 to the page,
@@ -99,46 +86,20 @@ pub async fn report(
         AttachedFile::TooLarge => Err(ProofError::TooLarge),
         AttachedFile::Some(name, bytes) => parse_proof(&name, bytes).map(Some),
     };
-    let proof_error = proof.as_ref().err().map(|e| proof_message(locale, *e));
-    // An invoice no longer open is storage's to answer (back to the page, which says why).
-    if shown.invoice.status.is_open() {
-        let found = report_form::problems(
-            form.amount.as_deref(),
-            form.reference.as_deref(),
-            &shown.invoice,
-            reported(&shown.payments),
-            locale,
-        );
-        if !found.is_empty() || proof_error.is_some() {
-            let currency = shown.invoice.currency;
-            let messages = found
-                .iter()
-                .map(|p| report_form::describe(locale, p, currency))
-                .collect();
-            return refused(&state, number, token, typed, messages, proof_error).await;
-        }
-    }
-    // The amount as the page's locale writes it (`1.453,00`), handed on as the operation reads
-    // amounts; text the locale cannot read goes on as typed, for the operation to refuse.
-    let currency = shown.invoice.currency;
-    let amount = form.amount.map(|typed| {
-        MajorAmount::parse_in(&typed, locale, currency)
-            .and_then(|a| a.to_minor(currency))
-            .map(|m| MajorAmount::format(m, currency))
-            .unwrap_or(typed)
-    });
     let input = PaymentReportInput {
-        amount,
+        amount: form.amount,
         reference: form.reference,
     };
-    let mut report = match input.parse() {
-        Ok(r) => r,
-        Err(v) => {
-            let messages = storage_reasons(locale, v.into_errors());
+    let parsed = input.parse_for(locale, &shown.invoice, reported(&shown.payments));
+    let report = match (parsed, proof) {
+        (Ok(report), Ok(proof)) => PaymentReport { proof, ..report },
+        (parsed, proof) => {
+            let messages = parsed.err().map(|v| said(locale, v.errors()));
+            let proof_error = proof.err().map(|e| proof_message(locale, e));
+            let messages = messages.unwrap_or_default();
             return refused(&state, number, token, typed, messages, proof_error).await;
         }
     };
-    report.proof = proof.ok().flatten();
     let repos = state.repos();
     let (n, t) = (number.clone(), token.clone());
     let back = format!("/invoice/{number}?token={token}");
@@ -147,7 +108,7 @@ pub async fn report(
         // Paid or cancelled meanwhile: the page shows where the invoice stands.
         Err(e) if e.code == "invalid_state_transition" => Ok(see_other(&back)),
         Err(e) if e.code == "validation_failed" => {
-            let messages = storage_reasons(locale, e.details.clone());
+            let messages = said(locale, &e.details);
             refused(&state, number, token, typed, messages, None).await
         }
         Err(e) => Err(missing_as("invoice")(e)),

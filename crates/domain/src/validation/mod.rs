@@ -1,15 +1,28 @@
 //! Field-level validation: every failing field of a request is collected into one [`Violations`]
 //! so that a client fixes all of them in one round trip (SPEC §4, `details`).
 
+mod problem;
+
+pub use problem::Problem;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// One failing input field, addressed the way the client wrote it (`line_items[1].quantity`).
+/// One failing input field, addressed the way the client wrote it (`line_items[1].quantity`):
+/// what is wrong as a [`Problem`] (its code and values) and the API's English sentence for it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldError {
     pub param: String,
     pub message: String,
+    #[serde(skip)]
+    pub problem: Problem,
+}
+
+impl FieldError {
+    /// What is wrong, in `t`'s words (see [`Problem::say_for`]).
+    pub fn say(&self, t: crate::locale::Locale) -> String {
+        self.problem.say_for(&self.param, t)
+    }
 }
 
 /// All failing fields of one request, in the order they were checked.
@@ -21,23 +34,26 @@ impl Violations {
         Violations(Vec::new())
     }
 
-    pub fn single(param: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn single(param: impl Into<String>, problem: impl Into<Problem>) -> Self {
         let mut v = Violations::new();
-        v.push(param, message);
+        v.push(param, problem);
         v
     }
 
-    pub fn push(&mut self, param: impl Into<String>, message: impl Into<String>) {
+    /// Records `problem` for `param`; a plain sentence is a problem without a code of its own.
+    pub fn push(&mut self, param: impl Into<String>, problem: impl Into<Problem>) {
+        let problem = problem.into();
         self.0.push(FieldError {
             param: param.into(),
-            message: message.into(),
+            message: problem.to_string(),
+            problem,
         });
     }
 
     /// Adds another set of violations whose params are relative to `prefix` (for nested objects).
     pub fn extend_prefixed(&mut self, prefix: &str, other: Violations) {
         for e in other.0 {
-            self.push(join_param(prefix, &e.param), e.message);
+            self.push(join_param(prefix, &e.param), e.problem);
         }
     }
 
@@ -93,7 +109,7 @@ pub fn required_text(
 ) -> Option<String> {
     match value {
         None => {
-            v.push(param, "is required");
+            v.push(param, Problem::Required);
             None
         }
         Some(s) => check_text(v, param, s, max, false),
@@ -158,13 +174,13 @@ fn check_text(
     allow_blank: bool,
 ) -> Option<String> {
     if let Some(refused) = refused_characters(&s) {
-        v.push(param, refused);
+        v.push(param, Problem::Characters(refused));
         None
     } else if !allow_blank && s.trim().is_empty() {
-        v.push(param, "must not be blank");
+        v.push(param, Problem::Blank);
         None
     } else if s.chars().count() > max {
-        v.push(param, format!("must be at most {max} characters"));
+        v.push(param, Problem::TooLong { max });
         None
     } else {
         Some(s)
@@ -238,7 +254,7 @@ where
 pub fn not_null<T>(v: &mut Violations, param: &str, value: Option<Option<T>>) -> Option<T> {
     match value {
         Some(None) => {
-            v.push(param, "must not be null");
+            v.push(param, Problem::NotNull);
             None
         }
         other => other.flatten(),

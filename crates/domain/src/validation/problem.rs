@@ -1,0 +1,343 @@
+//! What is wrong with one field, as a program reads it (a code and the values it names) and as
+//! people read it: the API's English sentence (SPEC §4), or a sentence in a person's language
+//! beside the field of a dashboard or public form (SPEC §27). The rule that finds a problem is
+//! written once, in the domain; each front door only chooses how to say it.
+
+use crate::currency::{Currency, CurrencyError};
+use crate::decimal::DecimalError;
+use crate::locale::Locale;
+use crate::money::Money;
+use crate::payment_amount::{AmountTextError, PaymentAmountError};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// Absent where a value is needed.
+    Required,
+    /// `null` on a field that cannot be cleared (SPEC §4).
+    NotNull,
+    Blank,
+    TooLong {
+        max: usize,
+    },
+    /// NUL, a control character or a bidirectional override: the English reason.
+    Characters(&'static str),
+    NotPositiveInteger,
+    /// Not an email address a message can be sent to.
+    Email,
+    /// Not a currency of ISO 4217.
+    Currency,
+    /// A quantity or a percentage that is not a number the field takes.
+    Number(DecimalError),
+    /// An amount typed in `currency`'s major units that cannot be taken as it is.
+    Amount {
+        error: AmountTextError,
+        currency: Currency,
+    },
+    /// A payment report for more than the invoice still owes.
+    ExceedsDue {
+        due: Money,
+        currency: Currency,
+    },
+    /// A payment report for more than is neither paid nor reported yet.
+    ExceedsUnreported {
+        left: Money,
+        currency: Currency,
+    },
+    /// Everything owed has been reported and is being checked.
+    AllReported,
+    /// A rule that has no code of its own: its English sentence, said as it is everywhere.
+    Said(String),
+}
+
+impl Problem {
+    /// A customer's payment report that the invoice's balance refuses.
+    pub fn of_report(e: PaymentAmountError, currency: Currency) -> Problem {
+        match e {
+            PaymentAmountError::ExceedsUnreported { left } if left == Money::ZERO => {
+                Problem::AllReported
+            }
+            PaymentAmountError::ExceedsUnreported { left } => {
+                Problem::ExceedsUnreported { left, currency }
+            }
+            PaymentAmountError::ExceedsDue { due } => Problem::ExceedsDue { due, currency },
+            PaymentAmountError::NotPositive => Problem::Amount {
+                error: AmountTextError::NotPositive,
+                currency,
+            },
+        }
+    }
+
+    /// The stable code a program branches on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::Required => "required",
+            Problem::NotNull => "not_null",
+            Problem::Blank => "blank",
+            Problem::TooLong { .. } => "too_long",
+            Problem::Characters(_) => "characters",
+            Problem::NotPositiveInteger => "not_positive_integer",
+            Problem::Email => "email",
+            Problem::Currency => "currency",
+            Problem::Number(e) => match e {
+                DecimalError::Invalid => "number",
+                DecimalError::TooPrecise => "number_too_precise",
+                DecimalError::NotPositive => "not_positive",
+                DecimalError::TooLarge(_) => "number_too_large",
+                DecimalError::OutOfRange => "percent",
+            },
+            Problem::Amount { error, .. } => match error {
+                AmountTextError::Invalid | AmountTextError::Ambiguous(_) => "amount_unreadable",
+                AmountTextError::TooPrecise(_) => "amount_too_precise",
+                AmountTextError::NotPositive => "amount_not_positive",
+                AmountTextError::TooLarge => "amount_too_large",
+            },
+            Problem::ExceedsDue { .. } => "exceeds_due",
+            Problem::ExceedsUnreported { .. } => "exceeds_unreported",
+            Problem::AllReported => "all_reported",
+            Problem::Said(_) => "invalid",
+        }
+    }
+
+    /// The problem of the field `param` in `t`'s words: the form's own sentence for this field
+    /// and code where the catalogue has one (`form.reference.required`: "Please enter the
+    /// transfer reference."), else the problem's sentence, to stand beside the field.
+    pub fn say_for(&self, param: &str, t: Locale) -> String {
+        let key = format!("form.{param}.{}", self.code());
+        let values = self.values(t);
+        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        t.fill_if_known(&key, &values)
+            .unwrap_or_else(|| self.say(t))
+    }
+
+    /// The problem in `t`'s words, to stand beside the field it concerns.
+    pub fn say(&self, t: Locale) -> String {
+        let key = match self {
+            Problem::Said(sentence) => return sentence.clone(),
+            Problem::Required => "problem.required",
+            Problem::NotNull => "problem.not_null",
+            Problem::Blank => "problem.blank",
+            Problem::TooLong { .. } => "problem.too_long",
+            Problem::Characters(_) => "problem.characters",
+            Problem::NotPositiveInteger => "problem.not_positive_integer",
+            Problem::Email => "problem.email",
+            Problem::Currency => "problem.currency",
+            Problem::Number(e) => match e {
+                DecimalError::Invalid => "problem.number",
+                DecimalError::TooPrecise => "problem.number_too_precise",
+                DecimalError::NotPositive => "problem.not_positive",
+                DecimalError::TooLarge(_) => "problem.number_too_large",
+                DecimalError::OutOfRange => "problem.percent",
+            },
+            Problem::Amount { error, currency } => match error {
+                AmountTextError::Invalid | AmountTextError::Ambiguous(_) => "form.amount.invalid",
+                AmountTextError::TooPrecise(_) if currency.exponent() == 0 => {
+                    "form.amount.no_decimals"
+                }
+                AmountTextError::TooPrecise(_) => "form.amount.too_precise",
+                AmountTextError::NotPositive => "form.amount.not_positive",
+                AmountTextError::TooLarge => "form.amount.too_large",
+            },
+            Problem::ExceedsDue { .. } => "form.amount.exceeds_due",
+            Problem::ExceedsUnreported { .. } => "form.amount.exceeds_unreported",
+            Problem::AllReported => "form.amount.all_reported",
+        };
+        let values = self.values(t);
+        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        t.fill(key, &values)
+    }
+
+    /// The values a sentence about the problem may name, written as `t` writes them.
+    fn values(&self, t: Locale) -> Vec<(&'static str, String)> {
+        match self {
+            Problem::TooLong { max } => vec![("max", max.to_string())],
+            Problem::Number(DecimalError::TooLarge(max)) => vec![("max", (*max).to_string())],
+            Problem::Number(_) => vec![("example", format!("1{}5", t.decimal_separator()))],
+            Problem::Amount { currency, .. } => {
+                // In the page's own writing, with grouping: `1.453,00` on a German page.
+                let example = Money::new(145_300 * 10i64.pow(u32::from(currency.exponent())) / 100)
+                    .map(|m| t.amount_field(m, *currency))
+                    .unwrap_or_else(|_| "12.50".into());
+                vec![
+                    ("example", example),
+                    ("currency", currency.code().to_string()),
+                    ("decimals", currency.exponent().to_string()),
+                ]
+            }
+            Problem::ExceedsDue {
+                due: amount,
+                currency,
+            }
+            | Problem::ExceedsUnreported {
+                left: amount,
+                currency,
+            } => vec![("amount", t.money(*amount, *currency))],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The API's English sentence (SPEC §4 `details[].message`), unchanged from before problems
+/// had codes.
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let english = |m: &Money, c: &Currency| Locale::En.money(*m, *c);
+        match self {
+            Problem::Required => f.write_str("is required"),
+            Problem::NotNull => f.write_str("must not be null"),
+            Problem::Blank => f.write_str("must not be blank"),
+            Problem::TooLong { max } => write!(f, "must be at most {max} characters"),
+            Problem::Characters(reason) => f.write_str(reason),
+            Problem::NotPositiveInteger => f.write_str("must be a positive integer"),
+            Problem::Email => f.write_str("must be a valid email address"),
+            Problem::Currency => CurrencyError::Invalid.fmt(f),
+            Problem::Number(e) => e.fmt(f),
+            Problem::Amount { error, .. } => error.fmt(f),
+            Problem::ExceedsDue { due, currency } => {
+                write!(
+                    f,
+                    "must not exceed the amount due, {}",
+                    english(due, currency)
+                )
+            }
+            Problem::ExceedsUnreported { left, currency } => write!(
+                f,
+                "must not exceed what is neither paid nor reported yet, {}",
+                english(left, currency)
+            ),
+            Problem::AllReported => {
+                f.write_str("has been reported already: the merchant is checking it")
+            }
+            Problem::Said(sentence) => f.write_str(sentence),
+        }
+    }
+}
+
+impl From<DecimalError> for Problem {
+    fn from(e: DecimalError) -> Problem {
+        Problem::Number(e)
+    }
+}
+
+impl From<CurrencyError> for Problem {
+    fn from(_: CurrencyError) -> Problem {
+        Problem::Currency
+    }
+}
+
+impl From<String> for Problem {
+    fn from(sentence: String) -> Problem {
+        Problem::Said(sentence)
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(sentence: &str) -> Problem {
+        Problem::Said(sentence.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_api_keeps_its_english_sentences() {
+        assert_eq!(Problem::Required.to_string(), "is required");
+        assert_eq!(
+            Problem::TooLong { max: 3 }.to_string(),
+            "must be at most 3 characters"
+        );
+        let left = Money::new(1_250).unwrap();
+        assert_eq!(
+            Problem::ExceedsUnreported {
+                left,
+                currency: Currency::parse("EUR").unwrap()
+            }
+            .to_string(),
+            "must not exceed what is neither paid nor reported yet, €12.50"
+        );
+    }
+
+    #[test]
+    fn people_read_problems_in_their_language() {
+        assert_eq!(Problem::Required.say(Locale::De), "Bitte ausfüllen.");
+        assert_eq!(
+            Problem::TooLong { max: 40 }.say(Locale::Fr),
+            "40 caractères au maximum."
+        );
+        let eur = Currency::parse("EUR").unwrap();
+        let unreadable = Problem::Amount {
+            error: AmountTextError::Invalid,
+            currency: eur,
+        };
+        assert_eq!(unreadable.code(), "amount_unreadable");
+        assert_eq!(
+            unreadable.say(Locale::De),
+            "Bitte geben Sie einen Betrag wie 1.453,00 ein."
+        );
+        let jpy = Currency::parse("JPY").unwrap();
+        let precise = Problem::Amount {
+            error: AmountTextError::TooPrecise(String::new()),
+            currency: jpy,
+        };
+        assert_eq!(precise.say(Locale::En), "JPY amounts have no decimals.");
+    }
+
+    #[test]
+    fn a_form_may_say_a_fields_problem_its_own_way() {
+        assert_eq!(
+            Problem::Required.say_for("reference", Locale::De),
+            "Bitte geben Sie den Verwendungszweck der Überweisung ein."
+        );
+        assert_eq!(
+            Problem::TooLong { max: 140 }.say_for("reference", Locale::En),
+            "The transfer reference must be at most 140 characters long."
+        );
+        assert_eq!(
+            Problem::Required.say_for("name", Locale::En),
+            "Please fill this in."
+        );
+    }
+
+    #[test]
+    fn every_code_is_said_in_every_language() {
+        let eur = Currency::parse("EUR").unwrap();
+        let one = Money::new(100).unwrap();
+        let all = [
+            Problem::Required,
+            Problem::NotNull,
+            Problem::Blank,
+            Problem::TooLong { max: 5 },
+            Problem::Characters("x"),
+            Problem::NotPositiveInteger,
+            Problem::Email,
+            Problem::Currency,
+            Problem::Number(DecimalError::Invalid),
+            Problem::Number(DecimalError::TooPrecise),
+            Problem::Number(DecimalError::NotPositive),
+            Problem::Number(DecimalError::TooLarge("1000000")),
+            Problem::Number(DecimalError::OutOfRange),
+            Problem::ExceedsDue {
+                due: one,
+                currency: eur,
+            },
+            Problem::ExceedsUnreported {
+                left: one,
+                currency: eur,
+            },
+            Problem::AllReported,
+        ];
+        for t in Locale::ALL {
+            for p in &all {
+                let said = p.say(t);
+                assert!(
+                    !said.is_empty() && !said.contains('{'),
+                    "{t:?} {p:?}: {said}"
+                );
+                assert!(!said.starts_with("problem."), "{t:?} {p:?} has no sentence");
+            }
+        }
+    }
+}
