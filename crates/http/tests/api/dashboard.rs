@@ -1284,6 +1284,12 @@ async fn save_and_send_leaves_nothing_behind_when_the_send_is_refused(h: Harness
     assert_eq!(r.status, 422, "{}", r.text());
     let page = r.text();
     assert!(page.contains("legal name"), "says what to add: {page}");
+    assert!(
+        page.contains("href=\"/dashboard/settings\">Open Settings</a>"),
+        "and where: {page}"
+    );
+    assert!(!page.contains("Some fields need your attention"), "{page}");
+    assert!(page.contains("class=\"button\" href=\"/dashboard/settings\""), "{page}");
     assert!(page.contains("Consulting"), "what was typed is kept");
     let live = h.live_key();
     for list in ["/api/v1/invoices", "/api/v1/customers"] {

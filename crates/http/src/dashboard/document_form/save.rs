@@ -42,6 +42,9 @@ fn field_of(param: &str) -> String {
     }
 }
 
+/// The key under which a refusal that Settings must fix carries the label of its link.
+pub(super) const SETTINGS_NEEDED: &str = "settings";
+
 fn errors_of(e: &ApiError, req: &HttpRequest) -> HashMap<String, String> {
     field_errors(e, req, field_of)
 }
@@ -158,7 +161,10 @@ pub(crate) async fn save_new(
                 // A live document goes out only once the seller's details are in Settings.
                 let t = crate::dashboard::locale_of(req);
                 let say = t.text("dash.error.profile_needed").to_string();
-                HashMap::from([("form".to_string(), say)])
+                HashMap::from([
+                    ("form".to_string(), say),
+                    (SETTINGS_NEEDED.to_string(), t.text("dash.error.to_settings").into()),
+                ])
             } else {
                 errors_of(&e, req)
             };

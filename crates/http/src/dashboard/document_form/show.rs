@@ -55,7 +55,14 @@ impl FormPage {
     /// Whether a refusal stands beside a field (not only above the form, as "add your details in
     /// Settings" does), so the page says to look below.
     fn marks_fields(&self) -> bool {
-        self.errors.keys().any(|field| field != "form")
+        self.errors
+            .keys()
+            .any(|field| field != "form" && field != super::save::SETTINGS_NEEDED)
+    }
+
+    /// The link to Settings, where the refusal is for details only Settings holds.
+    fn settings_link(&self) -> Option<&str> {
+        self.err(super::save::SETTINGS_NEEDED)
     }
 
     fn line_err(&self, index: &usize, name: &str) -> Option<&str> {
