@@ -292,17 +292,6 @@ impl<'de> Deserialize<'de> for Currency {
     }
 }
 
-/// A document's or product's `currency` field: absent is `None`, an unknown code a violation.
-pub fn parse_currency(
-    v: &mut crate::validation::Violations,
-    raw: Option<String>,
-) -> Option<Currency> {
-    let raw = raw?;
-    Currency::parse(&raw)
-        .map_err(|e| v.push("currency", e))
-        .ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,9 +10,9 @@ pub use crate::document_lines::{
     LineDraft, LineDrafts, LineItem, LineItemInput, LineItemView, Lines, ProductLine,
 };
 
-pub use crate::currency::parse_currency;
 pub use crate::document_lines::MAX_LINES;
 pub use crate::product::DESCRIPTION_MAX;
+pub use crate::validation::parse_currency;
 pub const NOTES_MAX: usize = 5000;
 
 /// `due_on_receipt` or `net_N` (0 ≤ N ≤ 365).

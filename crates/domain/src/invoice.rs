@@ -480,6 +480,36 @@ impl Invoice {
         .supply()
     }
 
+    /// A customer's payment report as typed on this invoice's page in `locale` (SPEC §27:
+    /// `1.453,00` in German): an amount in the invoice's currency and, while the invoice is
+    /// open, at most what it still owes beyond what the customer `reported` before and the
+    /// merchant is checking. Each problem is coded, for the page to say in the customer's
+    /// language; storage applies the same balance rule again inside its transaction.
+    pub fn read_report(
+        &self,
+        input: crate::payment::PaymentReportInput,
+        locale: crate::locale::Locale,
+        reported: crate::money::Money,
+    ) -> Result<crate::payment::PaymentReport, Violations> {
+        use crate::payment_amount::MajorAmount;
+        use crate::validation::Problem;
+        let currency = self.currency;
+        let balance = self.status.is_open().then(|| self.balance().ok()).flatten();
+        input.read(|text| {
+            let amount = MajorAmount::parse_in(text, locale, currency)
+                .map_err(|error| Problem::Amount { error, currency })?;
+            let minor = amount
+                .to_minor(currency)
+                .map_err(|error| Problem::Amount { error, currency })?;
+            if let Some(balance) = balance {
+                balance
+                    .check_report(minor, reported)
+                    .map_err(|e| Problem::of_report(e, currency))?;
+            }
+            Ok(amount)
+        })
+    }
+
     /// Its total, verified payments and credit notes as a balance (what is due, what may still
     /// be paid or reported).
     pub fn balance(

@@ -5,7 +5,6 @@ use crate::currency::Currency;
 use crate::customer::CustomerId;
 use crate::invoice_id::InvoiceId;
 use crate::invoice_status::InvoiceStatus;
-use crate::locale::Locale;
 use crate::money::Money;
 use crate::payment_amount::MajorAmount;
 use crate::payment_status::PaymentStatus;
@@ -278,39 +277,8 @@ impl PaymentReportInput {
         self.read(|text| MajorAmount::parse(text).map_err(|e| Problem::Said(e.to_string())))
     }
 
-    /// The report as typed on the invoice's page in `locale` (SPEC §27: `1.453,00` in German):
-    /// an amount in the invoice's currency and, while the invoice is open, at most what it
-    /// still owes beyond what the customer `reported` before and the merchant is checking.
-    /// Each problem is coded, for the page to say in the customer's language; storage applies
-    /// the same balance rule again inside its transaction.
-    pub fn parse_for(
-        self,
-        locale: Locale,
-        invoice: &crate::invoice::Invoice,
-        reported: Money,
-    ) -> Result<PaymentReport, Violations> {
-        let currency = invoice.currency;
-        let balance = invoice
-            .status
-            .is_open()
-            .then(|| invoice.balance().ok())
-            .flatten();
-        self.read(|text| {
-            let amount = MajorAmount::parse_in(text, locale, currency)
-                .map_err(|error| Problem::Amount { error, currency })?;
-            let minor = amount
-                .to_minor(currency)
-                .map_err(|error| Problem::Amount { error, currency })?;
-            if let Some(balance) = balance {
-                balance
-                    .check_report(minor, reported)
-                    .map_err(|e| Problem::of_report(e, currency))?;
-            }
-            Ok(amount)
-        })
-    }
-
-    fn read(
+    /// The report, its amount read by `amount_of`.
+    pub(crate) fn read(
         self,
         amount_of: impl FnOnce(&str) -> Result<MajorAmount, Problem>,
     ) -> Result<PaymentReport, Violations> {

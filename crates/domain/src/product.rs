@@ -1,11 +1,12 @@
 //! Products (SPEC §14): the catalog that line items may name, so a price, tax rate and
 //! description are typed once and reused. Parsed here once; storage only keeps what is valid.
 
-use crate::currency::parse_currency;
 use crate::currency::Currency;
 use crate::decimal::{DecimalText, TaxRate};
 use crate::money::Money;
-use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
+use crate::validation::{
+    not_null, optional_text, parse_currency, required_text, Metadata, Violations,
+};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -100,6 +100,17 @@ pub fn join_param(prefix: &str, param: &str) -> String {
     }
 }
 
+/// A document's or product's `currency` field: absent is `None`, an unknown code a violation.
+pub fn parse_currency(
+    v: &mut Violations,
+    raw: Option<String>,
+) -> Option<crate::currency::Currency> {
+    let raw = raw?;
+    crate::currency::Currency::parse(&raw)
+        .map_err(|e| v.push("currency", e))
+        .ok()
+}
+
 /// A required text field: present, not blank, at most `max` characters.
 pub fn required_text(
     v: &mut Violations,

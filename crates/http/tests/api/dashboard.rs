@@ -1289,7 +1289,10 @@ async fn save_and_send_leaves_nothing_behind_when_the_send_is_refused(h: Harness
         "and where: {page}"
     );
     assert!(!page.contains("Some fields need your attention"), "{page}");
-    assert!(page.contains("class=\"button\" href=\"/dashboard/settings\""), "{page}");
+    assert!(
+        page.contains("class=\"button\" href=\"/dashboard/settings\""),
+        "{page}"
+    );
     assert!(page.contains("Consulting"), "what was typed is kept");
     let live = h.live_key();
     for list in ["/api/v1/invoices", "/api/v1/customers"] {
@@ -1421,7 +1424,10 @@ async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness
     ];
     let r = send_raw(
         &app,
-        form(german(browser(Method::POST, "/dashboard/products/new")), &wrong),
+        form(
+            german(browser(Method::POST, "/dashboard/products/new")),
+            &wrong,
+        ),
     )
     .await;
     assert_eq!(r.status, 422);

@@ -1,7 +1,7 @@
 //! Saving the document form: a new document (created, and sent if asked) or a draft's changes,
 //! with the operations' refusals brought back beside the fields they name.
 
-use super::show::show;
+use super::show::{show, SETTINGS_NEEDED};
 use super::typed::Typed;
 use super::{draft, parse_id, Kind};
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank};
@@ -41,9 +41,6 @@ fn field_of(param: &str) -> String {
         other => other.into(),
     }
 }
-
-/// The key under which a refusal that Settings must fix carries the label of its link.
-pub(super) const SETTINGS_NEEDED: &str = "settings";
 
 fn errors_of(e: &ApiError, req: &HttpRequest) -> HashMap<String, String> {
     field_errors(e, req, field_of)
@@ -163,7 +160,10 @@ pub(crate) async fn save_new(
                 let say = t.text("dash.error.profile_needed").to_string();
                 HashMap::from([
                     ("form".to_string(), say),
-                    (SETTINGS_NEEDED.to_string(), t.text("dash.error.to_settings").into()),
+                    (
+                        SETTINGS_NEEDED.to_string(),
+                        t.text("dash.error.to_settings").into(),
+                    ),
                 ])
             } else {
                 errors_of(&e, req)

@@ -46,6 +46,9 @@ impl FormPage {
     }
 }
 
+/// The key under which a refusal that Settings must fix carries the label of its link.
+pub(super) const SETTINGS_NEEDED: &str = "settings";
+
 impl FormPage {
     /// The refusal beside `field`, if any.
     fn err(&self, field: &str) -> Option<&str> {
@@ -57,12 +60,12 @@ impl FormPage {
     fn marks_fields(&self) -> bool {
         self.errors
             .keys()
-            .any(|field| field != "form" && field != super::save::SETTINGS_NEEDED)
+            .any(|field| field != "form" && field != SETTINGS_NEEDED)
     }
 
     /// The link to Settings, where the refusal is for details only Settings holds.
     fn settings_link(&self) -> Option<&str> {
-        self.err(super::save::SETTINGS_NEEDED)
+        self.err(SETTINGS_NEEDED)
     }
 
     fn line_err(&self, index: &usize, name: &str) -> Option<&str> {

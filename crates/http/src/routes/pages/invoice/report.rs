@@ -90,7 +90,9 @@ pub async fn report(
         amount: form.amount,
         reference: form.reference,
     };
-    let parsed = input.parse_for(locale, &shown.invoice, reported(&shown.payments));
+    let parsed = shown
+        .invoice
+        .read_report(input, locale, reported(&shown.payments));
     let report = match (parsed, proof) {
         (Ok(report), Ok(proof)) => PaymentReport { proof, ..report },
         (parsed, proof) => {
