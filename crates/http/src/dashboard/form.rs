@@ -83,10 +83,31 @@ impl Form {
     }
 }
 
-/// The operations' refusal, beside the fields it names (`field_of` maps the API's parameter
-/// names to the form's), each problem in the visitor's language; what names no field goes under
-/// `form`, shown at the top.
+/// The operations' refusal beside the fields it names, for a form whose fields are named as the
+/// API's parameters (`address.city`). Two conventions hold for every form: a list item's
+/// refusal (`events[3]`) stands beside the list's field (`events`), and an amount the API takes
+/// in minor units (`unit_price_cents`) is typed in major units in the field without the suffix
+/// (`unit_price`).
 pub(crate) fn field_errors(
+    e: &ApiError,
+    req: &HttpRequest,
+) -> std::collections::HashMap<String, String> {
+    field_errors_as(e, req, |param| form_field(param).to_string())
+}
+
+/// The form's field for the API's parameter `param` (see [`field_errors`]).
+pub(crate) fn form_field(param: &str) -> &str {
+    let param = param
+        .strip_suffix(']')
+        .and_then(|p| p.rsplit_once('['))
+        .map_or(param, |(list, _)| list);
+    param.strip_suffix("_cents").unwrap_or(param)
+}
+
+/// [`field_errors`] for a form that names a field otherwise (`field_of` maps the API's
+/// parameter to it), each problem in the visitor's language; what names no field goes under
+/// `form`, shown at the top.
+pub(crate) fn field_errors_as(
     e: &ApiError,
     req: &HttpRequest,
     field_of: impl Fn(&str) -> String,
@@ -207,6 +228,18 @@ mod tests {
         assert_eq!(
             encode_component("/dashboard/invoices?status=paid"),
             "%2Fdashboard%2Finvoices%3Fstatus%3Dpaid"
+        );
+    }
+
+    #[test]
+    fn a_refusal_stands_beside_the_field_named_as_its_parameter() {
+        assert_eq!(form_field("address.city"), "address.city");
+        assert_eq!(form_field("events[3]"), "events");
+        assert_eq!(form_field("unit_price_cents"), "unit_price");
+        assert_eq!(form_field("amount_cents"), "amount");
+        assert_eq!(
+            form_field("line_items[0].description"),
+            "line_items[0].description"
         );
     }
 }

@@ -785,7 +785,7 @@ async fn every_screen_renders_within_its_statement_budget_for_every_role(h: Harn
     };
     let settings = send_raw(&app, german("/dashboard/settings")).await.text();
     assert!(
-        settings.contains("<select id=\"country\" name=\"country\""),
+        settings.contains("<select id=\"address.country\" name=\"address.country\""),
         "{settings}"
     );
     assert!(
@@ -836,7 +836,7 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
             &[
                 ("name", "Grace Hopper"),
                 ("email", "not an email"),
-                ("city", "Arlington"),
+                ("address.city", "Arlington"),
             ],
         ),
     )
@@ -850,8 +850,8 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
             &[
                 ("name", "Grace Hopper"),
                 ("email", "grace@example.com"),
-                ("city", "Arlington"),
-                ("country", "US"),
+                ("address.city", "Arlington"),
+                ("address.country", "US"),
             ],
         ),
     )
@@ -878,7 +878,7 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
             "/dashboard/products/new",
             &[
                 ("name", "Audit"),
-                ("price", "1200.50"),
+                ("unit_price", "1200.50"),
                 ("currency", "EUR"),
                 ("tax_rate", "21"),
                 ("active", "true"),
@@ -1067,8 +1067,8 @@ async fn owners_change_the_profile_and_nobody_else_can(h: Harness) {
         ("default_currency", "EUR"),
         ("brand_color", "#AA3300"),
         ("locale", "de"),
-        ("city", "Berlin"),
-        ("country", "DE"),
+        ("address.city", "Berlin"),
+        ("address.country", "DE"),
         ("payment_instructions", "IBAN DE89 3704 0044 0532 0130 00"),
         ("reminders", "-3, 0, 7"),
         ("send_receipts", "true"),
@@ -1388,7 +1388,7 @@ async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness
     let fields = [
         ("csrf", s.csrf.as_str()),
         ("name", "Beratung"),
-        ("price", "1.200,00"),
+        ("unit_price", "1.200,00"),
         ("currency", "EUR"),
         ("tax_rate", "19"),
         ("active", "on"),
@@ -1418,7 +1418,7 @@ async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness
     let wrong = [
         ("csrf", s.csrf.as_str()),
         ("name", ""),
-        ("price", "5"),
+        ("unit_price", "5"),
         ("currency", "EURO"),
         ("tax_rate", "1x"),
     ];

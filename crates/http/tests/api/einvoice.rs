@@ -506,7 +506,7 @@ async fn the_dashboard_lists_what_is_missing_and_offers_the_downloads(h: Harness
         "{page_de}"
     );
     assert!(page.contains("href=\"/dashboard/settings#vat_id\""));
-    assert!(page.contains("href=\"/dashboard/settings#country\""));
+    assert!(page.contains("href=\"/dashboard/settings#address.country\""));
     assert!(
         !page.contains("einvoice?syntax=ubl"),
         "no download while incomplete"
@@ -516,27 +516,27 @@ async fn the_dashboard_lists_what_is_missing_and_offers_the_downloads(h: Harness
         ("name", "Muster"),
         ("default_currency", "EUR"),
         ("locale", "de"),
-        ("line1", "Hauptstraße 1"),
-        ("city", "Berlin"),
-        ("postal_code", "10115"),
-        ("country", "DE"),
+        ("address.line1", "Hauptstraße 1"),
+        ("address.city", "Berlin"),
+        ("address.postal_code", "10115"),
+        ("address.country", "DE"),
         ("vat_id", "DE123456789"),
-        ("eas_scheme", "0088"),
-        ("eas_id", "4000001000005"),
-        ("iban", "DE89 3704 0044 0532 0130 00"),
-        ("bic", "COBADEFFXXX"),
-        ("account_holder", "Muster GmbH"),
-        ("contact_email", "buchhaltung@muster.example"),
+        ("electronic_address.scheme", "0088"),
+        ("electronic_address.id", "4000001000005"),
+        ("bank_account.iban", "DE89 3704 0044 0532 0130 00"),
+        ("bank_account.bic", "COBADEFFXXX"),
+        ("bank_account.name", "Muster GmbH"),
+        ("contact.email", "buchhaltung@muster.example"),
         ("tax_rounding", "document"),
         ("reminders", ""),
     ];
     // A bad IBAN is shown beside its field, and nothing is saved.
     let mut bad = fields.to_vec();
-    bad.retain(|(k, _)| *k != "iban");
-    bad.push(("iban", "DE00 0000"));
+    bad.retain(|(k, _)| *k != "bank_account.iban");
+    bad.push(("bank_account.iban", "DE00 0000"));
     let r = send_raw(&app, owner.post("/dashboard/settings", &bad)).await;
     assert_eq!(r.status, 422, "{}", r.text());
-    assert!(r.text().contains("id=\"iban-error\""));
+    assert!(r.text().contains("id=\"bank_account.iban-error\""));
     let r = send_raw(&app, owner.post("/dashboard/settings", &fields)).await;
     assert_eq!(r.status, 303, "{}", r.text());
     let account = call!(&app, h.req(Method::GET, "/api/v1/account"));

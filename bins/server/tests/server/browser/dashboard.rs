@@ -204,7 +204,7 @@ fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&st
     check(&browser, axe, "new customer");
     browser.fill("#name", "Katherine Johnson");
     browser.fill("#email", "katherine@example.com");
-    browser.fill("#city", "Hampton");
+    browser.fill("[id='address.city']", "Hampton");
     click("form button.primary");
     browser.wait_for("a[href^='/dashboard/invoices/new?customer_id=']");
     check(&browser, axe, "customer");

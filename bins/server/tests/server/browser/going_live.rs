@@ -79,10 +79,10 @@ fn going_live(name: &str, database: Option<&str>) {
     browser.clear("#name");
     browser.fill("#name", "Muster Praxis");
     browser.fill("#legal_name", "Muster Praxis GmbH");
-    browser.fill("#line1", "Hauptstraße 1");
-    browser.fill("#postal_code", "10115");
-    browser.fill("#city", "Berlin");
-    choose(&browser, "#country", "DE");
+    browser.fill("[id='address.line1']", "Hauptstraße 1");
+    browser.fill("[id='address.postal_code']", "10115");
+    browser.fill("[id='address.city']", "Berlin");
+    choose(&browser, "[id='address.country']", "DE");
     choose(&browser, "#locale", "de");
     choose(&browser, "#time_zone", "America/Port_of_Spain");
     tap(
@@ -91,7 +91,8 @@ fn going_live(name: &str, database: Option<&str>) {
     );
     browser.wait_for(".notice");
     assert_eq!(
-        browser.execute("return document.getElementById('country').selectedOptions[0].text;"),
+        browser
+            .execute("return document.getElementById('address.country').selectedOptions[0].text;"),
         "Deutschland"
     );
     check(&browser, axe, "settings in German");

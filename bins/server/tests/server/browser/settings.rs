@@ -142,7 +142,7 @@ fn setting_up(width: u32, height: u32, name: &str) {
     check(&browser, axe, "settings");
     browser.clear("#name");
     browser.fill("#name", "Lovelace Analytics");
-    browser.fill("#city", "London");
+    browser.fill("[id='address.city']", "London");
     press(
         &browser,
         "form[action='/dashboard/settings'] button.primary",

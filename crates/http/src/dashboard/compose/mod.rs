@@ -7,7 +7,7 @@
 mod doc;
 mod form;
 
-use crate::dashboard::form::{field_errors, is_field_mistake};
+use crate::dashboard::form::{field_errors_as, is_field_mistake};
 use crate::dashboard::session::Visitor;
 use crate::dashboard::Posted;
 use crate::dashboard::{see_other, Answer};
@@ -43,7 +43,7 @@ async fn send(
     match doc.send(&ops, &draft, typed.input()).await {
         Ok(()) => Ok(see_other(&format!("{}?done=emailed", doc.screen()))),
         Err(e) if is_field_mistake(&e) => {
-            let errors = field_errors(&e, req, field_of);
+            let errors = field_errors_as(&e, req, field_of);
             show(&me, req, doc, draft, typed, errors).await
         }
         Err(e) => Err(e.into()),

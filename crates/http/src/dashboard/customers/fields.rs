@@ -34,15 +34,15 @@ impl Fields {
             phone: form.raw("phone"),
             tax_id: form.raw("tax_id"),
             vat_id: form.raw("vat_id"),
-            eas_scheme: form.raw("eas_scheme"),
-            eas_id: form.raw("eas_id"),
+            eas_scheme: form.raw("electronic_address.scheme"),
+            eas_id: form.raw("electronic_address.id"),
             locale: form.raw("locale"),
-            line1: form.raw("line1"),
-            line2: form.raw("line2"),
-            city: form.raw("city"),
-            state: form.raw("state"),
-            postal_code: form.raw("postal_code"),
-            country: form.raw("country"),
+            line1: form.raw("address.line1"),
+            line2: form.raw("address.line2"),
+            city: form.raw("address.city"),
+            state: form.raw("address.state"),
+            postal_code: form.raw("address.postal_code"),
+            country: form.raw("address.country"),
         }
     }
 
@@ -108,13 +108,5 @@ impl Fields {
         .iter()
         .all(|v| v.is_none());
         (!empty).then_some(a)
-    }
-}
-
-pub(super) fn field_of(param: &str) -> String {
-    match param {
-        "electronic_address.scheme" => "eas_scheme".to_string(),
-        "electronic_address.id" => "eas_id".to_string(),
-        other => other.strip_prefix("address.").unwrap_or(other).to_string(),
     }
 }

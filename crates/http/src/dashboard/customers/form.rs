@@ -1,7 +1,7 @@
 //! The customer form: its page, and the routes that show it and save it (a new customer, or
 //! changes to one).
 
-use super::fields::{field_of, Fields};
+use super::fields::Fields;
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank};
 use crate::dashboard::session::Visitor;
@@ -44,29 +44,34 @@ impl FormPage {
             ("tax_id", "dash.field.tax_id", &f.tax_id, "text"),
             ("vat_id", "dash.settings.vat_id", &f.vat_id, "text"),
             (
-                "eas_scheme",
+                "electronic_address.scheme",
                 "dash.settings.eas_scheme",
                 &f.eas_scheme,
                 "text",
             ),
-            ("eas_id", "dash.settings.eas_id", &f.eas_id, "text"),
+            (
+                "electronic_address.id",
+                "dash.settings.eas_id",
+                &f.eas_id,
+                "text",
+            ),
         ]
     }
 
     fn address_fields(&self) -> Vec<FieldRow<'_>> {
         let f = &self.f;
         vec![
-            ("line1", "dash.field.line1", &f.line1, "text"),
-            ("line2", "dash.field.line2", &f.line2, "text"),
+            ("address.line1", "dash.field.line1", &f.line1, "text"),
+            ("address.line2", "dash.field.line2", &f.line2, "text"),
             (
-                "postal_code",
+                "address.postal_code",
                 "dash.field.postal_code",
                 &f.postal_code,
                 "text",
             ),
-            ("city", "dash.field.city", &f.city, "text"),
-            ("state", "dash.field.state", &f.state, "text"),
-            ("country", "dash.field.country", &f.country, "text"),
+            ("address.city", "dash.field.city", &f.city, "text"),
+            ("address.state", "dash.field.state", &f.state, "text"),
+            ("address.country", "dash.field.country", &f.country, "text"),
         ]
     }
 }
@@ -120,7 +125,7 @@ pub(crate) async fn new_page(me: Visitor, state: web::Data<AppState>, req: HttpR
 /// Creates the customer (or finds the one with that email, as the API does).
 #[utoipa::path(post, path = "/dashboard/customers/new", tag = "dashboard", operation_id = "dashboard_customer_create",
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`csrf`, `name`, `email`, `company`, `phone`, `tax_id`, `vat_id`, `eas_scheme`, `eas_id`, `locale`, `line1`, `line2`, `city`, `state`, `postal_code`, `country`"),
+        description = "`csrf` and the API's fields by their paths: `name`, `email`, `company`, `phone`, `tax_id`, `vat_id`, `electronic_address.scheme`, `electronic_address.id`, `locale`, `address.line1`, `address.line2`, `address.city`, `address.state`, `address.postal_code`, `address.country`"),
     responses(
         (status = 303, description = "Saved: to the customer", headers(("Location" = String, description = "The customer"))),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
@@ -148,9 +153,7 @@ pub(crate) async fn create(
             "/dashboard/customers/{}?done=saved",
             created.into_inner().id.0
         ))),
-        Err(e) if is_field_mistake(&e) => {
-            show(&me, &req, None, f, field_errors(&e, &req, field_of))
-        }
+        Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, &req)),
         Err(e) => Err(e.into()),
     }
 }
@@ -221,7 +224,7 @@ pub(crate) async fn save(
         ))),
         Err(e) if is_field_mistake(&e) => {
             let editing = id.get().ok().map(|c| c.0);
-            show(&me, &req, editing, f, field_errors(&e, &req, field_of))
+            show(&me, &req, editing, f, field_errors(&e, &req))
         }
         Err(e) => Err(e.into()),
     }

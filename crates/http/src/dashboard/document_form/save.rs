@@ -4,7 +4,7 @@
 use super::show::{show, SETTINGS_NEEDED};
 use super::typed::Typed;
 use super::{draft, parse_id, Kind};
-use crate::dashboard::form::{field_errors, is_field_mistake, non_blank};
+use crate::dashboard::form::{field_errors_as, is_field_mistake, non_blank};
 use crate::dashboard::Posted;
 use crate::dashboard::{see_other, Answer};
 use crate::error::ApiError;
@@ -43,7 +43,7 @@ fn field_of(param: &str) -> String {
 }
 
 fn errors_of(e: &ApiError, req: &HttpRequest) -> HashMap<String, String> {
-    field_errors(e, req, field_of)
+    field_errors_as(e, req, field_of)
 }
 
 /// Creates the document (and sends it, with `action=save_send`; with `save_email` the email is

@@ -128,15 +128,20 @@ pub(crate) struct EInvoiceView {
 impl EInvoiceView {
     fn of(r: Readiness, t: Locale, customer_id: i64, invoice_id: i64, draft: bool) -> EInvoiceView {
         let link = |field: &str| -> Option<String> {
-            let settings = |anchor: &str| Some(format!("/dashboard/settings#{anchor}"));
+            // The forms name their fields as the API does, so a field is its own anchor.
             match field {
-                "account.vat_id" => settings("vat_id"),
-                "account.address.country" => settings("country"),
-                "account.electronic_address" => settings("eas_scheme"),
-                "tax_rounding" => settings("tax_rounding"),
-                "customer.vat_id" | "customer.address.country" => {
-                    Some(format!("/dashboard/customers/{customer_id}/edit"))
+                "account.electronic_address" => {
+                    Some("/dashboard/settings#electronic_address.scheme".into())
                 }
+                "account.address" => Some("/dashboard/settings#address.line1".into()),
+                "tax_rounding" => Some("/dashboard/settings#tax_rounding".into()),
+                f if f.starts_with("account.") => {
+                    Some(format!("/dashboard/settings#{}", &f["account.".len()..]))
+                }
+                f if f.starts_with("customer.") => Some(format!(
+                    "/dashboard/customers/{customer_id}/edit#{}",
+                    &f["customer.".len()..]
+                )),
                 f if f.starts_with("line_items") && draft => {
                     Some(format!("/dashboard/invoices/{invoice_id}/edit"))
                 }

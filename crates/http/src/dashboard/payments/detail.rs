@@ -118,13 +118,6 @@ pub(crate) async fn detail(
 }
 
 /// The API's names of the Refund form's fields, as the form names them.
-fn refund_field(param: &str) -> String {
-    match param {
-        "amount_cents" => "amount".to_string(),
-        other => other.to_string(),
-    }
-}
-
 /// Refunds what is typed (all that may be refunded when left empty), as
 /// `POST /api/v1/payments/{id}/refunds` does: a card payment through its gateway, any other
 /// recorded as paid back by hand.
@@ -182,7 +175,7 @@ pub(crate) async fn refund(
             } else {
                 StatusCode::UNPROCESSABLE_ENTITY
             };
-            let mut errors = field_errors(&e, &req, refund_field);
+            let mut errors = field_errors(&e, &req);
             if let Some(message) = errors.remove("form") {
                 // What names no field (the gateway's answer) is the refund's.
                 errors.insert("amount".into(), message);

@@ -49,7 +49,7 @@ impl Fields {
         Fields {
             name: form.raw("name"),
             description: form.raw("description"),
-            price: form.raw("price"),
+            price: form.raw("unit_price"),
             currency: form.raw("currency").trim().to_uppercase(),
             tax_rate: form.raw("tax_rate"),
             active: form.checked("active"),
@@ -66,7 +66,7 @@ impl Fields {
         };
         price_minor(&price, currency, t)
             .map(Some)
-            .map_err(|m| ApiError::invalid_parameter("price", m))
+            .map_err(|m| ApiError::invalid_parameter("unit_price", m))
     }
 }
 
@@ -82,13 +82,6 @@ struct FormPage {
 impl FormPage {
     fn err(&self, field: &str) -> Option<&str> {
         self.errors.get(field).map(String::as_str)
-    }
-}
-
-fn field_of(param: &str) -> String {
-    match param {
-        "unit_price_cents" => "price".into(),
-        other => other.into(),
     }
 }
 
@@ -141,7 +134,7 @@ pub(crate) async fn new_page(me: Visitor, state: web::Data<AppState>, req: HttpR
 /// Creates the product.
 #[utoipa::path(post, path = "/dashboard/products/new", tag = "dashboard", operation_id = "dashboard_product_create",
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`csrf`, `name`, `description`, `price` (in the currency, e.g. 12.50), `currency`, `tax_rate`, `active`"),
+        description = "`csrf`, `name`, `description`, `unit_price` (in the currency, e.g. 12.50), `currency`, `tax_rate`, `active`"),
     responses(
         (status = 303, description = "Saved: to the products", headers(("Location" = String, description = "The products"))),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
@@ -169,9 +162,7 @@ pub(crate) async fn create(
     };
     match saved {
         Ok(()) => Ok(see_other("/dashboard/products?done=created")),
-        Err(e) if is_field_mistake(&e) => {
-            show(&me, &req, None, f, field_errors(&e, &req, field_of))
-        }
+        Err(e) if is_field_mistake(&e) => show(&me, &req, None, f, field_errors(&e, &req)),
         Err(e) => Err(e.into()),
     }
 }
@@ -237,7 +228,7 @@ pub(crate) async fn save(
             &req,
             id.get().ok().map(|p| p.0),
             f,
-            field_errors(&e, &req, field_of),
+            field_errors(&e, &req),
         ),
         Err(e) => Err(e.into()),
     }

@@ -175,7 +175,7 @@ pub(crate) async fn invite(
         }
         Ok(_) => Ok(see_other("/dashboard/settings/people?done=invited")),
         Err(e) if is_field_mistake(&e) => {
-            let errors = field_errors(&e, &req, str::to_string);
+            let errors = field_errors(&e, &req);
             let shown = Shown {
                 email,
                 role,

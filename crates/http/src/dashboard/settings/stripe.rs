@@ -172,7 +172,7 @@ pub(crate) async fn connect(
         Err(e) if is_field_mistake(&e) => {
             let refused = Refused {
                 publishable_key,
-                errors: field_errors(&e, &req, str::to_string),
+                errors: field_errors(&e, &req),
                 ..Refused::default()
             };
             show(&state, &req, &me, refused).await

@@ -178,15 +178,7 @@ pub(crate) async fn create(
             show(&state, &req, &me, fresh, HashMap::new(), Some(issued)).await
         }
         Err(e) if is_field_mistake(&e) => {
-            show(
-                &state,
-                &req,
-                &me,
-                typed,
-                field_errors(&e, &req, str::to_string),
-                None,
-            )
-            .await
+            show(&state, &req, &me, typed, field_errors(&e, &req), None).await
         }
         Err(e) => Err(e.into()),
     }

@@ -30,23 +30,27 @@ pub(super) const TEXT_FIELDS: &[(&str, &str, &str)] = &[
 /// What e-invoices need (SPEC §23): name, label key, input type.
 pub(super) const EINVOICE_FIELDS: &[(&str, &str, &str)] = &[
     ("vat_id", "dash.settings.vat_id", "text"),
-    ("eas_scheme", "dash.settings.eas_scheme", "text"),
-    ("eas_id", "dash.settings.eas_id", "text"),
-    ("iban", "dash.settings.iban", "text"),
-    ("bic", "dash.settings.bic", "text"),
-    ("account_holder", "dash.settings.account_holder", "text"),
-    ("contact_name", "dash.settings.contact_name", "text"),
-    ("contact_phone", "dash.settings.contact_phone", "tel"),
-    ("contact_email", "dash.settings.contact_email", "email"),
+    (
+        "electronic_address.scheme",
+        "dash.settings.eas_scheme",
+        "text",
+    ),
+    ("electronic_address.id", "dash.settings.eas_id", "text"),
+    ("bank_account.iban", "dash.settings.iban", "text"),
+    ("bank_account.bic", "dash.settings.bic", "text"),
+    ("bank_account.name", "dash.settings.account_holder", "text"),
+    ("contact.name", "dash.settings.contact_name", "text"),
+    ("contact.phone", "dash.settings.contact_phone", "tel"),
+    ("contact.email", "dash.settings.contact_email", "email"),
 ];
 
 pub(super) const ADDRESS_FIELDS: &[(&str, &str)] = &[
-    ("line1", "dash.field.line1"),
-    ("line2", "dash.field.line2"),
-    ("postal_code", "dash.field.postal_code"),
-    ("city", "dash.field.city"),
-    ("state", "dash.field.state"),
-    ("country", "dash.field.country"),
+    ("address.line1", "dash.field.line1"),
+    ("address.line2", "dash.field.line2"),
+    ("address.postal_code", "dash.field.postal_code"),
+    ("address.city", "dash.field.city"),
+    ("address.state", "dash.field.state"),
+    ("address.country", "dash.field.country"),
 ];
 
 impl Fields {
@@ -72,12 +76,12 @@ impl Fields {
                 "brand_color",
                 p.brand_color.map(|c| c.to_string()).unwrap_or_default(),
             ),
-            ("line1", opt(&a.line1)),
-            ("line2", opt(&a.line2)),
-            ("postal_code", opt(&a.postal_code)),
-            ("city", opt(&a.city)),
-            ("state", opt(&a.state)),
-            ("country", opt(&a.country)),
+            ("address.line1", opt(&a.line1)),
+            ("address.line2", opt(&a.line2)),
+            ("address.postal_code", opt(&a.postal_code)),
+            ("address.city", opt(&a.city)),
+            ("address.state", opt(&a.state)),
+            ("address.country", opt(&a.country)),
             ("payment_instructions", opt(&p.payment_instructions)),
             ("invoice_footer", opt(&p.invoice_footer)),
             ("locale", p.locale.code().to_string()),
@@ -89,32 +93,35 @@ impl Fields {
                     .unwrap_or_default(),
             ),
             (
-                "eas_scheme",
+                "electronic_address.scheme",
                 ea.as_ref().map(|a| a.scheme.clone()).unwrap_or_default(),
             ),
             (
-                "eas_id",
+                "electronic_address.id",
                 ea.as_ref().map(|a| a.id.clone()).unwrap_or_default(),
             ),
             (
-                "iban",
+                "bank_account.iban",
                 bank.as_ref().map(|b| b.iban.clone()).unwrap_or_default(),
             ),
-            ("bic", opt(&bank.as_ref().and_then(|b| b.bic.clone()))),
             (
-                "account_holder",
+                "bank_account.bic",
+                opt(&bank.as_ref().and_then(|b| b.bic.clone())),
+            ),
+            (
+                "bank_account.name",
                 opt(&bank.as_ref().and_then(|b| b.name.clone())),
             ),
             (
-                "contact_name",
+                "contact.name",
                 opt(&contact.as_ref().and_then(|c| c.name.clone())),
             ),
             (
-                "contact_phone",
+                "contact.phone",
                 opt(&contact.as_ref().and_then(|c| c.phone.clone())),
             ),
             (
-                "contact_email",
+                "contact.email",
                 opt(&contact.as_ref().and_then(|c| c.email.clone())),
             ),
             ("tax_rounding", p.tax_rounding.as_str().to_string()),
@@ -192,12 +199,12 @@ impl Fields {
 
     pub(super) fn patch(&self) -> Result<ProfilePatchInput, ApiError> {
         let address = AddressInput {
-            line1: self.value("line1"),
-            line2: self.value("line2"),
-            city: self.value("city"),
-            state: self.value("state"),
-            postal_code: self.value("postal_code"),
-            country: self.value("country"),
+            line1: self.value("address.line1"),
+            line2: self.value("address.line2"),
+            city: self.value("address.city"),
+            state: self.value("address.state"),
+            postal_code: self.value("address.postal_code"),
+            country: self.value("address.country"),
         };
         let empty = [
             &address.line1,
@@ -225,44 +232,31 @@ impl Fields {
             reminders: Some(Some(self.reminders()?)),
             send_receipts: Some(Some(self.send_receipts)),
             vat_id: Some(self.value("vat_id")),
-            electronic_address: Some(self.any(&["eas_scheme", "eas_id"]).then(|| {
-                ElectronicAddressInput {
-                    scheme: self.value("eas_scheme"),
-                    id: self.value("eas_id"),
-                }
-            })),
-            bank_account: Some(self.any(&["iban", "bic", "account_holder"]).then(|| {
-                BankAccountInput {
-                    iban: self.value("iban"),
-                    bic: self.value("bic"),
-                    name: self.value("account_holder"),
-                }
-            })),
+            electronic_address: Some(
+                self.any(&["electronic_address.scheme", "electronic_address.id"])
+                    .then(|| ElectronicAddressInput {
+                        scheme: self.value("electronic_address.scheme"),
+                        id: self.value("electronic_address.id"),
+                    }),
+            ),
+            bank_account: Some(
+                self.any(&["bank_account.iban", "bank_account.bic", "bank_account.name"])
+                    .then(|| BankAccountInput {
+                        iban: self.value("bank_account.iban"),
+                        bic: self.value("bank_account.bic"),
+                        name: self.value("bank_account.name"),
+                    }),
+            ),
             contact: Some(
-                self.any(&["contact_name", "contact_phone", "contact_email"])
+                self.any(&["contact.name", "contact.phone", "contact.email"])
                     .then(|| ContactInput {
-                        name: self.value("contact_name"),
-                        phone: self.value("contact_phone"),
-                        email: self.value("contact_email"),
+                        name: self.value("contact.name"),
+                        phone: self.value("contact.phone"),
+                        email: self.value("contact.email"),
                     }),
             ),
             tax_rounding: self.value("tax_rounding").map(Some),
             time_zone: self.value("time_zone").map(Some),
         })
     }
-}
-
-pub(super) fn field_of(param: &str) -> String {
-    let field = match param {
-        "electronic_address.scheme" => "eas_scheme",
-        "electronic_address.id" => "eas_id",
-        "bank_account.iban" => "iban",
-        "bank_account.bic" => "bic",
-        "bank_account.name" => "account_holder",
-        "contact.name" => "contact_name",
-        "contact.phone" => "contact_phone",
-        "contact.email" => "contact_email",
-        other => other.strip_prefix("address.").unwrap_or(other),
-    };
-    field.to_string()
 }

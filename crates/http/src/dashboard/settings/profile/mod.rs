@@ -14,7 +14,7 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use fields::{field_of, Fields, ADDRESS_FIELDS, EINVOICE_FIELDS, TEXT_FIELDS};
+use fields::{Fields, ADDRESS_FIELDS, EINVOICE_FIELDS, TEXT_FIELDS};
 use invoicing_domain::locale::Locale;
 use invoicing_domain::time_zone::TimeZone;
 use std::collections::HashMap;
@@ -163,7 +163,7 @@ pub(crate) async fn profile_page(
 /// Saves the profile, as `PATCH /api/v1/account` does (a blank optional field is cleared).
 #[utoipa::path(post, path = "/dashboard/settings", tag = "dashboard", operation_id = "dashboard_settings_save",
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`csrf` and the profile's fields (`reminders`: days from the due date, comma-separated)"),
+        description = "`csrf` and the profile's fields by their API paths (`address.city`, `bank_account.iban`, `contact.email`…; `reminders`: days from the due date, comma-separated)"),
     responses(
         (status = 303, description = "Saved", headers(("Location" = String, description = "The settings"))),
         (status = 422, description = "The form again, each refusal beside its field", content_type = "text/html", body = String),
@@ -189,7 +189,7 @@ pub(crate) async fn save_profile(
                 crate::dashboard::locale_of(&req),
             )
             .await?;
-            show(&me, &req, f, field_errors(&e, &req, field_of), beside)
+            show(&me, &req, f, field_errors(&e, &req), beside)
         }
         Err(e) => Err(e.into()),
     }
@@ -242,7 +242,7 @@ pub(crate) async fn test_email(
     match sent {
         Ok(_) => Ok(see_other("/dashboard/settings?done=test_queued#test-email")),
         Err(e) if is_field_mistake(&e) => {
-            show_current(&state, &req, &me, field_errors(&e, &req, str::to_string)).await
+            show_current(&state, &req, &me, field_errors(&e, &req)).await
         }
         Err(e) => Err(e.into()),
     }

@@ -1,7 +1,7 @@
 //! One webhook endpoint's screen: its settings and delivery log; saving them, a new signing
 //! secret, deleting it, and redelivering an event.
 
-use super::form::{field_of, status_of, Typed};
+use super::form::{status_of, Typed};
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number};
 use crate::dashboard::reauth::ask_unless_recent;
@@ -163,7 +163,7 @@ pub(crate) async fn save(
             saved.id.0
         ))),
         Err(e) if is_field_mistake(&e) => {
-            let errors = field_errors(&e, &req, field_of);
+            let errors = field_errors(&e, &req);
             show_one(&state, &req, &me, hook, Some(typed), errors, None).await
         }
         Err(e) => Err(e.into()),

@@ -60,8 +60,3 @@ pub(super) fn status_of(errors: &HashMap<String, String>) -> StatusCode {
         StatusCode::UNPROCESSABLE_ENTITY
     }
 }
-
-/// `events[3]` and `events` are the events' checkboxes.
-pub(super) fn field_of(param: &str) -> String {
-    param.split('[').next().unwrap_or(param).to_string()
-}

@@ -18,7 +18,7 @@ use crate::dashboard::{page, Answer};
 use crate::AppState;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use form::{field_of, status_of, Typed};
+use form::{status_of, Typed};
 use invoicing_domain::event::EVENT_TYPES;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput};
 use std::collections::HashMap;
@@ -118,15 +118,7 @@ pub(crate) async fn create(
             show_list(&state, &req, &me, fresh, HashMap::new(), secret).await
         }
         Err(e) if is_field_mistake(&e) => {
-            show_list(
-                &state,
-                &req,
-                &me,
-                typed,
-                field_errors(&e, &req, field_of),
-                None,
-            )
-            .await
+            show_list(&state, &req, &me, typed, field_errors(&e, &req), None).await
         }
         Err(e) => Err(e.into()),
     }
