@@ -111,25 +111,11 @@ impl Problem {
             .unwrap_or_else(|| self.say(t))
     }
 
-    /// The problem in `t`'s words, to stand beside the field it concerns.
+    /// The problem in `t`'s words, to stand beside the field it concerns: the catalogue's
+    /// `problem.<code>`, or for an amount the payment form's own sentences (`form.amount.*`).
     pub fn say(&self, t: Locale) -> String {
         let key = match self {
             Problem::Said(sentence) => return sentence.clone(),
-            Problem::Required => "problem.required",
-            Problem::NotNull => "problem.not_null",
-            Problem::Blank => "problem.blank",
-            Problem::TooLong { .. } => "problem.too_long",
-            Problem::Characters(_) => "problem.characters",
-            Problem::NotPositiveInteger => "problem.not_positive_integer",
-            Problem::Email => "problem.email",
-            Problem::Currency => "problem.currency",
-            Problem::Number(e) => match e {
-                DecimalError::Invalid => "problem.number",
-                DecimalError::TooPrecise => "problem.number_too_precise",
-                DecimalError::NotPositive => "problem.not_positive",
-                DecimalError::TooLarge(_) => "problem.number_too_large",
-                DecimalError::OutOfRange => "problem.percent",
-            },
             Problem::Amount { error, currency } => match error {
                 AmountTextError::Invalid | AmountTextError::Ambiguous(_) => "form.amount.invalid",
                 AmountTextError::TooPrecise(_) if currency.exponent() == 0 => {
@@ -138,14 +124,16 @@ impl Problem {
                 AmountTextError::TooPrecise(_) => "form.amount.too_precise",
                 AmountTextError::NotPositive => "form.amount.not_positive",
                 AmountTextError::TooLarge => "form.amount.too_large",
-            },
-            Problem::ExceedsDue { .. } => "form.amount.exceeds_due",
-            Problem::ExceedsUnreported { .. } => "form.amount.exceeds_unreported",
-            Problem::AllReported => "form.amount.all_reported",
+            }
+            .to_string(),
+            Problem::ExceedsDue { .. } => "form.amount.exceeds_due".to_string(),
+            Problem::ExceedsUnreported { .. } => "form.amount.exceeds_unreported".to_string(),
+            Problem::AllReported => "form.amount.all_reported".to_string(),
+            _ => format!("problem.{}", self.code()),
         };
         let values = self.values(t);
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        t.fill(key, &values)
+        t.fill(&key, &values)
     }
 
     /// The values a sentence about the problem may name, written as `t` writes them.
