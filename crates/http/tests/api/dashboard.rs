@@ -389,24 +389,30 @@ async fn a_day_of_billing_through_the_forms(h: Harness) {
         ("currency", "EUR"),
         ("payment_terms", "net_14"),
         ("line_count", "1"),
-        ("lines-0-description", "Consulting"),
-        ("lines-0-quantity", "2"),
-        ("lines-0-unit_price", "150.00"),
-        ("lines-0-tax_rate", "19"),
+        ("line_items[0].description", "Consulting"),
+        ("line_items[0].quantity", "2"),
+        ("line_items[0].unit_price", "150.00"),
+        ("line_items[0].tax_rate", "19"),
     ];
     let mut with_action = fields.to_vec();
     with_action.push(("action", "add_line"));
     let r = send_raw(&app, s.post("/dashboard/invoices/new", &with_action)).await;
     assert_eq!(r.status, 200);
-    assert!(r.text().contains("lines-1-description"), "a second line");
+    assert!(
+        r.text().contains("line_items[1].description"),
+        "a second line"
+    );
     assert!(
         r.text().contains("value=\"Consulting\""),
         "typed values kept"
     );
     // A price that is not an amount: beside its field, nothing created.
     let mut bad = fields.to_vec();
-    bad.retain(|(k, _)| *k != "lines-0-unit_price");
-    bad.extend([("lines-0-unit_price", "1.505"), ("action", "save_send")]);
+    bad.retain(|(k, _)| *k != "line_items[0].unit_price");
+    bad.extend([
+        ("line_items[0].unit_price", "1.505"),
+        ("action", "save_send"),
+    ]);
     let r = send_raw(&app, s.post("/dashboard/invoices/new", &bad)).await;
     assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("aria-invalid=\"true\""));
@@ -425,10 +431,10 @@ async fn a_day_of_billing_through_the_forms(h: Harness) {
     two.retain(|(k, _)| *k != "line_count");
     two.extend([
         ("line_count", "2"),
-        ("lines-1-description", "Travel"),
-        ("lines-1-quantity", "1"),
-        ("lines-1-unit_price", "40"),
-        ("lines-1-tax_rate", "0"),
+        ("line_items[1].description", "Travel"),
+        ("line_items[1].quantity", "1"),
+        ("line_items[1].unit_price", "40"),
+        ("line_items[1].tax_rate", "0"),
         ("action", "save_send"),
     ]);
     let r = send_raw(&app, s.post("/dashboard/invoices/new", &two)).await;
@@ -519,8 +525,8 @@ async fn roles_tenants_and_environments_are_kept_apart(h: Harness) {
                 ("new_name", "X"),
                 ("new_email", "x@example.com"),
                 ("line_count", "1"),
-                ("lines-0-description", "Y"),
-                ("lines-0-unit_price", "1"),
+                ("line_items[0].description", "Y"),
+                ("line_items[0].unit_price", "1"),
                 ("action", "save"),
             ],
         ),
@@ -899,8 +905,8 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
                 ("customer_id", &customer),
                 ("currency", "EUR"),
                 ("line_count", "1"),
-                ("lines-0-product", &product),
-                ("lines-0-quantity", "2"),
+                ("line_items[0].product_id", &product),
+                ("line_items[0].quantity", "2"),
                 ("action", "save_send"),
             ],
         ),
@@ -989,9 +995,9 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
                 ("interval", "week"),
                 ("interval_count", "2"),
                 ("line_count", "1"),
-                ("lines-0-description", "Cleaning"),
-                ("lines-0-quantity", "1"),
-                ("lines-0-unit_price", "80"),
+                ("line_items[0].description", "Cleaning"),
+                ("line_items[0].quantity", "1"),
+                ("line_items[0].unit_price", "80"),
                 ("auto_send", "true"),
                 ("action", "save"),
             ],
@@ -1026,9 +1032,9 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
             &[
                 ("payment_terms", "net_30"),
                 ("line_count", "1"),
-                ("lines-0-description", "Cleaning"),
-                ("lines-0-quantity", "2"),
-                ("lines-0-unit_price", "80"),
+                ("line_items[0].description", "Cleaning"),
+                ("line_items[0].quantity", "2"),
+                ("line_items[0].unit_price", "80"),
                 ("action", "save"),
             ],
         ),
@@ -1269,9 +1275,9 @@ async fn save_and_send_leaves_nothing_behind_when_the_send_is_refused(h: Harness
         ("new_email", "ada@example.com"),
         ("currency", "EUR"),
         ("line_count", "1"),
-        ("lines-0-description", "Consulting"),
-        ("lines-0-quantity", "1"),
-        ("lines-0-unit_price", "150.00"),
+        ("line_items[0].description", "Consulting"),
+        ("line_items[0].quantity", "1"),
+        ("line_items[0].unit_price", "150.00"),
         ("action", "save_send"),
     ];
     let r = send_raw(

@@ -211,30 +211,30 @@ fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&st
 
     // An invoice with two lines (the second added without JavaScript), sent.
     click("a[href^='/dashboard/invoices/new?customer_id=']");
-    browser.wait_for("#lines-0-description");
+    browser.wait_for("[id='line_items[0].description']");
     check(&browser, axe, "new invoice");
     if width < 500 {
         // A select cannot wrap its choice: on a phone the VAT category gets the line's width.
         let widths = browser.execute(
             "const w = id => document.getElementById(id).getBoundingClientRect().width; \
-             return [w('lines-0-tax_category'), w('lines-0-description')];",
+             return [w('line_items[0].tax_category'), w('line_items[0].description')];",
         );
         assert_eq!(widths[0], widths[1], "{widths}");
     }
-    browser.fill("#lines-0-description", "Orbital calculations");
-    browser.clear("#lines-0-quantity");
-    browser.fill("#lines-0-quantity", "3");
-    browser.fill("#lines-0-unit_price", "120.00");
-    browser.fill("#lines-0-tax_rate", "20");
+    browser.fill("[id='line_items[0].description']", "Orbital calculations");
+    browser.clear("[id='line_items[0].quantity']");
+    browser.fill("[id='line_items[0].quantity']", "3");
+    browser.fill("[id='line_items[0].unit_price']", "120.00");
+    browser.fill("[id='line_items[0].tax_rate']", "20");
     click("button[value='add_line']");
-    browser.wait_for("#lines-1-description");
+    browser.wait_for("[id='line_items[1].description']");
     assert_eq!(
-        browser.execute("return document.getElementById('lines-0-unit_price').value;"),
+        browser.execute("return document.getElementById('line_items[0].unit_price').value;"),
         "120.00",
         "typed values are kept"
     );
-    browser.fill("#lines-1-description", "Travel");
-    browser.fill("#lines-1-unit_price", "55.5");
+    browser.fill("[id='line_items[1].description']", "Travel");
+    browser.fill("[id='line_items[1].unit_price']", "55.5");
     shot("new-invoice");
     click("button[value='save_send']");
     browser.wait_for("#payment-link");
@@ -364,12 +364,15 @@ fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&st
         "{}/dashboard/invoices/new?customer_id={customer}",
         server.https
     ));
-    browser.wait_for("#lines-0-description");
-    browser.execute("document.getElementById('lines-0-description').focus(); return true;");
+    browser.wait_for("[id='line_items[0].description']");
+    browser.execute("document.getElementById('line_items[0].description').focus(); return true;");
     browser.press(&format!("Keyboard work{TAB}"));
     let focused = browser.execute("return document.activeElement.id;");
-    assert_eq!(focused, "lines-0-product", "Tab moves to the next field");
-    browser.execute("document.getElementById('lines-0-unit_price').focus(); return true;");
+    assert_eq!(
+        focused, "line_items[0].product_id",
+        "Tab moves to the next field"
+    );
+    browser.execute("document.getElementById('line_items[0].unit_price').focus(); return true;");
     browser.press(&format!("10{ENTER}"));
     browser.wait_for(".notice");
     assert_eq!(

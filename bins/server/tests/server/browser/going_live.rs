@@ -120,19 +120,25 @@ fn going_live(name: &str, database: Option<&str>) {
     );
 
     // A live invoice with a service period and an exempt line, checked before it is emailed.
-    goto("/dashboard/invoices/new", "#lines-0-description");
+    goto(
+        "/dashboard/invoices/new",
+        "[id='line_items[0].description']",
+    );
     browser.fill("#new_name", "Erika Musterfrau");
     browser.fill("#new_email", "erika@kunde.example");
     // A date field takes what its calendar picks, in ISO form underneath.
     choose(&browser, "#service_start", "2026-11-01");
     choose(&browser, "#service_end", "2026-11-30");
-    browser.fill("#lines-0-description", "Heilbehandlung November");
-    browser.fill("#lines-0-unit_price", "1.453,00");
-    browser.clear("#lines-0-tax_rate");
-    browser.fill("#lines-0-tax_rate", "0");
-    choose(&browser, "#lines-0-tax_category", "E");
     browser.fill(
-        "#lines-0-tax_exemption_reason",
+        "[id='line_items[0].description']",
+        "Heilbehandlung November",
+    );
+    browser.fill("[id='line_items[0].unit_price']", "1.453,00");
+    browser.clear("[id='line_items[0].tax_rate']");
+    browser.fill("[id='line_items[0].tax_rate']", "0");
+    choose(&browser, "[id='line_items[0].tax_category']", "E");
+    browser.fill(
+        "[id='line_items[0].tax_exemption_reason']",
         "Steuerfrei nach § 4 Nr. 14 UStG",
     );
     check(&browser, axe, "new invoice with its supply");

@@ -4,7 +4,7 @@
 use super::show::{show, SETTINGS_NEEDED};
 use super::typed::Typed;
 use super::{draft, parse_id, Kind};
-use crate::dashboard::form::{field_errors_as, is_field_mistake, non_blank};
+use crate::dashboard::form::{field_errors_as, form_field, is_field_mistake, non_blank};
 use crate::dashboard::Posted;
 use crate::dashboard::{see_other, Answer};
 use crate::error::ApiError;
@@ -17,24 +17,16 @@ use invoicing_domain::quotation::{QuotationInput, QuotationPatchInput};
 use invoicing_domain::recurring::{RecurringInput, RecurringPatchInput};
 use std::collections::HashMap;
 
-/// Where the API's field names point in this form.
+/// Where the API's parameters point in this form: its lines are named as the API's
+/// (`line_items[0].unit_price`), the rest as the form shows them.
 fn field_of(param: &str) -> String {
-    if let Some(rest) = param.strip_prefix("line_items[") {
-        if let Some((index, field)) = rest.split_once("].") {
-            let field = match field {
-                "unit_price_cents" => "unit_price",
-                "product_id" => "product",
-                other => other,
-            };
-            return format!("lines-{index}-{field}");
-        }
-        return "lines".into();
+    if param.starts_with("line_items") {
+        return form_field(param).to_string();
     }
     match param {
         "customer.name" => "new_name".into(),
         "customer.email" => "new_email".into(),
         "customer" => "customer_id".into(),
-        "line_items" => "lines".into(),
         "due_date" | "valid_until" | "start_date" => "date".into(),
         "service_period" | "service_period.start" => "service_start".into(),
         "service_period.end" => "service_end".into(),
@@ -293,9 +285,12 @@ mod tests {
     fn the_apis_fields_point_at_the_forms() {
         assert_eq!(
             field_of("line_items[2].unit_price_cents"),
-            "lines-2-unit_price"
+            "line_items[2].unit_price"
         );
-        assert_eq!(field_of("line_items[0].description"), "lines-0-description");
+        assert_eq!(
+            field_of("line_items[0].description"),
+            "line_items[0].description"
+        );
         assert_eq!(field_of("customer.email"), "new_email");
         assert_eq!(field_of("due_date"), "date");
         assert_eq!(field_of("valid_until"), "date");

@@ -69,7 +69,7 @@ impl FormPage {
     }
 
     fn line_err(&self, index: &usize, name: &str) -> Option<&str> {
-        self.err(&format!("lines-{index}-{name}"))
+        self.err(&format!("line_items[{index}].{name}"))
     }
 
     fn shows_terms(&self) -> bool {

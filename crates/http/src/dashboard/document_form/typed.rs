@@ -160,14 +160,14 @@ impl Typed {
         let lines = (0..count)
             .map(|i| LineField {
                 index: i,
-                product: form.raw(&format!("lines-{i}-product")),
-                description: form.raw(&format!("lines-{i}-description")),
-                quantity: form.raw(&format!("lines-{i}-quantity")),
-                unit_price: form.raw(&format!("lines-{i}-unit_price")),
-                tax_rate: form.raw(&format!("lines-{i}-tax_rate")),
-                unit: form.raw(&format!("lines-{i}-unit")),
-                tax_category: form.raw(&format!("lines-{i}-tax_category")),
-                tax_exemption_reason: form.raw(&format!("lines-{i}-tax_exemption_reason")),
+                product: form.raw(&format!("line_items[{i}].product_id")),
+                description: form.raw(&format!("line_items[{i}].description")),
+                quantity: form.raw(&format!("line_items[{i}].quantity")),
+                unit_price: form.raw(&format!("line_items[{i}].unit_price")),
+                tax_rate: form.raw(&format!("line_items[{i}].tax_rate")),
+                unit: form.raw(&format!("line_items[{i}].unit")),
+                tax_category: form.raw(&format!("line_items[{i}].tax_category")),
+                tax_exemption_reason: form.raw(&format!("line_items[{i}].tax_exemption_reason")),
             })
             .collect();
         Typed {
@@ -224,7 +224,7 @@ impl Typed {
                     (Some(p), Some(cur)) => match price_minor(&p, cur, t) {
                         Ok(cents) => Some(cents),
                         Err(message) => {
-                            errors.insert(format!("lines-{i}-unit_price"), message);
+                            errors.insert(format!("line_items[{i}].unit_price"), message);
                             None
                         }
                     },
