@@ -138,8 +138,6 @@ fn parse_thousandths(s: &str) -> Result<i128, DecimalError> {
     Ok(if negative { -magnitude } else { magnitude })
 }
 
-/// The exact decimal text of a JSON value. For floats, Rust's `Display` of an f64 is the
-/// shortest text that round-trips, i.e. what the client wrote ("0.1" stays "0.1").
 /// A quantity or a rate as a client wrote it: a JSON number (`19`, `2.5`) or a string (`"19"`),
 /// or a form's text field. Read into a [`Quantity`] or a [`TaxRate`] by the parser of the
 /// body it came in; anything else JSON holds (`true`, `{}`) is kept as unreadable, for that
@@ -169,6 +167,8 @@ impl<'de> serde::Deserialize<'de> for DecimalText {
     }
 }
 
+/// The exact decimal text of a JSON value. For floats, Rust's `Display` of an f64 is the
+/// shortest text that round-trips, i.e. what the client wrote ("0.1" stays "0.1").
 fn json_text(v: &Value) -> Result<Cow<'_, str>, DecimalError> {
     match v {
         Value::String(s) => Ok(Cow::Borrowed(s)),

@@ -496,10 +496,8 @@ impl Invoice {
         let currency = self.currency;
         let balance = self.status.is_open().then(|| self.balance().ok()).flatten();
         input.read(|text| {
-            let amount = MajorAmount::parse_in(text, locale, currency)
-                .map_err(|error| Problem::Amount { error, currency })?;
-            let minor = amount
-                .to_minor(currency)
+            let (amount, minor) = MajorAmount::parse_in(text, locale, currency)
+                .and_then(|a| Ok((a, a.to_minor(currency)?)))
                 .map_err(|error| Problem::Amount { error, currency })?;
             if let Some(balance) = balance {
                 balance

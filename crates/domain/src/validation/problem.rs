@@ -104,11 +104,15 @@ impl Problem {
     /// and code where the catalogue has one (`form.reference.required`: "Please enter the
     /// transfer reference."), else the problem's sentence, to stand beside the field.
     pub fn say_for(&self, param: &str, t: Locale) -> String {
-        let key = format!("form.{param}.{}", self.code());
+        self.fill(t, &format!("form.{param}.{}", self.code()))
+            .unwrap_or_else(|| self.say(t))
+    }
+
+    /// The catalogue's sentence `key` with the problem's values, where the catalogue has it.
+    fn fill(&self, t: Locale, key: &str) -> Option<String> {
         let values = self.values(t);
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        t.fill_if_known(&key, &values)
-            .unwrap_or_else(|| self.say(t))
+        t.fill_if_known(key, &values)
     }
 
     /// The problem in `t`'s words, to stand beside the field it concerns: the catalogue's
@@ -131,9 +135,7 @@ impl Problem {
             Problem::AllReported => "form.amount.all_reported".to_string(),
             _ => format!("problem.{}", self.code()),
         };
-        let values = self.values(t);
-        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        t.fill(&key, &values)
+        self.fill(t, &key).unwrap_or(key)
     }
 
     /// The values a sentence about the problem may name, written as `t` writes them.

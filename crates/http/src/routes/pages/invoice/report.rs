@@ -96,9 +96,11 @@ pub async fn report(
     let report = match (parsed, proof) {
         (Ok(report), Ok(proof)) => PaymentReport { proof, ..report },
         (parsed, proof) => {
-            let messages = parsed.err().map(|v| said(locale, v.errors()));
+            let messages = parsed
+                .err()
+                .map(|v| said(locale, v.errors()))
+                .unwrap_or_default();
             let proof_error = proof.err().map(|e| proof_message(locale, e));
-            let messages = messages.unwrap_or_default();
             return refused(&state, number, token, typed, messages, proof_error).await;
         }
     };
