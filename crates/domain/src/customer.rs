@@ -8,7 +8,7 @@ pub use crate::contact::{
 };
 use crate::einvoice::{ElectronicAddress, ElectronicAddressInput, VatId};
 use crate::locale::Locale;
-use crate::validation::{not_null, optional_text, required_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, required_text, Metadata, Problem, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -69,7 +69,10 @@ pub struct NewCustomer {
 
 fn parse_locale(v: &mut Violations, raw: String) -> Option<Locale> {
     Locale::parse(&raw).or_else(|| {
-        v.push("locale", "must be one of en, es, fr, de, nl, pt");
+        v.push(
+            "locale",
+            Problem::OneOf("must be one of en, es, fr, de, nl, pt".into()),
+        );
         None
     })
 }

@@ -2,7 +2,7 @@
 //! terms, dates and the customer a document names. Parsed here once for both.
 
 use crate::customer::{CustomerId, CustomerInput, NewCustomer};
-use crate::validation::Violations;
+use crate::validation::{Problem, Violations};
 use chrono::{Duration, NaiveDate};
 use std::fmt;
 
@@ -98,7 +98,7 @@ pub fn parse_date(v: &mut Violations, param: &str, raw: Option<String>) -> Optio
     match NaiveDate::parse_from_str(&raw, "%Y-%m-%d") {
         Ok(d) if valid => Some(d),
         _ => {
-            v.push(param, "must be a date as YYYY-MM-DD");
+            v.push(param, Problem::Date("must be a date as YYYY-MM-DD"));
             None
         }
     }
@@ -118,7 +118,10 @@ pub fn parse_customer_ref(
 ) -> Option<CustomerRef> {
     match (customer_id, customer) {
         (Some(_), Some(_)) => {
-            v.push("customer", "give customer_id or customer, not both");
+            v.push(
+                "customer",
+                Problem::NotBoth("give customer_id or customer, not both"),
+            );
             None
         }
         (None, None) => {

@@ -11,7 +11,7 @@ use crate::einvoice::{parse_reference, TaxRounding};
 use crate::invoice_status::InvoiceStatus;
 use crate::profile::Reminders;
 use crate::supply::{ServicePeriod, ServicePeriodInput, Supply, SupplyFields};
-use crate::validation::{not_null, optional_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, Metadata, Problem, Violations};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -124,13 +124,19 @@ pub(crate) fn parse_due(
 ) -> Option<Due> {
     match (due_date, terms) {
         (Some(_), Some(_)) => {
-            v.push("due_date", "give due_date or payment_terms, not both");
+            v.push(
+                "due_date",
+                Problem::NotBoth("give due_date or payment_terms, not both"),
+            );
             None
         }
         (Some(raw), None) => {
             let date = parse_date(v, "due_date", Some(raw))?;
             if issue.is_some_and(|i| date < i) {
-                v.push("due_date", "must not be before issue_date");
+                v.push(
+                    "due_date",
+                    Problem::not_before("issue_date", "must not be before issue_date".into()),
+                );
                 return None;
             }
             Some(Due::Date(date))

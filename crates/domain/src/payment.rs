@@ -138,7 +138,10 @@ impl PaymentInput {
                 None
             }
             Some(m) => PaymentMethod::parse(&m).or_else(|| {
-                v.push("method", "must be one of bank_transfer, card, cash, other");
+                v.push(
+                    "method",
+                    Problem::OneOf("must be one of bank_transfer, card, cash, other".into()),
+                );
                 None
             }),
         };
@@ -147,7 +150,10 @@ impl PaymentInput {
             None | Some("pending") => Some(InitialStatus::Pending),
             Some("verified") => Some(InitialStatus::Verified),
             Some(_) => {
-                v.push("status", "must be pending or verified");
+                v.push(
+                    "status",
+                    Problem::OneOf("must be pending or verified".into()),
+                );
                 None
             }
         };
@@ -238,7 +244,10 @@ impl PaymentPatchInput {
                 None
             }
             Some(Some(s)) => PaymentStatus::parse(&s).or_else(|| {
-                v.push("status", "must be one of pending, verified, rejected");
+                v.push(
+                    "status",
+                    Problem::OneOf("must be one of pending, verified, rejected".into()),
+                );
                 None
             }),
         };

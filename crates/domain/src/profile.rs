@@ -9,7 +9,7 @@ use crate::einvoice::{
 };
 use crate::locale::Locale;
 use crate::time_zone::TimeZone;
-use crate::validation::{not_null, optional_text, required_text, Violations};
+use crate::validation::{not_null, optional_text, required_text, Problem, Violations};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -332,7 +332,7 @@ fn parse_website(v: &mut Violations, raw: String) -> Option<String> {
     match url::Url::parse(&site) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Some(site),
         _ => {
-            v.push("website", "must be an http or https URL");
+            v.push("website", Problem::Url);
             None
         }
     }
@@ -368,14 +368,17 @@ impl ProfilePatchInput {
         p.invoice_footer = text(&mut v, "invoice_footer", self.invoice_footer, FOOTER_MAX);
         if let Some(code) = not_null(&mut v, "locale", self.locale) {
             p.locale = Locale::parse(&code).or_else(|| {
-                v.push("locale", "must be one of en, es, fr, de, nl, pt");
+                v.push(
+                    "locale",
+                    Problem::OneOf("must be one of en, es, fr, de, nl, pt".into()),
+                );
                 None
             });
         }
         p.brand_color = self.brand_color.map(|c| {
             c.and_then(|c| {
                 BrandColor::parse(&c).or_else(|| {
-                    v.push("brand_color", "must be a colour as #RRGGBB");
+                    v.push("brand_color", Problem::Colour);
                     None
                 })
             })
@@ -401,7 +404,10 @@ impl ProfilePatchInput {
             .map(|c| c.and_then(|c| c.parse(&mut v, "contact")));
         if let Some(mode) = not_null(&mut v, "tax_rounding", self.tax_rounding) {
             p.tax_rounding = TaxRounding::parse(&mode).or_else(|| {
-                v.push("tax_rounding", "must be line or document");
+                v.push(
+                    "tax_rounding",
+                    Problem::OneOf("must be line or document".into()),
+                );
                 None
             });
         }

@@ -9,7 +9,7 @@ use crate::document::{
 };
 use crate::invoice::{parse_due, parse_metadata, CommonChanges, Due};
 use crate::quotation_status::QuotationStatus;
-use crate::validation::{not_null, optional_text, Metadata, Violations};
+use crate::validation::{not_null, optional_text, Metadata, Problem, Violations};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -66,7 +66,10 @@ impl QuotationInput {
             (raw, issue) => parse_date(&mut v, "valid_until", raw).filter(|d| {
                 let ok = issue.is_none_or(|i| *d >= i);
                 if !ok {
-                    v.push("valid_until", "must not be before issue_date");
+                    v.push(
+                        "valid_until",
+                        Problem::not_before("issue_date", "must not be before issue_date".into()),
+                    );
                 }
                 ok
             }),

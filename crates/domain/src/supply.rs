@@ -4,7 +4,7 @@
 //! neither, never both.
 
 use crate::document::parse_date;
-use crate::validation::Violations;
+use crate::validation::{Problem, Violations};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
@@ -65,7 +65,7 @@ impl Supply {
             (Some(_), Some(_)) => {
                 v.push(
                     "service_period",
-                    "give delivery_date or service_period, not both",
+                    Problem::NotBoth("give delivery_date or service_period, not both"),
                 );
                 None
             }
@@ -79,7 +79,10 @@ impl Supply {
 fn parse_period(v: &mut Violations, p: ServicePeriodInput) -> Option<ServicePeriod> {
     let required = |v: &mut Violations, param: &str, raw: Option<String>| {
         if raw.is_none() {
-            v.push(param, "is required: a date as YYYY-MM-DD");
+            v.push(
+                param,
+                Problem::DateRequired("is required: a date as YYYY-MM-DD"),
+            );
         }
         parse_date(v, param, raw)
     };
@@ -89,7 +92,10 @@ fn parse_period(v: &mut Violations, p: ServicePeriodInput) -> Option<ServicePeri
     if end < start {
         v.push(
             "service_period.end",
-            format!("must not be before the start ({start})"),
+            Problem::not_before(
+                "service_period.start",
+                format!("must not be before the start ({start})"),
+            ),
         );
         return None;
     }

@@ -33,7 +33,7 @@ use invoicing_domain::recurring::{
     RecurringPatch, RecurringStatus,
 };
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
-use invoicing_domain::validation::Metadata;
+use invoicing_domain::validation::{Metadata, Problem};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = ri)]
@@ -372,7 +372,11 @@ fn update(
             End::Occurrences(n) => (None, Some(i32::try_from(n).unwrap_or(i32::MAX))),
         };
         if end_date.is_some_and(|d| d < row.start_date) {
-            return Err(RepoError::invalid("end_date", "must not be before start_date").into());
+            return Err(RepoError::invalid(
+                "end_date",
+                Problem::not_before("start_date", "must not be before start_date".into()),
+            )
+            .into());
         }
         diesel::update(target)
             .set((ri::end_date.eq(end_date), ri::occurrences.eq(occurrences)))

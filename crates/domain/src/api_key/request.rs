@@ -2,7 +2,7 @@
 //! CLI's flags or the dashboard's form (SPEC §2, §21).
 
 use super::{GeneratedKey, KeyScopes, NewApiKey, RateOverride};
-use crate::validation::Violations;
+use crate::validation::{Problem, Violations};
 use chrono::{DateTime, Duration, Utc};
 
 /// The longest a rotated key keeps working beside its replacement: 30 days. Longer is no
@@ -31,7 +31,7 @@ impl KeyRequest {
             .map_err(|e| v.push("scopes", e.to_string()))
             .ok();
         if expires_at.is_some_and(|t| t <= now) {
-            v.push("expires_at", "must be in the future");
+            v.push("expires_at", Problem::NotFuture);
         }
         for (param, limit) in [("rate_per_minute", rate.per_minute), ("burst", rate.burst)] {
             if limit == Some(0) {

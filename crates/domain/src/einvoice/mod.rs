@@ -15,7 +15,7 @@ pub use rounding::{allocate_document_tax, TaxRounding};
 
 use crate::contact::{parse_phone, Email, NAME_MAX};
 use crate::decimal::TaxRate;
-use crate::validation::{optional_text, required_text, Violations};
+use crate::validation::{optional_text, required_text, Problem, Violations};
 use serde::{Deserialize, Serialize};
 
 /// The longest identifier any of these fields takes.
@@ -162,7 +162,7 @@ impl BankAccountInput {
             match electronic.parse::<iban::Iban>() {
                 Ok(iban) => Some(iban::IbanLike::electronic_str(&iban).to_string()),
                 Err(_) => {
-                    v.push(format!("{at}.iban"), "must be a valid IBAN");
+                    v.push(format!("{at}.iban"), Problem::Iban);
                     None
                 }
             }
@@ -175,7 +175,7 @@ impl BankAccountInput {
             if shape {
                 Some(bic)
             } else {
-                v.push(format!("{at}.bic"), "must be a BIC of 8 or 11 characters");
+                v.push(format!("{at}.bic"), Problem::Bic);
                 None
             }
         });

@@ -9,7 +9,7 @@ use crate::document::{
 };
 use crate::document_lines::LineItemInput;
 use crate::invoice::parse_metadata;
-use crate::validation::{optional_text, Metadata, Violations};
+use crate::validation::{optional_text, Metadata, Problem, Violations};
 use chrono::NaiveDate;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -72,7 +72,10 @@ impl RecurringInput {
                 None
             }
             Some(i) => Interval::parse(i).or_else(|| {
-                v.push("interval", "must be week, month or year");
+                v.push(
+                    "interval",
+                    Problem::OneOf("must be week, month or year".into()),
+                );
                 None
             }),
         };
@@ -91,17 +94,23 @@ impl RecurringInput {
             raw => parse_date(&mut v, "start_date", raw),
         };
         if start.is_some_and(|s| s < today) {
-            v.push("start_date", "must not be in the past");
+            v.push("start_date", Problem::Past);
         }
         let end_date = parse_date(&mut v, "end_date", self.end_date);
         let end = match (end_date, self.occurrences) {
             (Some(_), Some(_)) => {
-                v.push("occurrences", "give end_date or occurrences, not both");
+                v.push(
+                    "occurrences",
+                    Problem::NotBoth("give end_date or occurrences, not both"),
+                );
                 End::Never
             }
             (Some(d), None) => {
                 if start.is_some_and(|s| d < s) {
-                    v.push("end_date", "must not be before start_date");
+                    v.push(
+                        "end_date",
+                        Problem::not_before("start_date", "must not be before start_date".into()),
+                    );
                 }
                 End::Date(d)
             }
@@ -227,7 +236,10 @@ impl RecurringPatchInput {
         let metadata = self.metadata.and_then(|m| parse_metadata(&mut v, m));
         let end = match (self.end_date, self.occurrences) {
             (Some(Some(_)), Some(Some(_))) => {
-                v.push("occurrences", "give end_date or occurrences, not both");
+                v.push(
+                    "occurrences",
+                    Problem::NotBoth("give end_date or occurrences, not both"),
+                );
                 None
             }
             (Some(Some(d)), _) => parse_date(&mut v, "end_date", Some(d)).map(End::Date),

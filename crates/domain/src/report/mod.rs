@@ -13,7 +13,7 @@ pub use statement::{
 
 use crate::currency::Currency;
 use crate::einvoice::TaxCategory;
-use crate::validation::Violations;
+use crate::validation::{Problem, Violations};
 use chrono::{Datelike, Days, Months, NaiveDate};
 use serde::Serialize;
 
@@ -207,11 +207,14 @@ impl DateRange {
         let mut v = Violations::new();
         let mut day = |param: &str, text: Option<&str>| match text {
             None => {
-                v.push(param, "is required: a date such as 2026-01-31");
+                v.push(
+                    param,
+                    Problem::DateRequired("is required: a date such as 2026-01-31"),
+                );
                 None
             }
             Some(t) => NaiveDate::parse_from_str(t, "%Y-%m-%d").ok().or_else(|| {
-                v.push(param, "must be a date such as 2026-01-31");
+                v.push(param, Problem::Date("must be a date such as 2026-01-31"));
                 None
             }),
         };

@@ -3,7 +3,7 @@
 
 mod problem;
 
-pub use problem::Problem;
+pub use problem::{Problem, NOT_BEFORE};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

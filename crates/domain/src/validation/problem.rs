@@ -47,11 +47,47 @@ pub enum Problem {
     },
     /// Everything owed has been reported and is being checked.
     AllReported,
+    /// Not a calendar day written as the field takes it: the API's English sentence.
+    Date(&'static str),
+    /// A day that must be given (the API's English sentence names the form it takes).
+    DateRequired(&'static str),
+    /// A day before the one it closes or follows (`field`, e.g. `issue_date`): the English
+    /// sentence, and the field it names.
+    NotBefore {
+        field: &'static str,
+        english: String,
+    },
+    /// A day in the past where only today or later is taken.
+    Past,
+    /// A moment that must lie ahead.
+    NotFuture,
+    /// Two fields of which only one may be given: the English sentence naming both.
+    NotBoth(&'static str),
+    /// A value outside the field's list: the English sentence that lists them.
+    OneOf(String),
+    /// Not an IBAN (ISO 13616, its check digits included).
+    Iban,
+    /// Not a BIC's shape (ISO 9362: 8 or 11 characters).
+    Bic,
+    /// Not an absolute http(s) address.
+    Url,
+    /// Not a colour written `#RRGGBB`.
+    Colour,
     /// A rule that has no code of its own: its English sentence, said as it is everywhere.
     Said(String),
 }
 
+/// The days a later one may not precede, each with a sentence of its own in the catalogue
+/// (`problem.not_before.<field>`).
+pub const NOT_BEFORE: [&str; 3] = ["issue_date", "start_date", "service_period.start"];
+
 impl Problem {
+    /// A day before `field` (one of [`NOT_BEFORE`]); `english` is the API's sentence.
+    pub fn not_before(field: &'static str, english: String) -> Problem {
+        debug_assert!(NOT_BEFORE.contains(&field), "{field} has no sentence");
+        Problem::NotBefore { field, english }
+    }
+
     /// A customer's payment report that the invoice's balance refuses.
     pub fn of_report(e: PaymentAmountError, currency: Currency) -> Problem {
         match e {
@@ -96,6 +132,17 @@ impl Problem {
             Problem::ExceedsDue { .. } => "exceeds_due",
             Problem::ExceedsUnreported { .. } => "exceeds_unreported",
             Problem::AllReported => "all_reported",
+            Problem::Date(_) => "date",
+            Problem::DateRequired(_) => "date_required",
+            Problem::NotBefore { .. } => "not_before",
+            Problem::Past => "past",
+            Problem::NotFuture => "not_future",
+            Problem::NotBoth(_) => "not_both",
+            Problem::OneOf(_) => "one_of",
+            Problem::Iban => "iban",
+            Problem::Bic => "bic",
+            Problem::Url => "url",
+            Problem::Colour => "colour",
             Problem::Said(_) => "invalid",
         }
     }
@@ -133,6 +180,8 @@ impl Problem {
             Problem::ExceedsDue { .. } => "form.amount.exceeds_due".to_string(),
             Problem::ExceedsUnreported { .. } => "form.amount.exceeds_unreported".to_string(),
             Problem::AllReported => "form.amount.all_reported".to_string(),
+            // Which day it may not precede is part of the sentence ("the issue date").
+            Problem::NotBefore { field, .. } => format!("problem.not_before.{field}"),
             _ => format!("problem.{}", self.code()),
         };
         self.fill(t, &key).unwrap_or(key)
@@ -199,6 +248,16 @@ impl fmt::Display for Problem {
             Problem::AllReported => {
                 f.write_str("has been reported already: the merchant is checking it")
             }
+            Problem::Date(english) | Problem::DateRequired(english) | Problem::NotBoth(english) => {
+                f.write_str(english)
+            }
+            Problem::NotBefore { english, .. } | Problem::OneOf(english) => f.write_str(english),
+            Problem::Past => f.write_str("must not be in the past"),
+            Problem::NotFuture => f.write_str("must be in the future"),
+            Problem::Iban => f.write_str("must be a valid IBAN"),
+            Problem::Bic => f.write_str("must be a BIC of 8 or 11 characters"),
+            Problem::Url => f.write_str("must be an http or https URL"),
+            Problem::Colour => f.write_str("must be a colour as #RRGGBB"),
             Problem::Said(sentence) => f.write_str(sentence),
         }
     }
@@ -276,6 +335,24 @@ mod tests {
     }
 
     #[test]
+    fn dates_and_bank_details_are_said_in_the_readers_language() {
+        let date = Problem::Date("must be a date as YYYY-MM-DD");
+        assert_eq!(date.to_string(), "must be a date as YYYY-MM-DD");
+        assert_eq!(date.code(), "date");
+        assert!(
+            date.say(Locale::De).contains("Datum"),
+            "{}",
+            date.say(Locale::De)
+        );
+        let early = Problem::not_before("issue_date", "must not be before issue_date".into());
+        assert_eq!(early.to_string(), "must not be before issue_date");
+        assert!(early.say(Locale::De).contains("Ausstellungsdatum"));
+        assert_eq!(Problem::Iban.to_string(), "must be a valid IBAN");
+        assert!(Problem::Iban.say(Locale::De).contains("IBAN"));
+        assert_ne!(Problem::Iban.say(Locale::De), Problem::Iban.to_string());
+    }
+
+    #[test]
     fn a_form_may_say_a_fields_problem_its_own_way() {
         assert_eq!(
             Problem::Required.say_for("reference", Locale::De),
@@ -318,7 +395,25 @@ mod tests {
                 currency: eur,
             },
             Problem::AllReported,
+            Problem::Date("x"),
+            Problem::DateRequired("x"),
+            Problem::Past,
+            Problem::NotFuture,
+            Problem::NotBoth("x"),
+            Problem::OneOf("x".into()),
+            Problem::Iban,
+            Problem::Bic,
+            Problem::Url,
+            Problem::Colour,
         ];
+        let all: Vec<Problem> = all
+            .into_iter()
+            .chain(
+                NOT_BEFORE
+                    .iter()
+                    .map(|field| Problem::not_before(field, "x".into())),
+            )
+            .collect();
         for t in Locale::ALL {
             for p in &all {
                 let said = p.say(t);

@@ -384,8 +384,8 @@ async fn a_day_of_billing_through_the_forms(h: Harness) {
     let s = sign_in(&app, "owner@example.com").await;
     // Add a line, then save and send, with a new customer.
     let fields = [
-        ("new_name", "Ada Lovelace"),
-        ("new_email", "ada@example.com"),
+        ("customer.name", "Ada Lovelace"),
+        ("customer.email", "ada@example.com"),
         ("currency", "EUR"),
         ("payment_terms", "net_14"),
         ("line_count", "1"),
@@ -426,6 +426,19 @@ async fn a_day_of_billing_through_the_forms(h: Harness) {
             .unwrap()
             .total
     };
+    assert_eq!(count(&h), 0);
+    // A refusal of the lines as a whole stands above them; a bad due date beside its field.
+    let mut negative = fields.to_vec();
+    negative.retain(|(k, _)| *k != "line_items[0].unit_price");
+    negative.push(("line_items[0].unit_price", "-10"));
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &negative)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("must not be negative"), "{}", r.text());
+    let mut late = fields.to_vec();
+    late.push(("due_date", "2026-02-30"));
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &late)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("id=\"due_date-error\""), "{}", r.text());
     assert_eq!(count(&h), 0);
     let mut two = fields.to_vec();
     two.retain(|(k, _)| *k != "line_count");
@@ -522,8 +535,8 @@ async fn roles_tenants_and_environments_are_kept_apart(h: Harness) {
         viewer.post(
             "/dashboard/invoices/new",
             &[
-                ("new_name", "X"),
-                ("new_email", "x@example.com"),
+                ("customer.name", "X"),
+                ("customer.email", "x@example.com"),
                 ("line_count", "1"),
                 ("line_items[0].description", "Y"),
                 ("line_items[0].unit_price", "1"),
@@ -991,7 +1004,7 @@ async fn quotations_customers_products_credits_and_schedules_through_the_forms(h
                 ("customer_id", &customer),
                 ("currency", "EUR"),
                 ("payment_terms", "net_14"),
-                ("date", &start),
+                ("start_date", &start),
                 ("interval", "week"),
                 ("interval_count", "2"),
                 ("line_count", "1"),
@@ -1271,8 +1284,8 @@ async fn save_and_send_leaves_nothing_behind_when_the_send_is_refused(h: Harness
     member(&h, h.account, "owner@example.com", Role::Owner);
     let s = sign_in(&app, "owner@example.com").await;
     let fields = [
-        ("new_name", "Ada Lovelace"),
-        ("new_email", "ada@example.com"),
+        ("customer.name", "Ada Lovelace"),
+        ("customer.email", "ada@example.com"),
         ("currency", "EUR"),
         ("line_count", "1"),
         ("line_items[0].description", "Consulting"),
@@ -1466,6 +1479,39 @@ async fn prices_are_typed_and_shown_as_the_users_language_writes_them(h: Harness
             "must be a three-letter ISO 4217 currency code",
             "must be a decimal number"
         ]
+    );
+
+    // Dates too: a due date before the issue date, in German beside the due date.
+    let early = [
+        ("csrf", s.csrf.as_str()),
+        ("customer.name", "Erika"),
+        ("customer.email", "erika@example.com"),
+        ("currency", "EUR"),
+        ("issue_date", "2026-03-10"),
+        ("due_date", "2026-03-01"),
+        ("line_count", "1"),
+        ("line_items[0].description", "Beratung"),
+        ("line_items[0].quantity", "1"),
+        ("line_items[0].unit_price", "10"),
+        ("action", "save"),
+    ];
+    let r = send_raw(
+        &app,
+        form(
+            german(browser(Method::POST, "/dashboard/invoices/new")),
+            &early,
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let page = r.text();
+    let beside = page
+        .split("id=\"due_date-error\">")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        beside.starts_with("Darf nicht vor dem Ausstellungsdatum liegen."),
+        "{page}"
     );
 }
 

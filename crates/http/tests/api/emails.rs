@@ -392,22 +392,25 @@ async fn the_dashboard_shows_the_email_before_it_leaves(h: Harness) {
         owner.post(
             &path,
             &[
-                ("to", "erika@example.com, not an address"),
-                ("subject", "Ihre Rechnung"),
-                ("message", ""),
+                ("email.to", "erika@example.com, not an address"),
+                ("email.subject", "Ihre Rechnung"),
+                ("email.message", ""),
             ],
         ),
     )
     .await;
     assert_eq!(r.status, 422);
-    assert!(r.text().contains("id=\"to-error\""), "{}", r.text());
+    assert!(r.text().contains("id=\"email.to-error\""), "{}", r.text());
     assert!(r.text().contains("not an address"), "what was typed stays");
     assert_eq!(emails().await, 0, "nothing sent");
     let viewer = sign_in(&app, "viewer@example.com").await;
     assert_eq!(
-        send_raw(&app, viewer.post(&path, &[("to", "erika@example.com")]))
-            .await
-            .status,
+        send_raw(
+            &app,
+            viewer.post(&path, &[("email.to", "erika@example.com")])
+        )
+        .await
+        .status,
         403
     );
 
@@ -416,10 +419,10 @@ async fn the_dashboard_shows_the_email_before_it_leaves(h: Harness) {
         owner.post(
             &path,
             &[
-                ("to", "erika@example.com; buchhaltung@example.com"),
-                ("cc", "chef@example.com"),
-                ("subject", "Ihre Rechnung für November"),
-                ("message", "Vielen Dank!"),
+                ("email.to", "erika@example.com; buchhaltung@example.com"),
+                ("email.cc", "chef@example.com"),
+                ("email.subject", "Ihre Rechnung für November"),
+                ("email.message", "Vielen Dank!"),
             ],
         ),
     )
@@ -449,7 +452,11 @@ async fn the_dashboard_shows_the_email_before_it_leaves(h: Harness) {
     // A sent invoice's screen offers it again, through the same page.
     let again = send_raw(&app, owner.get(&path)).await.text();
     assert!(again.contains("emailed again"), "{again}");
-    let r = send_raw(&app, owner.post(&path, &[("to", "erika@example.com")])).await;
+    let r = send_raw(
+        &app,
+        owner.post(&path, &[("email.to", "erika@example.com")]),
+    )
+    .await;
     assert_eq!(r.status, 303);
     assert_eq!(emails().await, 2);
 }

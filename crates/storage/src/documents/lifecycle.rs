@@ -15,6 +15,7 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document_rules::{self, DocumentStatus, FirstView, PatchRefused, PatchShape};
 use invoicing_domain::ports::{RepoError, RepoResult};
 use invoicing_domain::tenant::{Actor, Scope};
+use invoicing_domain::validation::Problem;
 use serde::Serialize;
 
 /// One document kind's stored row, as the core reads and moves it.
@@ -146,7 +147,9 @@ pub(crate) fn check_patch<R: DocumentRow>(
 ) -> Result<(), TxError> {
     document_rules::check_patch(row.status()?, issue_date, patch).map_err(|e| match e {
         PatchRefused::NotDraft { .. } => refused(e),
-        PatchRefused::BeforeIssueDate { field } => RepoError::invalid(field, e.to_string()).into(),
+        PatchRefused::BeforeIssueDate { field } => {
+            RepoError::invalid(field, Problem::not_before("issue_date", e.to_string())).into()
+        }
     })
 }
 

@@ -124,11 +124,11 @@ fn going_live(name: &str, database: Option<&str>) {
         "/dashboard/invoices/new",
         "[id='line_items[0].description']",
     );
-    browser.fill("#new_name", "Erika Musterfrau");
-    browser.fill("#new_email", "erika@kunde.example");
+    browser.fill("[id='customer.name']", "Erika Musterfrau");
+    browser.fill("[id='customer.email']", "erika@kunde.example");
     // A date field takes what its calendar picks, in ISO form underneath.
-    choose(&browser, "#service_start", "2026-11-01");
-    choose(&browser, "#service_end", "2026-11-30");
+    choose(&browser, "[id='service_period.start']", "2026-11-01");
+    choose(&browser, "[id='service_period.end']", "2026-11-30");
     browser.fill(
         "[id='line_items[0].description']",
         "Heilbehandlung November",
@@ -153,17 +153,17 @@ fn going_live(name: &str, database: Option<&str>) {
     );
     check(&browser, axe, "the email before it leaves");
     assert_eq!(
-        browser.execute("return document.getElementById('to').value;"),
+        browser.execute("return document.getElementById('email.to').value;"),
         "erika@kunde.example"
     );
     let subject = browser
-        .execute("return document.getElementById('subject').value;")
+        .execute("return document.getElementById('email.subject').value;")
         .as_str()
         .unwrap_or_default()
         .to_string();
     assert!(subject.starts_with("Rechnung"), "{subject}");
-    browser.fill("#cc", "buchhaltung@muster.example");
-    browser.fill("#message", "Vielen Dank für Ihren Besuch.");
+    browser.fill("[id='email.cc']", "buchhaltung@muster.example");
+    browser.fill("[id='email.message']", "Vielen Dank für Ihren Besuch.");
     tap(&browser, "main form button.primary");
     browser.wait_for("#payment-link");
     check(&browser, axe, "the live invoice, sent");

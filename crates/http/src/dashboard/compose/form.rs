@@ -1,5 +1,5 @@
-//! The composed email's form: what is typed (or first filled in from the draft), its page, and
-//! where the API's refusals point in it.
+//! The composed email's form: what is typed (or first filled in from the draft) and its page;
+//! its fields are named as the send body's (`email.to`, `email.subject`).
 
 use super::doc::Doc;
 use crate::dashboard::chrome::{Chrome, Nav};
@@ -33,10 +33,10 @@ impl Typed {
 
     pub(super) fn read(form: &Form) -> Typed {
         Typed {
-            to: form.raw("to"),
-            cc: form.raw("cc"),
-            subject: form.raw("subject"),
-            message: form.raw("message"),
+            to: form.raw("email.to"),
+            cc: form.raw("email.cc"),
+            subject: form.raw("email.subject"),
+            message: form.raw("email.message"),
         }
     }
 
@@ -80,21 +80,10 @@ impl ComposePage {
 
     fn value(&self, name: &str) -> &str {
         match name {
-            "to" => &self.typed.to,
-            "cc" => &self.typed.cc,
+            "email.to" => &self.typed.to,
+            "email.cc" => &self.typed.cc,
             _ => &self.typed.subject,
         }
-    }
-}
-
-/// `email.to[2]` and `email.cc` name their field; anything else is the form's.
-pub(super) fn field_of(param: &str) -> String {
-    let param = param.strip_prefix("email.").unwrap_or(param);
-    let name = param.split('[').next().unwrap_or(param);
-    match name {
-        "to" | "cc" | "subject" | "message" => name.to_string(),
-        "email" => "to".into(),
-        _ => "form".into(),
     }
 }
 

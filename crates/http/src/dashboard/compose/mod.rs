@@ -7,7 +7,7 @@
 mod doc;
 mod form;
 
-use crate::dashboard::form::{field_errors_as, is_field_mistake};
+use crate::dashboard::form::{field_errors, is_field_mistake};
 use crate::dashboard::session::Visitor;
 use crate::dashboard::Posted;
 use crate::dashboard::{see_other, Answer};
@@ -15,7 +15,7 @@ use crate::error::ApiError;
 use crate::AppState;
 use actix_web::{web, HttpRequest};
 use doc::Doc;
-use form::{field_of, show, Typed};
+use form::{show, Typed};
 use invoicing_domain::api_key::Access;
 use std::collections::HashMap;
 
@@ -43,7 +43,7 @@ async fn send(
     match doc.send(&ops, &draft, typed.input()).await {
         Ok(()) => Ok(see_other(&format!("{}?done=emailed", doc.screen()))),
         Err(e) if is_field_mistake(&e) => {
-            let errors = field_errors_as(&e, req, field_of);
+            let errors = field_errors(&e, req);
             show(&me, req, doc, draft, typed, errors).await
         }
         Err(e) => Err(e.into()),
@@ -78,7 +78,7 @@ pub(crate) async fn invoice_page(
 #[utoipa::path(post, path = "/dashboard/invoices/{id}/email", tag = "dashboard", operation_id = "dashboard_invoice_email",
     params(("id" = String, Path, description = "The invoice's id")),
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`csrf`, `to` and `cc` (addresses separated by commas), `subject`, `message`"),
+        description = "`csrf`, `email.to` and `email.cc` (addresses separated by commas), `email.subject`, `email.message`"),
     responses(
         (status = 303, description = "Sent", headers(("Location" = String, description = "The invoice's screen"))),
         (status = 404, description = "No such invoice", content_type = "text/html", body = String),
@@ -114,7 +114,7 @@ pub(crate) async fn quotation_page(
 #[utoipa::path(post, path = "/dashboard/quotations/{id}/email", tag = "dashboard", operation_id = "dashboard_quotation_email",
     params(("id" = String, Path, description = "The quotation's id")),
     request_body(content = crate::dashboard::DashboardForm, content_type = "application/x-www-form-urlencoded",
-        description = "`csrf`, `to` and `cc` (addresses separated by commas), `subject`, `message`"),
+        description = "`csrf`, `email.to` and `email.cc` (addresses separated by commas), `email.subject`, `email.message`"),
     responses(
         (status = 303, description = "Sent", headers(("Location" = String, description = "The quotation's screen"))),
         (status = 404, description = "No such quotation", content_type = "text/html", body = String),

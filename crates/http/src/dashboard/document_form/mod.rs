@@ -73,6 +73,15 @@ impl Kind {
         }
     }
 
+    /// The API's name for the form's one date: the due date, the validity date, the first issue.
+    pub fn date_param(&self) -> &'static str {
+        match self {
+            Kind::Invoice => "due_date",
+            Kind::Quotation => "valid_until",
+            Kind::Recurring => "start_date",
+        }
+    }
+
     pub fn is_invoice(&self) -> bool {
         *self == Kind::Invoice
     }

@@ -4,7 +4,7 @@
 use super::show::{show, SETTINGS_NEEDED};
 use super::typed::Typed;
 use super::{draft, parse_id, Kind};
-use crate::dashboard::form::{field_errors_as, form_field, is_field_mistake, non_blank};
+use crate::dashboard::form::{field_errors, is_field_mistake, non_blank};
 use crate::dashboard::Posted;
 use crate::dashboard::{see_other, Answer};
 use crate::error::ApiError;
@@ -17,25 +17,8 @@ use invoicing_domain::quotation::{QuotationInput, QuotationPatchInput};
 use invoicing_domain::recurring::{RecurringInput, RecurringPatchInput};
 use std::collections::HashMap;
 
-/// Where the API's parameters point in this form: its lines are named as the API's
-/// (`line_items[0].unit_price`), the rest as the form shows them.
-fn field_of(param: &str) -> String {
-    if param.starts_with("line_items") {
-        return form_field(param).to_string();
-    }
-    match param {
-        "customer.name" => "new_name".into(),
-        "customer.email" => "new_email".into(),
-        "customer" => "customer_id".into(),
-        "due_date" | "valid_until" | "start_date" => "date".into(),
-        "service_period" | "service_period.start" => "service_start".into(),
-        "service_period.end" => "service_end".into(),
-        other => other.into(),
-    }
-}
-
 fn errors_of(e: &ApiError, req: &HttpRequest) -> HashMap<String, String> {
-    field_errors_as(e, req, field_of)
+    field_errors(e, req)
 }
 
 /// Creates the document (and sends it, with `action=save_send`; with `save_email` the email is
@@ -47,7 +30,7 @@ pub(crate) async fn save_new(
     req: &HttpRequest,
 ) -> Answer {
     let ops = me.ops(state);
-    let mut typed = Typed::read(&form);
+    let mut typed = Typed::read(kind, &form);
     if typed.edit_lines(&form) {
         return show(state, req, &me, &ops, kind, None, typed, HashMap::new()).await;
     }
@@ -183,7 +166,7 @@ pub(crate) async fn save_edit(
     let ops = me.ops(state);
     let id = parse_id(kind, raw_id)?;
     let (editing, stored) = draft(kind, &ops, id, crate::dashboard::locale_of(req)).await?;
-    let mut typed = Typed::read(&form);
+    let mut typed = Typed::read(kind, &form);
     if typed.currency.is_empty() {
         // A schedule's form has no currency field: its prices are in the schedule's.
         typed.currency = stored.currency;
@@ -274,25 +257,5 @@ pub(crate) async fn save_edit(
             .await
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_apis_fields_point_at_the_forms() {
-        assert_eq!(
-            field_of("line_items[2].unit_price_cents"),
-            "line_items[2].unit_price"
-        );
-        assert_eq!(
-            field_of("line_items[0].description"),
-            "line_items[0].description"
-        );
-        assert_eq!(field_of("customer.email"), "new_email");
-        assert_eq!(field_of("due_date"), "date");
-        assert_eq!(field_of("valid_until"), "date");
     }
 }

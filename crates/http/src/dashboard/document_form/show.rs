@@ -109,6 +109,7 @@ pub(super) async fn show(
         Some(_) => t.text("dash.recurring.edit").to_string(),
         None => t.text(kind.new_title()).to_string(),
     };
+    let errors = with_places(kind, errors);
     let status = if errors.is_empty() {
         StatusCode::OK
     } else {
@@ -150,5 +151,93 @@ fn term_key(term: &str) -> &'static str {
         "net_14" => "dash.terms.net_14",
         "net_60" => "dash.terms.net_60",
         _ => "dash.terms.net_30",
+    }
+}
+
+/// The fields beside which this form shows a refusal (its template's `err(…)` names).
+fn has_place(kind: Kind, field: &str) -> bool {
+    const FIELDS: &[&str] = &[
+        "form",
+        SETTINGS_NEEDED,
+        "customer",
+        "customer_id",
+        "customer.name",
+        "customer.email",
+        "currency",
+        "payment_terms",
+        "issue_date",
+        "notes",
+        "line_items",
+        "delivery_date",
+        "service_period",
+        "service_period.start",
+        "service_period.end",
+        "interval",
+        "interval_count",
+        "end_date",
+        "email",
+    ];
+    const LINE_FIELDS: &[&str] = &[
+        "product_id",
+        "description",
+        "quantity",
+        "unit_price",
+        "tax_rate",
+        "unit",
+        "tax_category",
+        "tax_exemption_reason",
+    ];
+    let line_field = field
+        .strip_prefix("line_items[")
+        .and_then(|rest| rest.split_once("]."))
+        .is_some_and(|(i, name)| i.parse::<usize>().is_ok() && LINE_FIELDS.contains(&name));
+    FIELDS.contains(&field) || field == kind.date_param() || line_field
+}
+
+/// A refusal for a field the form has no place for is said above the form, named, so that no
+/// refusal goes unseen.
+fn with_places(kind: Kind, mut errors: HashMap<String, String>) -> HashMap<String, String> {
+    let mut stray: Vec<String> = errors
+        .keys()
+        .filter(|field| !has_place(kind, field))
+        .cloned()
+        .collect();
+    stray.sort();
+    for field in stray {
+        if let Some(message) = errors.remove(&field) {
+            let top = errors.entry("form".to_string()).or_default();
+            if !top.is_empty() {
+                top.push(' ');
+            }
+            top.push_str(&format!("{field}: {message}"));
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_without_a_field_is_said_above_the_form() {
+        let errors = HashMap::from([
+            ("due_date".to_string(), "is not a date".to_string()),
+            (
+                "line_items[1].unit_price".to_string(),
+                "too big".to_string(),
+            ),
+            ("buyer_reference".to_string(), "is too long".to_string()),
+        ]);
+        let placed = with_places(Kind::Invoice, errors);
+        assert_eq!(placed["due_date"], "is not a date");
+        assert_eq!(placed["line_items[1].unit_price"], "too big");
+        assert_eq!(placed["form"], "buyer_reference: is too long");
+        assert!(!placed.contains_key("buyer_reference"));
+        let quote = with_places(
+            Kind::Quotation,
+            HashMap::from([("due_date".to_string(), "x".to_string())]),
+        );
+        assert_eq!(quote["form"], "due_date: x");
     }
 }

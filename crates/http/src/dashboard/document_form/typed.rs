@@ -1,6 +1,7 @@
 //! What the document form holds, as typed: its fields and lines, read from a post or filled from
 //! a stored document, and turned into the lines the operations take.
 
+use super::Kind;
 use crate::dashboard::form::{non_blank, price_minor, Form};
 use invoicing_domain::currency::Currency;
 use invoicing_domain::decimal::DecimalText;
@@ -151,7 +152,7 @@ impl Typed {
         }
     }
 
-    pub(super) fn read(form: &Form) -> Typed {
+    pub(super) fn read(kind: Kind, form: &Form) -> Typed {
         let count = form
             .get("line_count")
             .and_then(|n| n.parse::<usize>().ok())
@@ -172,11 +173,11 @@ impl Typed {
             .collect();
         Typed {
             customer_id: form.raw("customer_id"),
-            new_name: form.raw("new_name"),
-            new_email: form.raw("new_email"),
+            new_name: form.raw("customer.name"),
+            new_email: form.raw("customer.email"),
             currency: form.raw("currency").trim().to_uppercase(),
             payment_terms: form.raw("payment_terms"),
-            date: form.raw("date"),
+            date: form.raw(kind.date_param()),
             notes: form.raw("notes"),
             lines,
             interval: form.raw("interval"),
@@ -186,8 +187,8 @@ impl Typed {
             email: form.checked("email"),
             issue_date: form.raw("issue_date"),
             delivery_date: form.raw("delivery_date"),
-            service_start: form.raw("service_start"),
-            service_end: form.raw("service_end"),
+            service_start: form.raw("service_period.start"),
+            service_end: form.raw("service_period.end"),
         }
     }
 
@@ -195,7 +196,7 @@ impl Typed {
     pub fn supply_field(&self, name: &str) -> &str {
         match name {
             "delivery_date" => &self.delivery_date,
-            "service_start" => &self.service_start,
+            "service_period.start" => &self.service_start,
             _ => &self.service_end,
         }
     }

@@ -5,7 +5,7 @@ use crate::dashboard::form::{non_blank, Form};
 use crate::error::ApiError;
 use chrono::{NaiveDate, Utc};
 use invoicing_domain::api_key::{KeyRequest, RateOverride};
-use invoicing_domain::validation::Violations;
+use invoicing_domain::validation::{Problem, Violations};
 
 /// The form as typed, to show again beside its refusals.
 #[derive(Default)]
@@ -51,7 +51,10 @@ pub(super) fn request(typed: &Typed) -> Result<KeyRequest, ApiError> {
         Some(day) => match NaiveDate::parse_from_str(&day, "%Y-%m-%d") {
             Ok(day) => day.and_hms_opt(0, 0, 0).map(|t| t.and_utc()),
             Err(_) => {
-                v.push("expires_at", "must be a date such as 2027-01-31");
+                v.push(
+                    "expires_at",
+                    Problem::Date("must be a date such as 2027-01-31"),
+                );
                 None
             }
         },
