@@ -1,6 +1,6 @@
 //! The scheduler: every `SCHEDULER_INTERVAL_SECS` it asks the card gateway about checkouts still
 //! open (a lost webhook costs minutes, not money), turns invoices past their due date into
-//! overdue and quotations past their validity into expired, issues recurring invoices whose period
+//! overdue, cancels unpaid payment requests whose time is up, and quotations past their validity into expired, issues recurring invoices whose period
 //! has come, queues the payment reminders whose day has come (when mail is on), and forgets
 //! idempotency keys older than their retention, ended dashboard sessions, expired set-password
 //! links and old sign-in failures. The database decides which process makes each change, so
@@ -11,8 +11,8 @@ use chrono::Utc;
 use invoicing_domain::gateway::PaymentGateway;
 use invoicing_domain::idempotency::RETENTION;
 use invoicing_domain::ports::{
-    EmailQueue, IdempotencyRepository, InvoiceRepository, QuotationRepository, RateLimits,
-    RecurringRepository, UserRepository,
+    EmailQueue, IdempotencyRepository, InvoiceRepository, PaymentRequestRepository,
+    QuotationRepository, RateLimits, RecurringRepository, UserRepository,
 };
 use invoicing_http::ops::gateways::{retry_refunds, sweep_checkouts};
 use invoicing_storage::Store;
@@ -38,6 +38,11 @@ pub async fn run(store: Store, gateway: Option<Arc<dyn PaymentGateway>>, every: 
         let s = store.clone();
         sweep("invoice(s) became overdue", move || {
             s.mark_overdue_invoices(now)
+        })
+        .await;
+        let s = store.clone();
+        sweep("payment request(s) expired", move || {
+            s.expire_payment_requests(now)
         })
         .await;
         let s = store.clone();

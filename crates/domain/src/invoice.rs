@@ -633,6 +633,8 @@ pub struct PublicInvoice {
     pub payments: Vec<crate::payment::Payment>,
     /// Its credit notes, oldest first (SPEC §19).
     pub credit_notes: Vec<crate::credit_note::CreditNote>,
+    /// Where the shop takes the customer back, when a payment request made it (SPEC §26).
+    pub checkout: Option<crate::payment_request::Checkout>,
 }
 
 #[cfg(test)]

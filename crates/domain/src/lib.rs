@@ -32,6 +32,7 @@ pub mod parties;
 pub mod payment;
 pub mod payment_amount;
 pub mod payment_proof;
+pub mod payment_request;
 pub mod payment_status;
 pub mod ports;
 pub mod product;

@@ -68,6 +68,22 @@ pub fn line_amounts(
     })
 }
 
+/// The unit price of one item whose line, at `rate`, totals exactly `gross`: round(gross × 100 /
+/// (100 + rate)) or a cent beside it. `None` where no net price does (the tax's rounding skips
+/// that total, as at 19 % it skips 3: a net of 2 totals 2, a net of 3 totals 4).
+pub fn net_of_gross(gross: Money, rate: TaxRate) -> Option<Money> {
+    let first = round_div_half_away(
+        i128::from(gross.minor()) * RATE_SCALE,
+        RATE_SCALE + i128::from(rate.thousandths()),
+    );
+    let one = Quantity::from_thousandths(1000).ok()?;
+    [first, first - 1, first + 1].into_iter().find_map(|net| {
+        let net = Money::from_i128(net).ok()?;
+        let line = line_amounts(one, net, rate).ok()?;
+        (line.total == gross && line.tax.minor() >= 0 && net.minor() > 0).then_some(net)
+    })
+}
+
 /// Sums the lines. Discount lines may make partial sums negative, but an invoice that pays the
 /// customer is not a thing this product issues, hence `NegativeTotal`.
 pub fn document_totals<'a, I: IntoIterator<Item = &'a LineAmounts>>(

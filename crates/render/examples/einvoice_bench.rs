@@ -140,6 +140,7 @@ fn invoice(n: usize) -> PublicInvoice {
         logo: None,
         payments: Vec::new(),
         credit_notes: Vec::new(),
+        checkout: None,
     }
 }
 

@@ -109,7 +109,7 @@ pub(crate) fn insert_invoice(
     Ok(invoice)
 }
 
-fn update(
+pub(crate) fn update(
     conn: &mut AnyConnection,
     scope: Scope,
     id: InvoiceId,
@@ -245,12 +245,14 @@ fn as_shown(
     )?;
     let payments = open_and_verified(conn, scope, invoice.id)?;
     let credit_notes = crate::credit_notes::of_invoice(conn, scope, invoice.id)?;
+    let checkout = crate::payment_requests::checkout_of(conn, scope, invoice.id)?;
     Ok(PublicInvoice {
         invoice,
         parties,
         logo,
         payments,
         credit_notes,
+        checkout,
     })
 }
 

@@ -25,6 +25,7 @@ mod notices;
 mod outbox;
 mod parties;
 mod payment_proofs;
+mod payment_requests;
 mod payment_rows;
 mod payments;
 mod prepared;

@@ -659,3 +659,22 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    payment_requests (account_id, livemode, invoice_id) {
+        account_id -> BigInt,
+        livemode -> Bool,
+        invoice_id -> BigInt,
+        success_url -> Nullable<Text>,
+        cancel_url -> Nullable<Text>,
+        expires_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    invoices,
+    payment_requests,
+    payments,
+    checkout_sessions
+);

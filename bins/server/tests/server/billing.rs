@@ -1,6 +1,7 @@
-//! Credit notes and recurring invoices end to end (SPEC §19, §20): two servers on one
-//! PostgreSQL issue a schedule's first invoice exactly once, sent on its own; a credit note is
-//! emailed with its PDF; an invoice export reads back in Python's csv module intact.
+//! Credit notes, recurring invoices and payment requests end to end (SPEC §19, §20, §26): two
+//! servers on one PostgreSQL issue a schedule's first invoice exactly once, sent on its own; a
+//! credit note is emailed with its PDF; an invoice export reads back in Python's csv module
+//! intact; the scheduler cancels a payment request whose time is up.
 
 use crate::common;
 
@@ -80,6 +81,34 @@ fn two_servers_issue_a_schedules_first_invoice_once() {
     drop(db);
     let _ = std::fs::remove_dir_all(&dir_a);
     let _ = std::fs::remove_dir_all(&dir_b);
+}
+
+#[test]
+fn the_scheduler_lets_an_unpaid_payment_request_lapse() {
+    let dir = data_dir("payment-request");
+    let server = start_with(&dir, &[("SCHEDULER_INTERVAL_SECS", "1")]);
+    let key = server.printed_key().unwrap();
+    let api = Api::new(&server, &dir, &key);
+    let soon = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let made = api.ok(
+        "POST",
+        "/payment-requests",
+        Some(json!({
+            "amount_cents": 2500, "currency": "EUR", "description": "Order 7",
+            "customer_name": "Ada", "customer_email": "ada@example.com",
+            "expires_at": soon.to_rfc3339()
+        })),
+    );
+    assert_eq!(made["status"], "sent");
+    let path = format!("/invoices/{}", made["invoice_id"]);
+    let until = Instant::now() + Duration::from_secs(30);
+    while api.ok("GET", &path, None)["status"] != "cancelled" {
+        assert!(Instant::now() < until, "still open after its expiry");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let open = api.ok("GET", "/payment-requests", None);
+    assert_eq!(open["total"], 0, "{open}");
+    assert!(server.stop().success());
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod idempotency;
 mod invoice;
 mod notice;
 mod payment;
+mod payment_request;
 mod product;
 mod profile;
 mod quotation;
@@ -32,6 +33,7 @@ pub use idempotency::*;
 pub use invoice::*;
 pub use notice::*;
 pub use payment::*;
+pub use payment_request::*;
 pub use product::*;
 pub use profile::*;
 pub use quotation::*;
@@ -87,6 +89,7 @@ pub trait Repositories:
     + EventRepository
     + WebhookRepository
     + PaymentRepository
+    + PaymentRequestRepository
     + GatewayRepository
     + ProductRepository
     + ProfileRepository
@@ -113,6 +116,7 @@ impl<T> Repositories for T where
         + EventRepository
         + WebhookRepository
         + PaymentRepository
+        + PaymentRequestRepository
         + GatewayRepository
         + GatewayRepository
         + ProductRepository

@@ -227,6 +227,7 @@ fn public_invoice(s: &Spec) -> Option<PublicInvoice> {
         logo: None,
         payments: Vec::new(),
         credit_notes: Vec::new(),
+        checkout: None,
     })
 }
 

@@ -15,6 +15,7 @@ pub mod gateways;
 pub mod identity;
 mod invoices;
 mod keys;
+mod payment_requests;
 mod payments;
 mod products;
 mod quotations;

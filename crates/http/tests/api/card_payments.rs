@@ -4,7 +4,7 @@
 //! two "processes" at once), hostile webhooks, refunds after a credit note, proof files.
 
 #[path = "card_payments/standin.rs"]
-mod standin;
+pub(crate) mod standin;
 
 use crate::common::*;
 use actix_web::http::Method;
@@ -15,7 +15,8 @@ use invoicing_gateway_stripe::{sign_notification, StripeGateway};
 use invoicing_http::ops::gateways::sweep_checkouts;
 use invoicing_http::{build_app, AppState};
 use serde_json::{json, Value};
-use standin::{Account, StandIn};
+use standin::Account;
+pub(crate) use standin::StandIn;
 
 const GATEWAY: &str = "/api/v1/account/gateways/stripe";
 
@@ -29,17 +30,17 @@ fn keys(secret: &str, publishable: &str, webhook: Option<&str>) -> Value {
 
 /// What one merchant set up: the stand-in, its Stripe account connected to the harness's test
 /// environment, the endpoint's signing secret and the app over it.
-struct Connected {
-    stripe: StandIn,
+pub(crate) struct Connected {
+    pub(crate) stripe: StandIn,
     account: Account,
     webhook_secret: String,
     webhook_path: String,
-    state: web::Data<AppState>,
+    pub(crate) state: web::Data<AppState>,
 }
 
 /// Connects a Stripe account of a fresh stand-in as a merchant would: keys first, then the
 /// endpoint made in Stripe for the URL the answer shows, then its signing secret.
-async fn connect(h: &Harness) -> Connected {
+pub(crate) async fn connect(h: &Harness) -> Connected {
     let stripe = StandIn::start();
     let account = stripe.account();
     let state = h.with_stripe(&stripe.base);
@@ -78,7 +79,7 @@ async fn connect(h: &Harness) -> Connected {
 }
 
 /// "Pay by card" as the customer's browser posts it: where it sends them.
-async fn pay_by_card<B: actix_web::body::MessageBody>(
+pub(crate) async fn pay_by_card<B: actix_web::body::MessageBody>(
     app: &impl TestApp<B>,
     h: &Harness,
     inv: &Value,

@@ -30,6 +30,7 @@ mod hostile_input;
 mod idempotency;
 mod invoices;
 mod local_days;
+mod payment_requests;
 mod payments;
 mod pdf;
 mod products;

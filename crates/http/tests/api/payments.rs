@@ -548,7 +548,10 @@ async fn payment_requests_check_the_key(h: Harness) {
             call!(&app, h.req_as(&other, Method::GET, path)).body["total"],
             0
         );
+        // A POST makes one (SPEC §26): its body must be JSON.
         let r = call!(&app, h.req(Method::POST, path));
+        assert_error(&r, 415, "unsupported_media_type");
+        let r = call!(&app, h.req(Method::PUT, path));
         assert_error(&r, 405, "method_not_allowed");
     }
 }

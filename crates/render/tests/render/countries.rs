@@ -114,6 +114,7 @@ fn public_invoice(locale: Locale, seller_country: &str, buyer_country: &str) -> 
         logo: None,
         payments: Vec::new(),
         credit_notes: Vec::new(),
+        checkout: None,
     }
 }
 

@@ -171,7 +171,7 @@ pub(crate) fn public_row<R: DocumentRow>(
 /// is left; the number moved; the events are the system's. A document another process (or a
 /// request) moved first is skipped, so racing sweepers write one event per document between
 /// them.
-fn sweep<R: DocumentRow, D: Serialize>(
+pub(crate) fn sweep<R: DocumentRow, D: Serialize>(
     store: &Store,
     due: impl Fn(&mut AnyConnection) -> Result<Vec<R>, TxError>,
     to: R::Status,

@@ -18,8 +18,8 @@ mod numbering;
 
 pub(crate) use draft::{account_defaults, resolve_draft, resolve_numbered_draft, Resolved};
 pub(crate) use lifecycle::{
-    check_patch, document_row, first_view, move_and_record, move_status, public_row, sweep_local,
-    DocumentRow,
+    check_patch, document_row, first_view, move_and_record, move_status, public_row, sweep,
+    sweep_local, DocumentRow,
 };
 pub(crate) use lines::{
     check_lines_currency, document_customer, insert_lines, insert_lines_postgres, line_columns,

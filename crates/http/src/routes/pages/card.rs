@@ -7,7 +7,7 @@ use crate::error::ApiError;
 use crate::form_body::{require_form, FormBody};
 use crate::ops::gateways::{card_return, start_card_payment, CardOutcome};
 use crate::redirect::see_other;
-use crate::AppState;
+use crate::{blocking, AppState};
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -79,8 +79,8 @@ pub async fn start(
         ("session_id" = String, Query, description = "The Checkout Session Stripe returns from"),
     ),
     responses(
-        (status = 303, description = "To the invoice page, which says paid, or that the payment is being confirmed",
-            headers(("Location" = String, description = "The invoice page"))),
+        (status = 303, description = "To the invoice page, which says paid, or that the payment is being confirmed; a paid payment request's customer to the shop's `success_url` (with `invoice=NUMBER`)",
+            headers(("Location" = String, description = "The invoice page, or the shop's success_url"))),
         (status = 404, description = "Unknown number, wrong or missing token, or a draft", body = crate::openapi::error_body::ErrorBody),
         (status = 429, description = "Too many requests from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
@@ -97,7 +97,16 @@ pub async fn back(
         .unwrap_or_default();
     let number = number.into_inner();
     let page = format!("/invoice/{number}?token={token}");
-    let outcome = card_return(&state, number, token, session).await?;
+    let outcome = card_return(&state, number.clone(), token.clone(), session).await?;
+    if outcome == CardOutcome::Paid {
+        // A payment request's customer goes back to the shop (SPEC §26).
+        let repos = state.repos();
+        let n = number.clone();
+        let shown = blocking(move || repos.find_public_invoice(&n, &token)).await?;
+        if let Some(shop) = shown.checkout.and_then(|c| c.success_redirect(&number)) {
+            return Ok(see_other(&shop));
+        }
+    }
     Ok(see_other(&match outcome {
         CardOutcome::Paid => format!("{page}&card=paid"),
         CardOutcome::Confirming => format!("{page}&card=confirming"),

@@ -51,6 +51,10 @@ pub(super) struct InvoicePage {
     pub(super) card_note: Option<String>,
     /// Why the attached proof file was refused (shown beside its field).
     pub(super) proof_error: Option<String>,
+    /// A payment request's way back to the shop (SPEC §26), while it can be paid.
+    pub(super) back_to_shop: Option<String>,
+    /// Why a payment request's invoice was cancelled: its time ran out.
+    pub(super) expired: Option<String>,
 }
 
 fn payment_state(t: Locale, status: PaymentStatus) -> &'static str {
@@ -91,6 +95,14 @@ impl InvoicePage {
         };
         let merchant = p.parties.issuer.display_name();
         let number = inv.invoice_number.as_str();
+        let checkout = p.checkout.unwrap_or_default();
+        let expired = match (checkout.expires_at, inv.cancelled_at) {
+            (Some(at), Some(cancelled)) if cancelled >= at => Some(t.fill(
+                "request.expired",
+                &[("date", &t.date(at.date_naive())), ("merchant", merchant)],
+            )),
+            _ => None,
+        };
         InvoicePage {
             title: t.fill(
                 "page.invoice_title",
@@ -128,6 +140,8 @@ impl InvoicePage {
             card_button: None,
             card_note: None,
             proof_error: None,
+            back_to_shop: checkout.cancel_url.filter(|_| inv.status.is_open()),
+            expired,
             credited: (inv.amount_credited_cents > 0)
                 .then(|| money(t, inv.amount_credited_cents, cur)),
             credit_notes: p
