@@ -103,6 +103,51 @@ impl AddressInput {
     }
 }
 
+/// The number `written` in E.164 (`+4930123456`, SPEC §26): as dialled from abroad when it starts
+/// with `+`, else as written in the first of `countries` that names one (ISO 3166-1 alpha-2, any
+/// case: the customer's, then the account's; other text is passed over). `Ok(None)` when it has
+/// no `+` and no country is known; [`Problem::Phone`] when it cannot be a number there
+/// (libphonenumber's rules).
+pub fn phone_e164(written: &str, countries: &[Option<&str>]) -> Result<Option<String>, Problem> {
+    let region = if written.trim_start().starts_with('+') {
+        None
+    } else {
+        let known = countries.iter().flatten().find_map(|code| {
+            code.trim()
+                .to_ascii_uppercase()
+                .parse::<phonenumber::country::Id>()
+                .ok()
+        });
+        match known {
+            Some(region) => Some(region),
+            None => return Ok(None),
+        }
+    };
+    match phonenumber::parse(region, written) {
+        Ok(number) if phonenumber::is_valid(&number) => Ok(Some(
+            number.format().mode(phonenumber::Mode::E164).to_string(),
+        )),
+        _ => Err(Problem::Phone),
+    }
+}
+
+/// Whether `phone` (already a phone field's text) can be dialled where the rule can tell (a
+/// `+`, or the customer's own `country`); says why not on `param`.
+pub(crate) fn dialable(
+    v: &mut Violations,
+    param: &str,
+    phone: &str,
+    country: Option<&str>,
+) -> bool {
+    match phone_e164(phone, &[country]) {
+        Ok(_) => true,
+        Err(problem) => {
+            v.push(param, problem);
+            false
+        }
+    }
+}
+
 pub(crate) fn parse_phone(v: &mut Violations, param: &str, raw: Option<String>) -> Option<String> {
     let phone = optional_text(v, param, raw, PHONE_MAX)?;
     let phone = phone.trim().to_string();

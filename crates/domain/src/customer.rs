@@ -2,7 +2,7 @@
 //! API returns. Parsing happens once, here, and reports every failing field together.
 
 use crate::contact::TAX_ID_MAX;
-pub(crate) use crate::contact::{parse_email_address, parse_phone};
+pub(crate) use crate::contact::{dialable, parse_email_address, parse_phone};
 pub use crate::contact::{
     Address, AddressInput, Email, ADDRESS_FIELD_MAX, EMAIL_MAX, NAME_MAX, PHONE_MAX,
 };
@@ -105,6 +105,8 @@ impl CustomerInput {
         let phone = parse_phone(&mut v, "phone", self.phone);
         let company = optional_text(&mut v, "company", self.company, COMPANY_MAX);
         let address = self.address.map(|a| a.parse(&mut v, "address"));
+        let country = address.as_ref().and_then(|a| a.country.as_deref());
+        let phone = phone.filter(|p| dialable(&mut v, "phone", p, country));
         let locale = self.locale.and_then(|l| parse_locale(&mut v, l));
         let tax_id = optional_text(&mut v, "tax_id", self.tax_id, TAX_ID_MAX);
         let vat_id = VatId::parse_field(&mut v, self.vat_id);
@@ -187,6 +189,8 @@ impl CustomerPatchInput {
         if let Some(email) = not_null(&mut v, "email", self.email) {
             patch.email = parse_email(&mut v, Some(email));
         }
+        // Whether a number without `+` can be dialled depends on the stored address: storage
+        // checks it with the same rule.
         patch.phone = self.phone.map(|p| parse_phone(&mut v, "phone", p));
         patch.company = self
             .company
@@ -218,7 +222,12 @@ pub struct Customer {
     pub name: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub email: Email,
+    /// As written.
     pub phone: Option<String>,
+    /// The phone in E.164 (`+4930123456`): from its `+`, or as written in the country of the
+    /// customer's address, or else of the account's (SPEC §26); `null` without a phone.
+    #[cfg_attr(feature = "openapi", schema(example = "+4930123456"))]
+    pub phone_e164: Option<String>,
     pub company: Option<String>,
     pub address: Option<Address>,
     /// `null`: the account's.
@@ -347,5 +356,43 @@ mod tests {
     #[test]
     fn unknown_fields_are_refused() {
         assert!(serde_json::from_str::<CustomerInput>(r#"{"nme": "x"}"#).is_err());
+    }
+
+    #[test]
+    fn phones_are_dialled_from_their_plus_or_their_country() {
+        use crate::contact::phone_e164;
+        let e164 = |written: &str, countries: &[Option<&str>]| phone_e164(written, countries);
+        assert_eq!(e164("+49 30 1234567", &[]), Ok(Some("+49301234567".into())));
+        assert_eq!(
+            e164("030 1234567", &[Some("de")]),
+            Ok(Some("+49301234567".into()))
+        );
+        // Free text is no country: the next one (the account's) is used.
+        assert_eq!(
+            e164("0151 23456789", &[Some("Germany"), Some("DE")]),
+            Ok(Some("+4915123456789".into()))
+        );
+        assert_eq!(
+            e164("(868) 620-1234", &[Some("TT")]),
+            Ok(Some("+18686201234".into()))
+        );
+        assert_eq!(
+            e164("030 1234567", &[None, None]),
+            Ok(None),
+            "no country known"
+        );
+        assert_eq!(e164("+49 123", &[]), Err(Problem::Phone));
+        assert_eq!(e164("12", &[Some("FR")]), Err(Problem::Phone));
+        // The customer's own country decides at input; an impossible number is refused there.
+        let refused = CustomerInput {
+            name: Some("Ada".into()),
+            email: Some("ada@example.com".into()),
+            phone: Some("+1 555 0100 9".into()),
+            ..Default::default()
+        }
+        .parse()
+        .unwrap_err();
+        assert_eq!(refused.errors()[0].param, "phone");
+        assert_eq!(refused.errors()[0].problem, Problem::Phone);
     }
 }

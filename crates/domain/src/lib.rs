@@ -42,6 +42,7 @@ pub mod quotation_status;
 pub mod recurring;
 pub mod refund;
 pub mod report;
+pub mod sharing;
 pub mod supply;
 pub mod tenant;
 pub mod time;

@@ -8,6 +8,7 @@ use crate::schema::{customers, invoices, payments, quotations};
 use crate::store::{Store, TxError};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
+use invoicing_domain::contact::phone_e164;
 use invoicing_domain::customer::{
     Address, Created, Customer, CustomerFilter, CustomerId, CustomerPatch, Email, NewCustomer,
 };
@@ -35,6 +36,7 @@ struct CustomerRow {
     tax_id: Option<String>,
     vat_id: Option<String>,
     electronic_address: Option<String>,
+    phone_e164: Option<String>,
 }
 
 impl CustomerRow {
@@ -54,6 +56,7 @@ impl CustomerRow {
             name: self.name,
             email,
             phone: self.phone,
+            phone_e164: self.phone_e164,
             company: self.company,
             address,
             // A code no longer known falls back to the account's locale, not a failed read.
@@ -72,6 +75,28 @@ impl CustomerRow {
             updated_at: from_db(self.updated_at),
         })
     }
+}
+
+/// The customer's phone in E.164 (SPEC §26) by the domain's rule: from its `+`, or as written
+/// in the country of the customer's address, or else of the account's; a number that cannot be
+/// dialled there is refused on `phone`.
+fn dialled(
+    conn: &mut AnyConnection,
+    scope: Scope,
+    phone: Option<&str>,
+    address: Option<&Address>,
+) -> Result<Option<String>, TxError> {
+    let Some(phone) = phone else {
+        return Ok(None);
+    };
+    let own = address.and_then(|a| a.country.as_deref());
+    let home = if phone.trim_start().starts_with('+') {
+        None
+    } else {
+        crate::profiles::address_of(conn, scope)?.and_then(|a| a.country)
+    };
+    phone_e164(phone, &[own, home.as_deref()])
+        .map_err(|problem| RepoError::invalid("phone", problem).into())
 }
 
 /// A structured field (address, electronic address) as its JSON column keeps it.
@@ -109,6 +134,7 @@ pub(crate) fn find_or_insert(
         return Ok(Created::Existing(existing));
     }
     let now = now_db();
+    let phone_e164 = dialled(conn, scope, new.phone.as_deref(), new.address.as_ref())?;
     let row = diesel::insert_into(customers::table)
         .values((
             customers::account_id.eq(scope.account_id.0),
@@ -117,6 +143,7 @@ pub(crate) fn find_or_insert(
             customers::email.eq(new.email.as_str()),
             customers::email_normalized.eq(new.email.normalized()),
             customers::phone.eq(&new.phone),
+            customers::phone_e164.eq(phone_e164),
             customers::company.eq(&new.company),
             customers::address.eq(json_column(&new.address)),
             customers::locale.eq(new.locale.map(Locale::code)),
@@ -267,12 +294,14 @@ impl CustomerRepository for Store {
                 .electronic_address
                 .unwrap_or(current.electronic_address);
             let metadata = patch.metadata.unwrap_or(current.metadata);
+            let phone_e164 = dialled(conn, scope, phone.as_deref(), address.as_ref())?;
             diesel::update(scoped!(customers, scope).filter(customers::id.eq(id.0)))
                 .set((
                     customers::name.eq(name),
                     customers::email.eq(email.as_str()),
                     customers::email_normalized.eq(email.normalized()),
                     customers::phone.eq(phone),
+                    customers::phone_e164.eq(phone_e164),
                     customers::company.eq(company),
                     customers::address.eq(json_column(&address)),
                     customers::locale.eq(locale.map(Locale::code)),

@@ -120,6 +120,23 @@ fn has_logo(conn: &mut AnyConnection, scope: Scope) -> Result<bool, TxError> {
 }
 
 /// The profile as stored, or the defaults an account starts with.
+/// The account's own address in this environment, if its profile has one: where a customer's
+/// phone written without `+` is dialled when the customer names no country (SPEC §26).
+pub(crate) fn address_of(
+    conn: &mut AnyConnection,
+    scope: Scope,
+) -> Result<Option<Address>, TxError> {
+    let stored: Option<Option<String>> = account_profiles::table
+        .filter(account_profiles::account_id.eq(scope.account_id.0))
+        .filter(account_profiles::livemode.eq(scope.livemode()))
+        .select(account_profiles::address)
+        .first(conn)
+        .optional()?;
+    Ok(stored
+        .flatten()
+        .and_then(|text| serde_json::from_str::<Address>(&text).ok()))
+}
+
 pub(crate) fn load_profile(conn: &mut AnyConnection, scope: Scope) -> Result<Profile, TxError> {
     let logo = has_logo(conn, scope)?;
     profile_with(conn, scope, logo)

@@ -47,6 +47,7 @@ diesel::table! {
         tax_id -> Nullable<Text>,
         vat_id -> Nullable<Text>,
         electronic_address -> Nullable<Text>,
+        phone_e164 -> Nullable<Text>,
     }
 }
 

@@ -73,6 +73,8 @@ pub enum Problem {
     Url,
     /// Not a colour written `#RRGGBB`.
     Colour,
+    /// Not a telephone number that can be dialled (E.164 from its `+` or its country).
+    Phone,
     /// A rule that has no code of its own: its English sentence, said as it is everywhere.
     Said(String),
 }
@@ -143,6 +145,7 @@ impl Problem {
             Problem::Bic => "bic",
             Problem::Url => "url",
             Problem::Colour => "colour",
+            Problem::Phone => "phone",
             Problem::Said(_) => "invalid",
         }
     }
@@ -258,6 +261,10 @@ impl fmt::Display for Problem {
             Problem::Bic => f.write_str("must be a BIC of 8 or 11 characters"),
             Problem::Url => f.write_str("must be an http or https URL"),
             Problem::Colour => f.write_str("must be a colour as #RRGGBB"),
+            Problem::Phone => f.write_str(
+                "must be a phone number that can be dialled: with + and the country code, or as \
+                 written in the country of the customer's (or else the account's) address",
+            ),
             Problem::Said(sentence) => f.write_str(sentence),
         }
     }
@@ -405,6 +412,7 @@ mod tests {
             Problem::Bic,
             Problem::Url,
             Problem::Colour,
+            Problem::Phone,
         ];
         let all: Vec<Problem> = all
             .into_iter()

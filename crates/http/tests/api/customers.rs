@@ -1,8 +1,10 @@
 //! SPEC §8 and §5 through the real app: the customer lifecycle, lists and validation.
 
 use crate::common::*;
+use crate::dashboard::{member, sign_in};
 use actix_web::http::Method;
 use actix_web::test::init_service;
+use invoicing_domain::user::Role;
 use invoicing_http::build_app;
 use serde_json::json;
 
@@ -228,7 +230,159 @@ async fn validation_reports_every_field_and_changes_nothing(h: Harness) {
     assert_eq!(list.body["data"][0]["name"], "A");
 }
 
+/// SPEC §26: a phone is kept as written and as E.164, from its `+` or the customer's country, or
+/// else the account's; one that cannot be dialled is 422; the dashboard shares documents by it.
+async fn phones_are_dialled_and_documents_shared(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let account = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        json!({"name": "Muster GmbH", "address": {"city": "Berlin", "country": "DE"}})
+    );
+    assert_eq!(account.status, 200, "{}", account.body);
+    let create = |body: serde_json::Value| json(h.req(Method::POST, "/api/v1/customers"), &body);
+    let home = send(
+        &app,
+        create(json!({"name": "Erika", "email": "erika@example.com",
+        "phone": "030 1234567", "locale": "de"})),
+    )
+    .await;
+    assert_eq!(home.status, 201, "{}", home.body);
+    assert_eq!(home.body["phone"], "030 1234567", "as written");
+    assert_eq!(
+        home.body["phone_e164"], "+49301234567",
+        "in the account's country"
+    );
+    let abroad = send(
+        &app,
+        create(json!({"name": "Jean", "email": "jean@example.com",
+        "phone": "01 23 45 67 89", "address": {"country": "FR"}})),
+    )
+    .await;
+    assert_eq!(
+        abroad.body["phone_e164"], "+33123456789",
+        "in the customer's country"
+    );
+    let plus = send(
+        &app,
+        create(json!({"name": "Ann", "email": "ann@example.com",
+        "phone": "+1 (868) 620-1234"})),
+    )
+    .await;
+    assert_eq!(plus.body["phone_e164"], "+18686201234");
+    let impossible = send(
+        &app,
+        create(json!({"name": "X", "email": "x@example.com",
+        "phone": "+49 123"})),
+    )
+    .await;
+    assert_error(&impossible, 422, "validation_failed");
+    assert_eq!(impossible.body["error"]["details"][0]["param"], "phone");
+    let path = format!("/api/v1/customers/{}", home.body["id"]);
+    let patched = call!(
+        &app,
+        h.req(Method::PATCH, &path),
+        json!({"phone": "0000 0"})
+    );
+    assert_error(&patched, 422, "validation_failed");
+    assert_eq!(patched.body["error"]["details"][0]["param"], "phone");
+    let same = call!(&app, h.req(Method::GET, &path));
+    assert_eq!(same.body["phone_e164"], "+49301234567", "unchanged");
+
+    // The invoice's screen offers WhatsApp and SMS, the message in the customer's language.
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    let inv = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/invoices"),
+        json!({"customer_id": home.body["id"], "currency": "EUR",
+               "line_items": [{"description": "Beratung", "quantity": 1, "unit_price_cents": 12000}]})
+    );
+    let draft = format!("/dashboard/invoices/{}", inv.body["id"]);
+    assert!(
+        !send_raw(&app, s.get(&draft))
+            .await
+            .text()
+            .contains("share-whatsapp"),
+        "a draft is not shared"
+    );
+    let sent = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/invoices/{}/send", inv.body["id"])
+        )
+    );
+    let page = send_raw(&app, s.get(&draft)).await.text();
+    let href = page
+        .split("id=\"share-whatsapp\" href=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no WhatsApp link: {page}"))
+        .replace("&amp;", "&");
+    let text = href
+        .strip_prefix("https://wa.me/49301234567?text=")
+        .unwrap_or_else(|| panic!("{href}"));
+    let text = percent_decode(text);
+    let number = sent.body["invoice_number"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!("Rechnung {number} von Muster GmbH: 120,00")),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(sent.body["payment_link"].as_str().unwrap()),
+        "{text}"
+    );
+    assert!(
+        page.contains("href=\"sms:+49301234567?body=Rechnung%20"),
+        "{page}"
+    );
+    // A quotation awaiting its answer too.
+    let quote = call!(
+        &app,
+        h.req(Method::POST, "/api/v1/quotations"),
+        json!({"customer_id": home.body["id"], "currency": "EUR",
+               "line_items": [{"description": "Beratung", "quantity": 1, "unit_price_cents": 5000}]})
+    );
+    let sent = call!(
+        &app,
+        h.req(
+            Method::POST,
+            &format!("/api/v1/quotations/{}/send", quote.body["id"])
+        )
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let page = send_raw(
+        &app,
+        s.get(&format!("/dashboard/quotations/{}", quote.body["id"])),
+    )
+    .await
+    .text();
+    assert!(
+        page.contains("href=\"https://wa.me/49301234567?text=Angebot%20"),
+        "{page}"
+    );
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
+            out.push(u8::from_str_radix(hex, 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
 http_tests!(
+    phones_are_dialled_and_documents_shared,
     lifecycle,
     lists_page_newest_first,
     validation_reports_every_field_and_changes_nothing

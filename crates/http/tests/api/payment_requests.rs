@@ -255,7 +255,9 @@ async fn an_unpaid_request_lapses_and_its_page_says_so(h: Harness) {
         "not yet"
     );
     // The scheduler's sweep, once the time is up.
-    tokio::time::sleep(std::time::Duration::from_millis(2_100)).await;
+    let at: chrono::DateTime<Utc> = lapsing["expires_at"].as_str().unwrap().parse().unwrap();
+    let wait = (at - Utc::now()).to_std().unwrap_or_default();
+    tokio::time::sleep(wait + std::time::Duration::from_millis(100)).await;
     assert_eq!(store.expire_payment_requests(Utc::now()).unwrap(), 1);
     assert_eq!(
         store.expire_payment_requests(Utc::now()).unwrap(),

@@ -16,8 +16,10 @@ use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
+use invoicing_domain::money::Money;
 use invoicing_domain::payment::PaymentMethod;
 use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::sharing::{Message, Share};
 use invoicing_domain::supply::Supply;
 
 pub(crate) struct PaymentRow {
@@ -104,6 +106,8 @@ struct DetailPage {
     overpaid: Option<String>,
     notes: Option<String>,
     link: Option<String>,
+    /// WhatsApp and SMS to the customer's phone, while the invoice waits for payment (SPEC §26).
+    share: Option<(String, Share)>,
     payments: Vec<PaymentRow>,
     credit_notes: Vec<CreditRow>,
     emails: Vec<EmailRow>,
@@ -193,6 +197,19 @@ pub(crate) async fn detail(
     let c = Chrome::new(&me, &req, Nav::Invoices, inv.invoice_number.clone());
     let t = c.t;
     let cur = inv.currency;
+    let share = inv.status.is_open().then(|| {
+        let tc = parties.locale();
+        let shared = parties.share(Message {
+            key: "share.invoice",
+            number: &inv.invoice_number,
+            amount: &tc.money(Money::new(inv.amount_due_cents).unwrap_or(Money::ZERO), cur),
+            date: &tc.date(inv.due_date),
+            link: &inv.payment_link,
+        })?;
+        let phone = parties.dialled_phone()?;
+        Some((t.fill("dash.share.hint", &[("phone", &phone)]), shared))
+    });
+    let share = share.flatten();
     let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
     let credit_left = inv.total_cents - inv.amount_credited_cents;
     let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
@@ -226,6 +243,7 @@ pub(crate) async fn detail(
             overpaid: (inv.overpaid_cents > 0).then(|| money(t, inv.overpaid_cents, cur)),
             notes: inv.notes.clone(),
             link: inv.status.is_public().then(|| inv.payment_link.clone()),
+            share,
             payments: payments
                 .data
                 .into_iter()

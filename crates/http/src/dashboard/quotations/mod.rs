@@ -18,8 +18,10 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
+use invoicing_domain::money::Money;
 use invoicing_domain::quotation::QuotationId;
 use invoicing_domain::quotation_status::QuotationStatus;
+use invoicing_domain::sharing::{Message, Share};
 
 pub(crate) struct Row {
     pub id: i64,
@@ -125,6 +127,8 @@ struct DetailPage {
     answer: Option<String>,
     invoice_id: Option<i64>,
     link: Option<String>,
+    /// WhatsApp and SMS to the customer's phone, while the quotation awaits an answer (SPEC §26).
+    share: Option<(String, Share)>,
     timeline: Vec<TimelineRow>,
     allowed: Allowed,
     mail: bool,
@@ -144,13 +148,27 @@ pub(crate) async fn detail(
     id: Id<QuotationId>,
 ) -> Answer {
     let ops = me.ops(&state);
-    let q = ops.quotation(id).await?;
+    // The quotation with the parties it names (the kept copy once sent), in one read.
+    let shown = ops.quotation_shown(id).await?;
+    let (q, parties) = (shown.quotation, shown.parties);
     let timeline = ops.timeline("quotation", q.id.0).await?;
-    let names = ops.customer_names(vec![q.customer_id]).await?;
     let c = Chrome::new(&me, &req, Nav::Quotations, q.quote_number.clone());
     let t = c.t;
     let cur = q.currency;
-    let (customer, customer_email) = names.get(&q.customer_id).cloned().unwrap_or_default();
+    let share = q.status.awaits_answer().then(|| {
+        let tc = parties.locale();
+        let shared = parties.share(Message {
+            key: "share.quotation",
+            number: &q.quote_number,
+            amount: &tc.money(Money::new(q.total_cents).unwrap_or(Money::ZERO), cur),
+            date: &tc.date(q.valid_until),
+            link: &q.public_url,
+        })?;
+        let phone = parties.dialled_phone()?;
+        Some((t.fill("dash.share.hint", &[("phone", &phone)]), shared))
+    });
+    let share = share.flatten();
+    let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
     let can = |to| c.can_write && q.status.transition(to).is_ok();
     let allowed = Allowed {
         edit: c.can_write && q.status == QuotationStatus::Draft,
@@ -190,6 +208,7 @@ pub(crate) async fn detail(
             answer,
             invoice_id: q.invoice_id,
             link: q.status.is_public().then(|| q.public_url.clone()),
+            share,
             timeline: timeline_rows(t, timeline),
             allowed,
             mail: state.config.mail_enabled,
