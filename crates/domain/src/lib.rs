@@ -34,6 +34,7 @@ pub mod payment_amount;
 pub mod payment_proof;
 pub mod payment_request;
 pub mod payment_status;
+pub mod portal;
 pub mod ports;
 pub mod product;
 pub mod profile;

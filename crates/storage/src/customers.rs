@@ -282,6 +282,9 @@ impl CustomerRepository for Store {
                     }
                 }
             }
+            // E.164 is worked out when the phone or the address is written, so a change that
+            // touches neither is never refused over a number stored before.
+            let redial = patch.phone.is_some() || patch.address.is_some();
             let name = patch.name.unwrap_or(current.name);
             let email = patch.email.unwrap_or(current.email);
             let phone = patch.phone.unwrap_or(current.phone);
@@ -294,7 +297,11 @@ impl CustomerRepository for Store {
                 .electronic_address
                 .unwrap_or(current.electronic_address);
             let metadata = patch.metadata.unwrap_or(current.metadata);
-            let phone_e164 = dialled(conn, scope, phone.as_deref(), address.as_ref())?;
+            let phone_e164 = if redial {
+                dialled(conn, scope, phone.as_deref(), address.as_ref())?
+            } else {
+                current.phone_e164
+            };
             diesel::update(scoped!(customers, scope).filter(customers::id.eq(id.0)))
                 .set((
                     customers::name.eq(name),

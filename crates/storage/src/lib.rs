@@ -28,6 +28,7 @@ mod payment_proofs;
 mod payment_requests;
 mod payment_rows;
 mod payments;
+mod portal;
 mod prepared;
 mod product_rows;
 mod products;

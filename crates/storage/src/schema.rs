@@ -679,3 +679,15 @@ diesel::allow_tables_to_appear_in_same_query!(
     payments,
     checkout_sessions
 );
+
+diesel::table! {
+    portal_links (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        livemode -> Bool,
+        customer_id -> BigInt,
+        token_hash -> Text,
+        expires_at -> Timestamp,
+        created_at -> Timestamp,
+    }
+}

@@ -18,6 +18,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The longest a request may stand.
+pub const MAX_DAYS: i64 = 3660;
+
 /// The longest `success_url` or `cancel_url`.
 pub const RETURN_URL_MAX: usize = 2048;
 
@@ -179,15 +182,7 @@ impl PaymentRequestInput {
         // The net price whose tax rounds back to exactly what the customer pays.
         let net = match (amount, rate) {
             (Some(gross), Some(rate)) => net_of_gross(gross, rate).or_else(|| {
-                v.push(
-                    "amount_cents",
-                    format!(
-                        "cannot be split at this tax_rate into a net price and a tax that add up \
-                         to it: try {} or {}",
-                        gross.minor() - 1,
-                        gross.minor() + 1
-                    ),
-                );
+                v.push("amount_cents", unreachable(gross, rate));
                 None
             }),
             _ => None,
@@ -243,6 +238,27 @@ impl PaymentRequestInput {
     }
 }
 
+/// Why `gross` cannot be paid at `rate`, naming the nearest amounts that can.
+fn unreachable(gross: Money, rate: TaxRate) -> String {
+    let reachable = |minor: i64| {
+        Money::new(minor)
+            .ok()
+            .filter(|m| (1..=MAX_AMOUNT).contains(&m.minor()))
+            .and_then(|m| net_of_gross(m, rate))
+            .map(|_| minor.to_string())
+    };
+    let near: Vec<String> = [gross.minor() - 1, gross.minor() + 1]
+        .into_iter()
+        .filter_map(reachable)
+        .collect();
+    let why = "cannot be split at this tax_rate into a net price and a tax that add up to it";
+    match near.as_slice() {
+        [] => why.to_string(),
+        [one] => format!("{why}: try {one}"),
+        [below, above, ..] => format!("{why}: try {below} or {above}"),
+    }
+}
+
 /// A `success_url` or `cancel_url`: an absolute `https` URL without credentials; `http` only to
 /// this machine, in test mode (a shop tried out locally).
 fn return_url(
@@ -288,6 +304,10 @@ fn return_url(
 /// fraction rounds up: the request lapses at the first whole second not before it).
 fn expiry(v: &mut Violations, raw: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(raw.trim()) {
+        Ok(at) if at.with_timezone(&Utc) > now + chrono::Duration::days(MAX_DAYS) => {
+            v.push("expires_at", format!("must be within {MAX_DAYS} days"));
+            None
+        }
         Ok(at) if at.with_timezone(&Utc) > now => {
             let at = at.with_timezone(&Utc);
             let whole = crate::time::whole_seconds(at);

@@ -152,6 +152,23 @@ fn an_expiry_never_comes_early() {
 }
 
 #[test]
+fn hints_and_ends_stay_within_what_is_taken() {
+    let body = |amount: i64, rate: &str, expires: &str| {
+        json!({"amount_cents": amount, "currency": "EUR", "description": "x", "tax_rate": rate,
+               "customer_name": "A", "customer_email": "a@example.com", "expires_at": expires})
+    };
+    let later = "2026-12-31T00:00:00Z";
+    let one = parse(body(1, "99.999", later), Environment::Test).unwrap_err();
+    assert!(
+        one.errors()[0].message.ends_with("try 2"),
+        "{}",
+        one.errors()[0].message
+    );
+    let far = parse(body(100, "0", "9999-12-31T23:59:59.5Z"), Environment::Test).unwrap_err();
+    assert_eq!(far.errors()[0].param, "expires_at");
+}
+
+#[test]
 fn unknown_fields_are_refused() {
     assert!(serde_json::from_value::<PaymentRequestInput>(json!({"amount": 1})).is_err());
 }

@@ -13,6 +13,7 @@ mod invoice;
 mod notice;
 mod payment;
 mod payment_request;
+mod portal;
 mod product;
 mod profile;
 mod quotation;
@@ -34,6 +35,7 @@ pub use invoice::*;
 pub use notice::*;
 pub use payment::*;
 pub use payment_request::*;
+pub use portal::*;
 pub use product::*;
 pub use profile::*;
 pub use quotation::*;
@@ -90,6 +92,7 @@ pub trait Repositories:
     + WebhookRepository
     + PaymentRepository
     + PaymentRequestRepository
+    + PortalRepository
     + GatewayRepository
     + ProductRepository
     + ProfileRepository
@@ -117,6 +120,7 @@ impl<T> Repositories for T where
         + WebhookRepository
         + PaymentRepository
         + PaymentRequestRepository
+        + PortalRepository
         + GatewayRepository
         + GatewayRepository
         + ProductRepository

@@ -30,6 +30,7 @@ use invoicing_domain::payment::{
 };
 use invoicing_domain::payment_request::{CreatedPaymentRequest, PaymentRequestInput};
 use invoicing_domain::payment_status::PaymentStatus;
+use invoicing_domain::portal::{PortalLink, PortalLinkInput, PortalRevocation};
 use invoicing_domain::product::{Product, ProductInput, ProductPatchInput};
 use invoicing_domain::profile::{Profile, ProfilePatchInput};
 use invoicing_domain::quotation::{
@@ -64,7 +65,7 @@ use outputs::outputs_as_sent;
     components(schemas(Profile, ProfilePatchInput, Locale, ErrorBody, ErrorObject, ErrorDetail, ErrorType, ErrorCode, events::EventTypeName, Customer, CustomerInput, CustomerPatchInput, Address, AddressInput, Metadata, customers::CustomerList,
         Invoice, InvoiceInput, InvoicePatchInput, InvoiceStatus, LineItemInput, LineItemView, invoices::InvoiceList, Event, EventData, events::EventList,
         Quotation, QuotationInput, QuotationPatchInput, QuotationStatus, AcceptInput, RejectInput, ConvertInput, ConversionResult, quotations::QuotationList,
-        Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList, PaymentRequestInput, CreatedPaymentRequest,
+        Payment, PaymentInput, PaymentMethod, PaymentPatchInput, PaymentRequest, PaymentStatus, RejectPaymentInput, payments::PaymentList, payment_requests::PaymentRequestList, PaymentRequestInput, CreatedPaymentRequest, PortalLink, PortalLinkInput, PortalRevocation,
         Product, ProductInput, ProductPatchInput, products::ProductList,
         WebhookEndpoint, WebhookInput, WebhookPatchInput, DeliveryAttempt, DeliveryState, webhooks::WebhookList, webhooks::DeliveryAttemptList, events::Redelivery,
         OutgoingEmail, RefusedRecipient, EmailKind, EmailStatus, EmailInput, SendInput, emails::EmailList,

@@ -17,6 +17,7 @@ mod invoices;
 mod keys;
 mod payment_requests;
 mod payments;
+mod portal;
 mod products;
 mod quotations;
 mod recurring;

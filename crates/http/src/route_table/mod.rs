@@ -13,7 +13,8 @@ use crate::dashboard;
 use crate::error::ApiError;
 use crate::routes::{
     account, credit_notes, customers, einvoices, emails, events, health, invoices, pages,
-    payment_requests, payments, products, quotations, recurring, reports, stripe_webhook, webhooks,
+    payment_requests, payments, portal_links, products, quotations, recurring, reports,
+    stripe_webhook, webhooks,
 };
 use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse, Route};
@@ -68,6 +69,8 @@ pub fn api_endpoints() -> Vec<Endpoint> {
         customers::get,
         customers::update,
         customers::delete,
+        portal_links::create,
+        portal_links::revoke,
         invoices::create,
         invoices::list,
         invoices::get,
@@ -127,6 +130,7 @@ pub fn api_endpoints() -> Vec<Endpoint> {
         pages::invoice::report::report,
         pages::card::start,
         pages::card::back,
+        pages::portal::page,
         stripe_webhook::receive,
         payments::create,
         payments::list,

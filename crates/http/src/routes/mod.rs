@@ -33,6 +33,7 @@ pub mod invoices;
 pub mod pages;
 pub mod payment_requests;
 pub mod payments;
+pub mod portal_links;
 pub mod products;
 pub mod quotations;
 pub mod recurring;

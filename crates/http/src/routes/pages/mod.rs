@@ -4,6 +4,7 @@
 
 pub mod card;
 pub mod invoice;
+pub mod portal;
 pub mod quote;
 
 use crate::client::client_ip;

@@ -1,0 +1,191 @@
+//! SPEC §26's customer portal through the real app, on both backends: links made and revoked by
+//! the API, one customer's documents that left draft and nobody else's, and a token never made,
+//! tampered with, revoked or expired answered alike.
+
+use crate::common::*;
+use actix_web::http::Method;
+use actix_web::test::init_service;
+use chrono::{Duration, Utc};
+use invoicing_domain::portal::token_hash;
+use invoicing_domain::ports::{PortalRepository, RepoError};
+use invoicing_http::build_app;
+use serde_json::{json, Value};
+
+fn invoice(email: &str, cents: i64) -> Value {
+    json!({
+        "customer": {"name": email, "email": email},
+        "line_items": [{"description": "Work", "quantity": 1, "unit_price_cents": cents}]
+    })
+}
+
+/// A document made with `key` for `email` (sent unless `draft`): its answer.
+async fn document<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    key: &str,
+    kind: &str,
+    email: &str,
+    cents: i64,
+    draft: bool,
+) -> Value {
+    let made = call!(
+        app,
+        h.req_as(key, Method::POST, &format!("/api/v1/{kind}")),
+        invoice(email, cents)
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    if draft {
+        return made.body;
+    }
+    let path = format!("/api/v1/{kind}/{}/send", made.body["id"]);
+    let sent = call!(app, h.req_as(key, Method::POST, &path));
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    sent.body
+}
+
+async fn a_customer_sees_their_documents_and_nobody_elses(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let key = h.key.clone();
+    let open = document(&app, &h, &key, "invoices", "ada@example.com", 1000, false).await;
+    let draft = document(&app, &h, &key, "invoices", "ada@example.com", 2000, true).await;
+    let quote = document(&app, &h, &key, "quotations", "ada@example.com", 3000, false).await;
+    let cancelled = document(&app, &h, &key, "invoices", "ada@example.com", 4000, false).await;
+    let path = format!("/api/v1/invoices/{}", cancelled["id"]);
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, &path),
+        json!({"status": "cancelled"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let other = document(&app, &h, &key, "invoices", "bob@example.com", 5000, false).await;
+    let stranger = h.stranger_key("Other shop");
+    let foreign = document(
+        &app,
+        &h,
+        &stranger,
+        "invoices",
+        "ada@example.com",
+        6000,
+        false,
+    )
+    .await;
+    let live = h.live_key();
+    // A live document leaves draft only from a merchant whose details an invoice must show.
+    let details = call!(
+        &app,
+        h.req_as(&live, Method::PATCH, "/api/v1/account"),
+        json!({"name": "Muster GmbH", "tax_id": "12/345/67890",
+               "address": {"line1": "Hauptstr. 1", "city": "Berlin", "postal_code": "10115", "country": "DE"}})
+    );
+    assert_eq!(details.status, 200, "{}", details.body);
+    let live_one = document(&app, &h, &live, "invoices", "ada@example.com", 7000, false).await;
+
+    let customer = open["customer_id"].clone();
+    let link_path = format!("/api/v1/customers/{customer}/portal_link");
+    let link = call!(&app, h.req(Method::POST, &link_path));
+    assert_eq!(link.status, 201, "{}", link.body);
+    assert_eq!(link.body["object"], "portal_link");
+    let url = link.body["url"].as_str().unwrap();
+    let expires: chrono::DateTime<Utc> = link.body["expires_at"].as_str().unwrap().parse().unwrap();
+    assert!(
+        (expires - Utc::now() - Duration::days(30))
+            .num_minutes()
+            .abs()
+            < 5
+    );
+    let page_path = url.strip_prefix(PUBLIC_URL).unwrap().to_string();
+    assert!(page_path.starts_with("/portal?token="), "{page_path}");
+    let page = send_raw(&app, h.anonymous(Method::GET, &page_path)).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("cache-control"), "no-store");
+    assert_eq!(page.header("referrer-policy"), "no-referrer");
+    assert!(page
+        .header("content-security-policy")
+        .starts_with("default-src 'none'"));
+    let html = page.text();
+    let shows = |doc: &Value, field: &str| html.contains(doc[field].as_str().unwrap());
+    assert!(shows(&open, "invoice_number") && shows(&cancelled, "invoice_number"));
+    assert!(shows(&quote, "quote_number"), "{html}");
+    assert!(html.contains(&format!(
+        "href=\"{}\"",
+        open["payment_link"].as_str().unwrap()
+    )));
+    // Numbers repeat across tenants; a page's link (its token) never does.
+    for (doc, why) in [
+        (&draft, "a draft"),
+        (&other, "another customer's"),
+        (&foreign, "another account's"),
+        (&live_one, "the live environment's"),
+    ] {
+        assert!(
+            !html.contains(doc["payment_link"].as_str().unwrap()),
+            "{why} is listed"
+        );
+    }
+    assert!(!shows(&draft, "invoice_number"), "a draft's number");
+    let to_pay = html
+        .split("id=\"open\"")
+        .nth(1)
+        .unwrap()
+        .split("</table>")
+        .next()
+        .unwrap();
+    assert!(to_pay.contains(open["invoice_number"].as_str().unwrap()));
+    assert!(
+        !to_pay.contains(cancelled["invoice_number"].as_str().unwrap()),
+        "open first, apart"
+    );
+
+    // Another tenant's customer has no link to make; a bad body changes nothing.
+    let foreign_customer = format!("/api/v1/customers/{}/portal_link", foreign["customer_id"]);
+    assert_error(
+        &call!(&app, h.req(Method::POST, &foreign_customer)),
+        403,
+        "resource_forbidden",
+    );
+    let past = call!(
+        &app,
+        h.req(Method::POST, &link_path),
+        json!({"expires_at": "2020-01-01T00:00:00Z"})
+    );
+    assert_error(&past, 422, "validation_failed");
+
+    // Never made, tampered with, expired, revoked: all the same 404.
+    let token = page_path
+        .strip_prefix("/portal?token=")
+        .unwrap()
+        .to_string();
+    let mut tampered = token.clone();
+    let last = if tampered.ends_with('A') { 'B' } else { 'A' };
+    tampered.pop();
+    tampered.push(last);
+    for bad in [
+        format!("/portal?token={tampered}"),
+        "/portal?token=nothing-like-it".into(),
+        "/portal".into(),
+    ] {
+        let r = send_raw(&app, h.anonymous(Method::GET, &bad)).await;
+        assert_eq!(r.status, 404, "{bad}");
+        assert!(
+            !r.text().contains("Ada") && !r.text().contains("ada@"),
+            "{bad} leaks"
+        );
+    }
+    let expired =
+        h.db.store
+            .portal_owner(&token_hash(&token), Utc::now() + Duration::days(31));
+    assert!(matches!(expired, Err(RepoError::NotFound)), "{expired:?}");
+    let second = call!(&app, h.req(Method::POST, &link_path)).body;
+    let revoke = call!(&app, h.req(Method::POST, &format!("{link_path}/revoke")));
+    assert_eq!(revoke.status, 200, "{}", revoke.body);
+    assert_eq!(revoke.body["revoked"], 2);
+    for link in [url, second["url"].as_str().unwrap()] {
+        let path = link.strip_prefix(PUBLIC_URL).unwrap();
+        assert_eq!(
+            send_raw(&app, h.anonymous(Method::GET, path)).await.status,
+            404
+        );
+    }
+}
+
+http_tests!(a_customer_sees_their_documents_and_nobody_elses);
