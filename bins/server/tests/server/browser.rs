@@ -518,6 +518,84 @@ fn customer_reads_a_german_invoice_on_a_phone() {
 /// SPEC §27: people never get JSON. `/` leads to the dashboard's sign-in; a payment link that
 /// lost a character opens a page that says so, with a way on, readable and accessible on a
 /// desktop and on a phone.
+/// SPEC §26: a customer opens their portal on a phone, in German: open invoices first, each
+/// leading to its page; axe-clean, nothing scrolls sideways, no word split.
+#[test]
+fn customer_opens_their_portal_on_a_phone() {
+    if !available() {
+        return;
+    }
+    let dir = data_dir("browser-portal");
+    let server = start(&dir);
+    let key = server.printed_key().unwrap();
+    let a = agent(&dir);
+    let base = format!("{}/api/v1", server.https);
+    let send = |body: serde_json::Value, kind: &str| {
+        let (status, doc, _) = call(
+            &a,
+            "POST",
+            &format!("{base}/{kind}"),
+            Some(&key),
+            Some(body),
+        );
+        assert_eq!(status, 201, "{doc}");
+        let path = format!("{base}/{kind}/{}/send", doc["id"]);
+        let (status, sent, _) = call(&a, "POST", &path, Some(&key), None);
+        assert_eq!(status, 200, "{sent}");
+        sent
+    };
+    let customer = json!({"name": "Jana Kunde", "email": "jana@example.de", "locale": "de"});
+    let line = json!([{"description": "Beratung", "quantity": 1, "unit_price_cents": 123_456_789, "tax_rate": 19}]);
+    let open = send(
+        json!({"customer": customer, "currency": "EUR", "line_items": line}),
+        "invoices",
+    );
+    let quote = send(
+        json!({"customer": customer, "currency": "EUR", "line_items": line}),
+        "quotations",
+    );
+    let (status, link, _) = call(
+        &a,
+        "POST",
+        &format!("{base}/customers/{}/portal_link", open["customer_id"]),
+        Some(&key),
+        None,
+    );
+    assert_eq!(status, 201, "{link}");
+    let url = link["url"].as_str().unwrap();
+    let page = format!("{}{}", server.https, url.strip_prefix(PUBLIC_URL).unwrap());
+
+    let browser = Browser::start_sized(360, 780);
+    browser.goto(&page);
+    assert_eq!(browser.title(), "Ihre Dokumente von Default");
+    let to_pay = browser.texts("#open tbody tr");
+    assert_eq!(to_pay.len(), 1);
+    assert!(
+        to_pay[0].contains(open["invoice_number"].as_str().unwrap()),
+        "{}",
+        to_pay[0]
+    );
+    assert!(to_pay[0].contains("1.469.135,79 €"), "{}", to_pay[0]);
+    let quotes = browser.texts("#quotations tbody tr");
+    assert!(quotes[0].contains(quote["quote_number"].as_str().unwrap()));
+    dashboard::check(&browser, axe_source().as_deref(), "the portal on a phone");
+    let href = browser.execute("return document.querySelector('#open a').href;");
+    assert_eq!(href, open["payment_link"]);
+    let link = open["payment_link"].as_str().unwrap();
+    browser.goto(&format!(
+        "{}{}",
+        server.https,
+        link.strip_prefix(PUBLIC_URL).unwrap()
+    ));
+    browser.wait_for("#status");
+    assert!(
+        browser.title().starts_with("Rechnung"),
+        "{}",
+        browser.title()
+    );
+    assert!(server.stop().success());
+}
+
 #[test]
 fn people_who_reach_no_page_get_a_page() {
     pages_for_people("browser-people", None);

@@ -194,6 +194,7 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         dashboard::customers::form::edit_page,
         dashboard::customers::form::save,
         dashboard::customers::detail::delete,
+        dashboard::customers::portal::portal,
         dashboard::statement::pdf,
         dashboard::statement::email,
         dashboard::quotations::list,

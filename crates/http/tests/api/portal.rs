@@ -3,11 +3,13 @@
 //! tampered with, revoked or expired answered alike.
 
 use crate::common::*;
+use crate::dashboard::{member, sign_in};
 use actix_web::http::Method;
 use actix_web::test::init_service;
 use chrono::{Duration, Utc};
 use invoicing_domain::portal::token_hash;
 use invoicing_domain::ports::{PortalRepository, RepoError};
+use invoicing_domain::user::Role;
 use invoicing_http::build_app;
 use serde_json::{json, Value};
 
@@ -188,4 +190,48 @@ async fn a_customer_sees_their_documents_and_nobody_elses(h: Harness) {
     }
 }
 
-http_tests!(a_customer_sees_their_documents_and_nobody_elses);
+/// The dashboard makes and ends the same links (SPEC §26); a viewer can do neither.
+async fn the_dashboard_makes_and_ends_links(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    let key = h.key.clone();
+    let open = document(&app, &h, &key, "invoices", "ada@example.com", 1000, false).await;
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    member(&h, h.account, "viewer@example.com", Role::Viewer);
+    let s = sign_in(&app, "owner@example.com").await;
+    let customer = format!("/dashboard/customers/{}", open["customer_id"]);
+    let screen = send_raw(&app, s.get(&customer)).await.text();
+    assert!(screen.contains("id=\"portal-make\""), "{screen}");
+    let made = send_raw(&app, s.post(&format!("{customer}/portal/link"), &[])).await;
+    assert_eq!(made.status, 200, "{}", made.text());
+    let html = made.text();
+    let url = html
+        .split("id=\"portal-url\">")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap()
+        .replace("&amp;", "&");
+    let path = url.strip_prefix(PUBLIC_URL).unwrap().to_string();
+    let portal = send_raw(&app, h.anonymous(Method::GET, &path)).await;
+    assert_eq!(portal.status, 200);
+    assert!(portal
+        .text()
+        .contains(open["invoice_number"].as_str().unwrap()));
+    let viewer = sign_in(&app, "viewer@example.com").await;
+    let refused = send_raw(&app, viewer.post(&format!("{customer}/portal/revoke"), &[])).await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        send_raw(&app, h.anonymous(Method::GET, &path)).await.status,
+        200
+    );
+    let ended = send_raw(&app, s.post(&format!("{customer}/portal/revoke"), &[])).await;
+    assert_eq!(ended.status, 303);
+    assert_eq!(
+        send_raw(&app, h.anonymous(Method::GET, &path)).await.status,
+        404
+    );
+}
+
+http_tests!(
+    a_customer_sees_their_documents_and_nobody_elses,
+    the_dashboard_makes_and_ends_links,
+);

@@ -5,6 +5,7 @@
 pub mod detail;
 mod fields;
 pub mod form;
+pub mod portal;
 
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::form::{query_value, without_blanks};
