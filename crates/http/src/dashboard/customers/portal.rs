@@ -43,7 +43,7 @@ pub(crate) async fn portal(
     let ops = me.ops(&state);
     match action.as_str() {
         "link" => {
-            let customer = ops.customer(id.clone()).await?;
+            let customer = ops.customer(id).await?;
             let link = ops
                 .create_portal_link(id, PortalLinkInput::default())
                 .await?;
@@ -63,7 +63,7 @@ pub(crate) async fn portal(
             )
         }
         "revoke" => {
-            let customer = ops.customer(id.clone()).await?;
+            let customer = ops.customer(id).await?;
             ops.revoke_portal_links(id).await?;
             Ok(see_other(&format!(
                 "/dashboard/customers/{}?done=revoked",
