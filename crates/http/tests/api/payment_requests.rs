@@ -33,6 +33,16 @@ async fn count<B: actix_web::body::MessageBody>(
         .unwrap_or(-1)
 }
 
+/// The invoice a payment request made, as the API shows it.
+async fn invoice_of<B: actix_web::body::MessageBody>(
+    app: &impl TestApp<B>,
+    h: &Harness,
+    made: &Value,
+) -> Value {
+    let path = format!("/api/v1/invoices/{}", made["invoice_id"]);
+    call!(app, h.req(Method::GET, &path)).body
+}
+
 async fn a_request_is_a_sent_invoice_with_a_way_back(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     let r = call!(&app, h.req(Method::POST, PATH), request("ada@example.com"));
@@ -47,14 +57,7 @@ async fn a_request_is_a_sent_invoice_with_a_way_back(h: Harness) {
     assert_eq!(made["cancel_url"], "https://shop.example/cart");
     assert_eq!(made["expires_at"], Value::Null);
     // The invoice is any invoice: one line, due on receipt, its events.
-    let inv = call!(
-        &app,
-        h.req(
-            Method::GET,
-            &format!("/api/v1/invoices/{}", made["invoice_id"])
-        )
-    )
-    .body;
+    let inv = invoice_of(&app, &h, &made).await;
     assert_eq!(inv["total_cents"], 4999);
     assert_eq!(
         inv["line_items"][0]["description"],
@@ -80,14 +83,7 @@ async fn a_request_is_a_sent_invoice_with_a_way_back(h: Harness) {
     taxed["amount_cents"] = json!(11900);
     taxed["tax_rate"] = json!("19");
     let taxed = call!(&app, h.req(Method::POST, PATH), taxed).body;
-    let inv = call!(
-        &app,
-        h.req(
-            Method::GET,
-            &format!("/api/v1/invoices/{}", taxed["invoice_id"])
-        )
-    )
-    .body;
+    let inv = invoice_of(&app, &h, &taxed).await;
     assert_eq!(
         (
             &inv["subtotal_cents"],
@@ -308,14 +304,7 @@ async fn a_card_payment_returns_the_customer_to_the_shop(h: Harness) {
         r.header("location"),
         format!("https://shop.example/thanks?invoice={number}")
     );
-    let inv = call!(
-        &app,
-        h.req(
-            Method::GET,
-            &format!("/api/v1/invoices/{}", made["invoice_id"])
-        )
-    )
-    .body;
+    let inv = invoice_of(&app, &h, &made).await;
     assert_eq!(inv["status"], "paid");
     // An unpaid return (the customer left the checkout) goes back to the invoice page.
     let other = call!(&app, h.req(Method::POST, PATH), request("bob@example.com")).body;
