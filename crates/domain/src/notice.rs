@@ -33,15 +33,18 @@ pub enum NoticeKind {
     EmailChange,
     /// To the old address: a change to another was asked for.
     EmailChanging,
+    /// A customer's link to their portal, asked for on its login page (SPEC §26).
+    PortalLink,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 5] = [
+    pub const ALL: [NoticeKind; 6] = [
         NoticeKind::Invitation,
         NoticeKind::PasswordReset,
         NoticeKind::Test,
         NoticeKind::EmailChange,
         NoticeKind::EmailChanging,
+        NoticeKind::PortalLink,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +54,7 @@ impl NoticeKind {
             NoticeKind::Test => "test",
             NoticeKind::EmailChange => "email_change",
             NoticeKind::EmailChanging => "email_changing",
+            NoticeKind::PortalLink => "portal_link",
         }
     }
 
@@ -178,6 +182,27 @@ impl NewNotice {
         }
     }
 
+    /// A link to the customer's portal at `merchant`, asked for by email (valid 24 hours).
+    pub fn portal_link(
+        locale: Locale,
+        account_id: AccountId,
+        recipient: UserEmail,
+        merchant: &str,
+        link: String,
+    ) -> NewNotice {
+        let values = [("merchant", merchant), ("link", link.as_str())];
+        NewNotice {
+            account_id: Some(account_id),
+            kind: NoticeKind::PortalLink,
+            subject: locale.fill("notice.portal.subject", &values),
+            body: body(locale, "notice.portal.body", &values),
+            recipient,
+            locale,
+            sender_name: merchant.to_string(),
+            link: Some(link),
+        }
+    }
+
     /// The label of the button under the text.
     pub fn button_key(kind: NoticeKind) -> &'static str {
         match kind {
@@ -185,6 +210,7 @@ impl NewNotice {
             NoticeKind::PasswordReset => "notice.reset.button",
             NoticeKind::Test | NoticeKind::EmailChanging => "dash.product",
             NoticeKind::EmailChange => "notice.email_change.button",
+            NoticeKind::PortalLink => "notice.portal.button",
         }
     }
 }

@@ -2,13 +2,16 @@
 //! last, deleted when revoked.
 
 use crate::customers::load_scoped;
-use crate::rows::{now_db, scoped, to_db};
-use crate::schema::portal_links;
+use crate::rows::{now_db, random_hex, scoped, to_db};
+use crate::schema::{customers, portal_links};
 use crate::store::Store;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
-use invoicing_domain::customer::CustomerId;
-use invoicing_domain::ports::{PortalRepository, RepoError, RepoResult};
+use invoicing_domain::customer::{CustomerId, Email};
+use invoicing_domain::locale::Locale;
+use invoicing_domain::notice::NewNotice;
+use invoicing_domain::portal::{token_hash, ASKED_HOURS};
+use invoicing_domain::ports::{AskedPortal, PortalRepository, RepoError, RepoResult};
 use invoicing_domain::tenant::{AccountId, Environment, Scope};
 
 impl PortalRepository for Store {
@@ -66,5 +69,73 @@ impl PortalRepository for Store {
             Scope::new(AccountId(account), Environment::from_livemode(livemode)),
             CustomerId(customer),
         ))
+    }
+
+    fn ask_portal_links(
+        &self,
+        email: &Email,
+        now: DateTime<Utc>,
+        notice: &(dyn Fn(&AskedPortal) -> Option<NewNotice> + Sync),
+    ) -> RepoResult<usize> {
+        self.write(|conn| {
+            let holders: Vec<(i64, i64, bool, String, Option<String>)> = customers::table
+                .filter(customers::email_normalized.eq(email.normalized()))
+                .order(customers::id)
+                .select((
+                    customers::id,
+                    customers::account_id,
+                    customers::livemode,
+                    customers::email,
+                    customers::locale,
+                ))
+                .load(conn)?;
+            let lately = to_db(now - Duration::minutes(1));
+            let expires_at =
+                invoicing_domain::time::whole_seconds(now + Duration::hours(ASKED_HOURS));
+            let mut mailed = 0;
+            for (id, account, livemode, address, locale) in holders {
+                let scope = Scope::new(AccountId(account), Environment::from_livemode(livemode));
+                let asked_lately: i64 = scoped!(portal_links, scope)
+                    .filter(portal_links::customer_id.eq(id))
+                    .filter(portal_links::asked.eq(true))
+                    .filter(portal_links::created_at.gt(lately))
+                    .count()
+                    .get_result(conn)?;
+                if asked_lately > 0 {
+                    continue;
+                }
+                let profile = crate::profiles::load_profile_fields(conn, scope)?;
+                let token = random_hex::<24>();
+                diesel::insert_into(portal_links::table)
+                    .values((
+                        portal_links::account_id.eq(account),
+                        portal_links::livemode.eq(livemode),
+                        portal_links::customer_id.eq(id),
+                        portal_links::token_hash.eq(token_hash(&token)),
+                        portal_links::expires_at.eq(to_db(expires_at)),
+                        portal_links::created_at.eq(to_db(now)),
+                        portal_links::asked.eq(true),
+                    ))
+                    .execute(conn)?;
+                let asked = AskedPortal {
+                    scope,
+                    customer: CustomerId(id),
+                    email: address,
+                    locale: locale
+                        .as_deref()
+                        .and_then(Locale::parse)
+                        .unwrap_or(profile.locale),
+                    merchant: profile.legal_name.unwrap_or(profile.name),
+                    token,
+                    expires_at,
+                };
+                // The link and its email in one transaction: neither without the other.
+                if let Some(message) = notice(&asked) {
+                    crate::notices::queue(conn, &message)?;
+                    mailed += 1;
+                }
+            }
+            Ok(mailed)
+        })
     }
 }

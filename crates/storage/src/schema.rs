@@ -689,5 +689,6 @@ diesel::table! {
         token_hash -> Text,
         expires_at -> Timestamp,
         created_at -> Timestamp,
+        asked -> Bool,
     }
 }

@@ -86,7 +86,14 @@ fn two_servers_issue_a_schedules_first_invoice_once() {
 #[test]
 fn the_scheduler_lets_an_unpaid_payment_request_lapse() {
     let dir = data_dir("payment-request");
-    let server = start_with(&dir, &[("SCHEDULER_INTERVAL_SECS", "1")]);
+    let server = start_with(
+        &dir,
+        &[
+            ("SCHEDULER_INTERVAL_SECS", "1"),
+            ("RATE_LIMIT_PER_MINUTE", "60000"),
+            ("RATE_LIMIT_BURST", "1000"),
+        ],
+    );
     let key = server.printed_key().unwrap();
     let api = Api::new(&server, &dir, &key);
     let soon = chrono::Utc::now() + chrono::Duration::seconds(2);

@@ -579,6 +579,15 @@ fn customer_opens_their_portal_on_a_phone() {
     let quotes = browser.texts("#quotations tbody tr");
     assert!(quotes[0].contains(quote["quote_number"].as_str().unwrap()));
     dashboard::check(&browser, axe_source().as_deref(), "the portal on a phone");
+    browser.goto(&format!("{}/portal/login", server.https));
+    browser.wait_for("h1");
+    browser.wait_for("#no-mail");
+    dashboard::check(
+        &browser,
+        axe_source().as_deref(),
+        "the portal's login on a phone",
+    );
+    browser.goto(&page);
     let href = browser.execute("return document.querySelector('#open a').href;");
     assert_eq!(href, open["payment_link"]);
     let link = open["payment_link"].as_str().unwrap();

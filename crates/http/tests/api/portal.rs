@@ -7,8 +7,9 @@ use crate::dashboard::{member, sign_in};
 use actix_web::http::Method;
 use actix_web::test::init_service;
 use chrono::{Duration, Utc};
+use invoicing_domain::notice::NoticeKind;
 use invoicing_domain::portal::token_hash;
-use invoicing_domain::ports::{PortalRepository, RepoError};
+use invoicing_domain::ports::{NoticeQueue, PortalRepository, RepoError};
 use invoicing_domain::user::Role;
 use invoicing_http::build_app;
 use serde_json::{json, Value};
@@ -231,7 +232,75 @@ async fn the_dashboard_makes_and_ends_links(h: Harness) {
     );
 }
 
+/// The notices queued so far (claimed, so each is seen once).
+fn mailed(h: &Harness) -> Vec<invoicing_domain::notice::NoticeJob> {
+    h.db.store
+        .claim_notices(Utc::now(), std::time::Duration::from_secs(60), 50)
+        .unwrap()
+}
+
+/// SPEC §26's login page: the same answer for a customer's address and any other, a link by
+/// email valid 24 hours that opens the portal, at most one a minute.
+async fn a_customer_asks_for_a_link_by_email(h: Harness) {
+    let quiet = send_raw(
+        &init_service(build_app(h.state.clone())).await,
+        form(&h, "/portal/login", "email=ada%40example.com"),
+    )
+    .await;
+    assert!(
+        quiet.text().contains("id=\"no-mail\""),
+        "a server without mail says so"
+    );
+    let h = Harness::mailing(h.db.backend()).unwrap_or(h);
+    let app = init_service(build_app(h.state.clone())).await;
+    let key = h.key.clone();
+    let open = document(&app, &h, &key, "invoices", "ada@example.com", 1000, false).await;
+    let page = send_raw(&app, h.anonymous(Method::GET, "/portal/login")).await;
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("name=\"email\""), "{}", page.text());
+    let ask = |email: &str| form(&h, "/portal/login", &format!("email={email}"));
+    let known = send_raw(&app, ask("ADA%40example.com")).await;
+    let unknown = send_raw(&app, ask("nobody%40example.com")).await;
+    assert_eq!((known.status, unknown.status), (200, 200));
+    assert_eq!(
+        known.text().replace("ADA@example.com", ""),
+        unknown.text().replace("nobody@example.com", ""),
+        "the same answer either way"
+    );
+    // The link is made after the answer has gone: wait for its email.
+    let mut mail = Vec::new();
+    for _ in 0..100 {
+        mail = mailed(&h);
+        if !mail.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(mail.len(), 1, "to the customer only");
+    assert_eq!(mail[0].kind, NoticeKind::PortalLink);
+    assert_eq!(mail[0].recipient, "ada@example.com");
+    let link = mail[0].link.clone().unwrap();
+    let path = link.strip_prefix(PUBLIC_URL).unwrap();
+    let portal = send_raw(&app, h.anonymous(Method::GET, path)).await;
+    assert_eq!(portal.status, 200);
+    assert!(portal
+        .text()
+        .contains(open["invoice_number"].as_str().unwrap()));
+    // Asked again at once: no second email.
+    send_raw(&app, ask("ada%40example.com")).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(mailed(&h).is_empty(), "one a minute");
+    let bad = send_raw(&app, ask("not-an-address")).await;
+    assert_eq!(bad.status, 422);
+    assert!(
+        bad.text().contains("id=\"email-problem\""),
+        "{}",
+        bad.text()
+    );
+}
+
 http_tests!(
     a_customer_sees_their_documents_and_nobody_elses,
     the_dashboard_makes_and_ends_links,
+    a_customer_asks_for_a_link_by_email,
 );

@@ -5,6 +5,7 @@
 pub mod card;
 pub mod invoice;
 pub mod portal;
+pub mod portal_login;
 pub mod quote;
 
 use crate::client::client_ip;
