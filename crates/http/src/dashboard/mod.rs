@@ -12,6 +12,7 @@ mod chrome;
 mod form;
 mod reauth;
 mod session;
+mod share;
 
 pub(crate) use crate::people::locale_of;
 pub(crate) use session::{Posted, Visitor};

@@ -1,8 +1,10 @@
 //! One invoice's screen: its lines, totals, payments, credit notes, emails, timeline, whether it
 //! is an e-invoice yet, and the actions its status allows.
 
+use super::einvoice_view::EInvoiceView;
 use crate::dashboard::chrome::{Chrome, Nav};
 use crate::dashboard::page;
+use crate::dashboard::share::{share, Offer};
 use crate::dashboard::views::LineRow;
 use crate::dashboard::views::{date, moment, money, payment_status};
 use crate::dashboard::{Answer, Visitor};
@@ -12,14 +14,12 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::credit_note::CreditReason;
-use invoicing_domain::einvoice::Readiness;
 use invoicing_domain::invoice::InvoiceId;
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::money::Money;
 use invoicing_domain::payment::PaymentMethod;
 use invoicing_domain::payment_status::PaymentStatus;
-use invoicing_domain::sharing::{Message, Share};
+use invoicing_domain::sharing::Share;
 use invoicing_domain::supply::Supply;
 
 pub(crate) struct PaymentRow {
@@ -122,50 +122,6 @@ pub(crate) fn method_label(t: Locale, m: PaymentMethod) -> &'static str {
     t.text(crate::dashboard::payments::extras::method_key(m))
 }
 
-/// Whether the invoice is an e-invoice yet, and what to fill in where.
-pub(crate) struct EInvoiceView {
-    pub ready: bool,
-    /// Term, message in the user's language, and the screen where it is filled in.
-    pub missing: Vec<(&'static str, String, Option<String>)>,
-}
-
-impl EInvoiceView {
-    fn of(r: Readiness, t: Locale, customer_id: i64, invoice_id: i64, draft: bool) -> EInvoiceView {
-        let link = |field: &str| -> Option<String> {
-            // The forms name their fields as the API does, so a field is its own anchor.
-            match field {
-                "account.electronic_address" => {
-                    Some("/dashboard/settings#electronic_address.scheme".into())
-                }
-                "account.address" => Some("/dashboard/settings#address.line1".into()),
-                "tax_rounding" => Some("/dashboard/settings#tax_rounding".into()),
-                f if f.starts_with("account.") => {
-                    Some(format!("/dashboard/settings#{}", &f["account.".len()..]))
-                }
-                f if f.starts_with("customer.") => Some(format!(
-                    "/dashboard/customers/{customer_id}/edit#{}",
-                    &f["customer.".len()..]
-                )),
-                f if f.starts_with("line_items") && draft => {
-                    Some(format!("/dashboard/invoices/{invoice_id}/edit"))
-                }
-                _ => None,
-            }
-        };
-        EInvoiceView {
-            ready: r.ready,
-            missing: r
-                .missing
-                .into_iter()
-                .map(|m| {
-                    let to = link(&m.field);
-                    (m.term, m.text(t), to)
-                })
-                .collect(),
-        }
-    }
-}
-
 /// One invoice.
 #[utoipa::path(get, path = "/dashboard/invoices/{id}", tag = "dashboard", operation_id = "dashboard_invoice",
     params(("id" = String, Path, description = "The invoice's id")),
@@ -198,18 +154,19 @@ pub(crate) async fn detail(
     let t = c.t;
     let cur = inv.currency;
     let share = inv.status.is_open().then(|| {
-        let tc = parties.locale();
-        let shared = parties.share(Message {
-            key: "share.invoice",
-            number: &inv.invoice_number,
-            amount: &tc.money(Money::new(inv.amount_due_cents).unwrap_or(Money::ZERO), cur),
-            date: &tc.date(inv.due_date),
-            link: &inv.payment_link,
-        })?;
-        let phone = parties.dialled_phone()?;
-        Some((t.fill("dash.share.hint", &[("phone", &phone)]), shared))
+        share(
+            t,
+            &parties,
+            Offer {
+                key: "share.invoice",
+                number: &inv.invoice_number,
+                amount_cents: inv.amount_due_cents,
+                currency: cur,
+                date: inv.due_date,
+                link: &inv.payment_link,
+            },
+        )
     });
-    let share = share.flatten();
     let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
     let credit_left = inv.total_cents - inv.amount_credited_cents;
     let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
@@ -243,7 +200,7 @@ pub(crate) async fn detail(
             overpaid: (inv.overpaid_cents > 0).then(|| money(t, inv.overpaid_cents, cur)),
             notes: inv.notes.clone(),
             link: inv.status.is_public().then(|| inv.payment_link.clone()),
-            share,
+            share: share.flatten(),
             payments: payments
                 .data
                 .into_iter()

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod detail;
+mod einvoice_view;
 pub mod form;
 
 use crate::dashboard::chrome::{Chrome, Nav};

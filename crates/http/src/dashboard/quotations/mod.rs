@@ -12,16 +12,16 @@ use super::timeline::{timeline_rows, TimelineRow};
 use super::views::Listing;
 use super::views::{date, money, Pager};
 use super::views::{LineRow, Tab};
+use crate::dashboard::share::{share, Offer};
 use crate::dashboard::{Answer, Visitor};
 use crate::path_id::Id;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use invoicing_domain::money::Money;
 use invoicing_domain::quotation::QuotationId;
 use invoicing_domain::quotation_status::QuotationStatus;
-use invoicing_domain::sharing::{Message, Share};
+use invoicing_domain::sharing::Share;
 
 pub(crate) struct Row {
     pub id: i64,
@@ -156,18 +156,19 @@ pub(crate) async fn detail(
     let t = c.t;
     let cur = q.currency;
     let share = q.status.awaits_answer().then(|| {
-        let tc = parties.locale();
-        let shared = parties.share(Message {
-            key: "share.quotation",
-            number: &q.quote_number,
-            amount: &tc.money(Money::new(q.total_cents).unwrap_or(Money::ZERO), cur),
-            date: &tc.date(q.valid_until),
-            link: &q.public_url,
-        })?;
-        let phone = parties.dialled_phone()?;
-        Some((t.fill("dash.share.hint", &[("phone", &phone)]), shared))
+        share(
+            t,
+            &parties,
+            Offer {
+                key: "share.quotation",
+                number: &q.quote_number,
+                amount_cents: q.total_cents,
+                currency: cur,
+                date: q.valid_until,
+                link: &q.public_url,
+            },
+        )
     });
-    let share = share.flatten();
     let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
     let can = |to| c.can_write && q.status.transition(to).is_ok();
     let allowed = Allowed {
@@ -208,7 +209,7 @@ pub(crate) async fn detail(
             answer,
             invoice_id: q.invoice_id,
             link: q.status.is_public().then(|| q.public_url.clone()),
-            share,
+            share: share.flatten(),
             timeline: timeline_rows(t, timeline),
             allowed,
             mail: state.config.mail_enabled,
