@@ -33,7 +33,8 @@ pub async fn create(
     Ok(HttpResponse::Created().json(link))
 }
 
-/// Ends every link to the customer's portal, however made (API, dashboard, login by email).
+/// Ends every link to the customer's portal, however made (the API, the merchant's screens, a
+/// login by email).
 #[utoipa::path(post, path = "/api/v1/customers/{id}/portal_link/revoke", tag = "customers", operation_id = "revoke_portal_links",
     params(("id" = i64, Path, description = "Customer id")),
     responses(
