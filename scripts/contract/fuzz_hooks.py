@@ -74,6 +74,14 @@ RULES = [
     # does not know (the fuzzing server talks to the stand-in, which knows none it did not make).
     (r"secret_key|publishable_key", r"must be a Stripe (secret|publishable) key of the (test|live) environment starting with .+"),
     (r"secret_key", r"was refused by Stripe: .+"),
+    # Payment requests and portal links (SPEC §26): an end compared with now; an amount no net
+    # price reaches at its rate; a phone that cannot be dialled (libphonenumber's lists); a
+    # return URL that is https (or http to this machine in test mode).
+    (r"expires_at", r"must be in the future"),
+    (r"expires_at", r"must be within \d+ days"),
+    (r"amount_cents", r"cannot be split at this tax_rate into a net price and a tax that add up to it.*"),
+    (r"customer_phone|phone", r"must be a phone number that can be dialled: .+"),
+    (r"success_url|cancel_url", r"must (be an https URL .+|not carry credentials|be an absolute https URL)"),
     # A refund against what the payment brought beyond what its invoice is owed.
     (r"amount_cents", r"nothing to refund: .+"),
     (r"amount_cents", r"must not exceed what may be refunded, \d+"),
@@ -118,6 +126,10 @@ def schema_valid_request_accepted(ctx, response, case):
         return None
     status = response.status_code
     if status < 400 or status >= 500 or status in NEUTRAL:
+        return None
+    # The portal's login shows its form again, as a page, for text that is no email address as
+    # the server reads one (no JSON Schema format states that reading).
+    if status == 422 and case.path == "/portal/login":
         return None
     try:
         error = response.json()["error"]

@@ -125,6 +125,16 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     let id = json!({"minimum": 1, "maximum": i64::MAX});
     let amount = json!({"minimum": -MAX_AMOUNT, "maximum": MAX_AMOUNT});
     let date = json!({"format": "date", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"});
+    let phone = json!({"pattern": format!(
+        "^[{WHITE_SPACE}]*$|^[{WHITE_SPACE}]*[ +().-]*([0-9][ +().-]*){{5,20}}[{WHITE_SPACE}]*$"
+    )});
+    set(
+        schemas,
+        "PaymentRequestInput",
+        "customer_phone",
+        text(0, c::PHONE_MAX),
+    );
+    set(schemas, "PaymentRequestInput", "customer_phone", phone);
     for schema in ["CustomerInput", "CustomerPatchInput", "ProfilePatchInput"] {
         set(schemas, schema, "name", required_text(c::NAME_MAX));
         set(schemas, schema, "email", text(1, c::EMAIL_MAX));
@@ -172,6 +182,49 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         "ProfilePatchInput",
         "default_currency",
         json!({"enum": currencies}),
+    );
+    // A payment request (SPEC §26): what the customer pays, for what, and who they are.
+    let request = "PaymentRequestInput";
+    set(schemas, request, "currency", json!({"enum": currencies}));
+    set(
+        schemas,
+        request,
+        "amount_cents",
+        json!({"minimum": 1, "maximum": MAX_AMOUNT}),
+    );
+    set(
+        schemas,
+        request,
+        "description",
+        required_text(d::DESCRIPTION_MAX),
+    );
+    set(
+        schemas,
+        request,
+        "customer_name",
+        required_text(c::NAME_MAX),
+    );
+    set(schemas, request, "customer_email", text(1, c::EMAIL_MAX));
+    set(
+        schemas,
+        request,
+        "customer_email",
+        json!({"format": "email"}),
+    );
+    for url in ["success_url", "cancel_url"] {
+        set(schemas, request, url, text(1, 2048));
+        set(
+            schemas,
+            request,
+            url,
+            json!({"format": "uri", "pattern": "^https?://"}),
+        );
+    }
+    set(
+        schemas,
+        request,
+        "expires_at",
+        json!({"format": "date-time"}),
     );
     for schema in [
         "InvoiceInput",
@@ -257,7 +310,12 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
         &schemas["LineItemInput"]["properties"]["quantity"]["description"].clone(),
     );
     put(schemas, "LineItemInput", "quantity", quantity);
-    for schema in ["LineItemInput", "ProductInput", "ProductPatchInput"] {
+    for schema in [
+        "LineItemInput",
+        "ProductInput",
+        "ProductPatchInput",
+        "PaymentRequestInput",
+    ] {
         let mut rate = decimal(
             false,
             MAX_TAX_RATE,
@@ -468,6 +526,17 @@ pub(super) fn inputs_as_parsed(doc: &mut Value) {
     require(
         "ProductInput",
         &["name", "unit_price_cents", "currency"],
+        json!(null),
+    );
+    require(
+        "PaymentRequestInput",
+        &[
+            "amount_cents",
+            "currency",
+            "description",
+            "customer_name",
+            "customer_email",
+        ],
         json!(null),
     );
     require(
