@@ -25,6 +25,9 @@ use invoicing_domain::profile::Logo;
 use std::collections::HashMap;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 
+/// The accent of a page whose merchant chose no colour.
+pub(crate) const DEFAULT_BRAND_COLOR: &str = "#1F5FBF";
+
 pub(crate) struct LineRow {
     pub description: String,
     pub quantity: String,
@@ -118,7 +121,7 @@ impl From<DocumentParts> for DocumentView {
             brand_color: issuer
                 .brand_color
                 .clone()
-                .unwrap_or_else(|| "#1F5FBF".into()),
+                .unwrap_or_else(|| DEFAULT_BRAND_COLOR.into()),
             footer: issuer.invoice_footer,
             payment_instructions: issuer.payment_instructions,
             lang,

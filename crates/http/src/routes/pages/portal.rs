@@ -268,7 +268,7 @@ pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
             brand_color: profile
                 .brand_color
                 .map(|c| c.to_string())
-                .unwrap_or_else(|| "#1F5FBF".into()),
+                .unwrap_or_else(|| super::DEFAULT_BRAND_COLOR.into()),
             footer: profile.invoice_footer.clone(),
         },
         merchant,

@@ -39,7 +39,7 @@ impl LoginPage {
         LoginPage {
             doc: PortalLook {
                 lang: t.code(),
-                brand_color: "#1F5FBF".into(),
+                brand_color: super::DEFAULT_BRAND_COLOR.into(),
                 footer: None,
             },
             t,
