@@ -593,11 +593,35 @@ pub struct InvoiceSummary {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InvoiceFilter {
     pub status: Option<InvoiceStatus>,
+    /// Keeps only the statuses of one standing (with `status`, both must hold).
+    pub standing: Standing,
     pub customer_id: Option<CustomerId>,
     pub created_after: Option<NaiveDate>,
     pub created_before: Option<NaiveDate>,
     pub search: Option<crate::paging::SearchText>,
     pub order: InvoiceOrder,
+}
+
+/// Which invoices a list keeps by where they stand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Standing {
+    #[default]
+    Any,
+    /// Awaiting payment: [`InvoiceStatus::OPEN`].
+    Open,
+    /// Paid or cancelled: [`InvoiceStatus::SETTLED`].
+    Settled,
+}
+
+impl Standing {
+    /// The statuses kept, `None` for every one.
+    pub fn statuses(self) -> Option<&'static [InvoiceStatus]> {
+        match self {
+            Standing::Any => None,
+            Standing::Open => Some(&InvoiceStatus::OPEN),
+            Standing::Settled => Some(&InvoiceStatus::SETTLED),
+        }
+    }
 }
 
 /// How a list of invoices is ordered.

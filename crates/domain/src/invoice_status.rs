@@ -34,6 +34,15 @@ impl InvoiceStatus {
         InvoiceStatus::Cancelled,
     ];
 
+    /// Awaiting payment (see [`InvoiceStatus::is_open`]).
+    pub const OPEN: [InvoiceStatus; 3] = [
+        InvoiceStatus::Sent,
+        InvoiceStatus::Viewed,
+        InvoiceStatus::Overdue,
+    ];
+    /// Left draft and no longer awaiting payment.
+    pub const SETTLED: [InvoiceStatus; 2] = [InvoiceStatus::Paid, InvoiceStatus::Cancelled];
+
     /// The transition table. Every pair is spelled out (no wildcard arm), so adding a status
     /// forces a decision for each existing one.
     pub fn transition(self, to: InvoiceStatus) -> Result<InvoiceStatus, InvoiceTransitionError> {
@@ -77,10 +86,7 @@ impl InvoiceStatus {
 
     /// Awaiting payment: sent, viewed or overdue.
     pub fn is_open(self) -> bool {
-        matches!(
-            self,
-            InvoiceStatus::Sent | InvoiceStatus::Viewed | InvoiceStatus::Overdue
-        )
+        InvoiceStatus::OPEN.contains(&self)
     }
 
     pub fn as_str(self) -> &'static str {

@@ -29,6 +29,9 @@ pub(crate) fn filtered(scope: Scope, filter: &InvoiceFilter) -> InvoiceQuery {
     if let Some(s) = filter.status {
         q = q.filter(invoices::status.eq(s.as_str()));
     }
+    if let Some(kept) = filter.standing.statuses() {
+        q = q.filter(invoices::status.eq_any(kept.iter().map(|s| s.as_str())));
+    }
     if let Some(c) = filter.customer_id {
         q = q.filter(invoices::customer_id.eq(c.0));
     }

@@ -26,11 +26,11 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::customer::CustomerId;
 use invoicing_domain::document::{CustomerRef, DocumentKind};
 use invoicing_domain::email::EmailKind;
-use invoicing_domain::invoice::References;
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoicePatch, InvoiceSummary, NewInvoice, Outstanding,
     PublicInvoice,
 };
+use invoicing_domain::invoice::{References, Standing};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::parties::Parties;
@@ -298,7 +298,8 @@ impl InvoiceRepository for Store {
         page: PageRequest,
     ) -> RepoResult<Page<Invoice>> {
         let url = self.public_url();
-        let by_status_only = filter.customer_id.is_none()
+        let by_status_only = filter.standing == Standing::Any
+            && filter.customer_id.is_none()
             && filter.search.is_none()
             && filter.created_after.is_none()
             && filter.created_before.is_none();

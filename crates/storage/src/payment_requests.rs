@@ -81,11 +81,7 @@ impl PaymentRequestRepository for Store {
     fn expire_payment_requests(&self, now: DateTime<Utc>) -> RepoResult<usize> {
         let url = self.public_url();
         let now = to_db(now);
-        let open: Vec<&str> = InvoiceStatus::ALL
-            .into_iter()
-            .filter(|s| s.is_open())
-            .map(InvoiceStatus::as_str)
-            .collect();
+        let open: Vec<&str> = InvoiceStatus::OPEN.map(InvoiceStatus::as_str).to_vec();
         let due = |conn: &mut AnyConnection| {
             let paid_or_reported = payments::table
                 .filter(payments::account_id.eq(invoices::account_id))

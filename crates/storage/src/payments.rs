@@ -424,11 +424,7 @@ impl PaymentRepository for Store {
     ) -> RepoResult<Page<PaymentRequest>> {
         let url = self.public_url();
         self.read(|conn| {
-            let open: Vec<&str> = InvoiceStatus::ALL
-                .into_iter()
-                .filter(|s| s.is_open())
-                .map(InvoiceStatus::as_str)
-                .collect();
+            let open: Vec<&str> = InvoiceStatus::OPEN.map(InvoiceStatus::as_str).to_vec();
             let query = || scoped!(invoices, scope).filter(invoices::status.eq_any(open.clone()));
             let total: i64 = query().count().get_result(conn)?;
             let data = query()

@@ -19,9 +19,9 @@ impl PortalRepository for Store {
         &self,
         scope: Scope,
         customer: CustomerId,
-        token_hash: &str,
         expires_at: DateTime<Utc>,
-    ) -> RepoResult<()> {
+    ) -> RepoResult<String> {
+        let token = random_hex::<24>();
         self.write(|conn| {
             load_scoped(conn, scope, customer)?;
             diesel::insert_into(portal_links::table)
@@ -29,12 +29,12 @@ impl PortalRepository for Store {
                     portal_links::account_id.eq(scope.account_id.0),
                     portal_links::livemode.eq(scope.livemode()),
                     portal_links::customer_id.eq(customer.0),
-                    portal_links::token_hash.eq(token_hash),
+                    portal_links::token_hash.eq(token_hash(&token)),
                     portal_links::expires_at.eq(to_db(expires_at)),
                     portal_links::created_at.eq(now_db()),
                 ))
                 .execute(conn)?;
-            Ok(())
+            Ok(token.clone())
         })
     }
 

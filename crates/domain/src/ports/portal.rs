@@ -24,15 +24,14 @@ pub struct AskedPortal {
 }
 
 pub trait PortalRepository {
-    /// Keeps a link to the customer's portal (its token's hash) until `expires_at`; the
-    /// customer must be the tenant's.
+    /// A new link to the customer's portal until `expires_at`: answers its token, of which only
+    /// the hash is kept. The customer must be the tenant's.
     fn create_portal_link(
         &self,
         scope: Scope,
         customer: CustomerId,
-        token_hash: &str,
         expires_at: DateTime<Utc>,
-    ) -> RepoResult<()>;
+    ) -> RepoResult<String>;
     /// Ends every link to the customer's portal; answers how many there were. The customer must
     /// be the tenant's.
     fn revoke_portal_links(&self, scope: Scope, customer: CustomerId) -> RepoResult<usize>;

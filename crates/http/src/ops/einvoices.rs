@@ -6,9 +6,9 @@ use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::query::ListQuery;
 use invoicing_domain::api_key::{Access, ApiResource};
-use invoicing_domain::credit_note::CreditNoteId;
+use invoicing_domain::credit_note::{CreditNoteId, PublicCreditNote};
 use invoicing_domain::einvoice::Readiness;
-use invoicing_domain::invoice::{Invoice, InvoiceId};
+use invoicing_domain::invoice::{Invoice, InvoiceId, PublicInvoice};
 use invoicing_domain::parties::Parties;
 use invoicing_einvoice::{self as einvoice, ModelError, Syntax};
 
@@ -34,18 +34,37 @@ fn refused(e: ModelError) -> ApiError {
     }
 }
 
+/// The invoice as an e-invoice file.
+pub(crate) fn invoice_file(
+    shown: &PublicInvoice,
+    syntax: Syntax,
+) -> Result<EInvoiceFile, ApiError> {
+    let model = einvoice::invoice_model(shown).map_err(refused)?;
+    Ok(EInvoiceFile {
+        filename: format!("{}.xml", shown.invoice.invoice_number),
+        bytes: einvoice::write(&model, syntax),
+    })
+}
+
+/// The credit note as an e-invoice file.
+pub(crate) fn credit_note_file(
+    shown: &PublicCreditNote,
+    syntax: Syntax,
+) -> Result<EInvoiceFile, ApiError> {
+    let model = einvoice::credit_note_model(shown).map_err(refused)?;
+    Ok(EInvoiceFile {
+        filename: format!("{}.xml", shown.credit_note.credit_note_number),
+        bytes: einvoice::write(&model, syntax),
+    })
+}
+
 impl Ops {
     pub async fn invoice_einvoice(
         &self,
         id: Id<InvoiceId>,
         syntax: Syntax,
     ) -> Result<EInvoiceFile, ApiError> {
-        let shown = self.invoice_shown(id).await?;
-        let model = einvoice::invoice_model(&shown).map_err(refused)?;
-        Ok(EInvoiceFile {
-            filename: format!("{}.xml", shown.invoice.invoice_number),
-            bytes: einvoice::write(&model, syntax),
-        })
+        invoice_file(&self.invoice_shown(id).await?, syntax)
     }
 
     /// The invoice, its parties and what its e-invoice still lacks (the dashboard's screen):
@@ -72,12 +91,7 @@ impl Ops {
         id: Id<CreditNoteId>,
         syntax: Syntax,
     ) -> Result<EInvoiceFile, ApiError> {
-        let shown = self.credit_note_shown(id).await?;
-        let model = einvoice::credit_note_model(&shown).map_err(refused)?;
-        Ok(EInvoiceFile {
-            filename: format!("{}.xml", shown.credit_note.credit_note_number),
-            bytes: einvoice::write(&model, syntax),
-        })
+        credit_note_file(&self.credit_note_shown(id).await?, syntax)
     }
 
     pub async fn credit_note_einvoice_check(

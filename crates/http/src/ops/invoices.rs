@@ -69,6 +69,7 @@ fn filter(q: &ListQuery) -> Result<InvoiceFilter, ApiError> {
         created_before: q.date("created_before")?,
         search: super::search(q)?,
         order: InvoiceOrder::Newest,
+        ..InvoiceFilter::default()
     })
 }
 

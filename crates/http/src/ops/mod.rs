@@ -17,7 +17,7 @@ mod invoices;
 mod keys;
 mod payment_requests;
 mod payments;
-mod portal;
+pub mod portal;
 mod products;
 mod quotations;
 mod recurring;
@@ -30,6 +30,7 @@ use crate::query::ListQuery;
 use crate::{blocking, AppState};
 use chrono::NaiveDate;
 use invoicing_domain::api_key::{Access, ApiResource, KeyScopes};
+use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::{EmailInput, EmailRequest};
 use invoicing_domain::paging::{Cursor, Page, PageRequest, SearchText};
 use invoicing_domain::ports::{RepoResult, Repositories};
@@ -60,6 +61,9 @@ pub enum Permits {
     Key(KeyScopes),
     /// A dashboard user's role in the session's account (SPEC §21).
     Role(Role),
+    /// A portal link's holder (SPEC §26): reads of this customer's documents only, which the
+    /// portal's operations check document by document.
+    Portal(CustomerId),
 }
 
 impl Caller {
@@ -75,6 +79,17 @@ impl Caller {
         match &self.permits {
             Permits::Key(scopes) => scopes.allows(resource, access),
             Permits::Role(role) => role.allows(resource, access),
+            Permits::Portal(_) => {
+                access == Access::Read
+                    && matches!(
+                        resource,
+                        ApiResource::Customers
+                            | ApiResource::Invoices
+                            | ApiResource::Quotations
+                            | ApiResource::CreditNotes
+                            | ApiResource::Payments
+                    )
+            }
         }
     }
 

@@ -131,6 +131,8 @@ pub fn api_endpoints() -> Vec<Endpoint> {
         pages::card::start,
         pages::card::back,
         pages::portal::page,
+        pages::portal::statement,
+        pages::portal::file,
         pages::portal_login::page,
         pages::portal_login::ask,
         stripe_webhook::receive,

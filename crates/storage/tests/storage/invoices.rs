@@ -7,6 +7,7 @@ use invoicing_domain::customer::CustomerId;
 use invoicing_domain::event::{EventFilter, EventId};
 use invoicing_domain::invoice::{
     Invoice, InvoiceFilter, InvoiceId, InvoiceInput, InvoicePatch, InvoicePatchInput, NewInvoice,
+    Standing,
 };
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::paging::PageRequest;
@@ -732,6 +733,21 @@ fn lists_filter_by_status_customer_and_day(db: TestDb) {
         .object_events(scope, "quotation", second.id.0, 10)
         .unwrap()
         .is_empty());
+    // Where they stand: the draft is neither open nor settled.
+    let standing = |standing| {
+        let f = InvoiceFilter {
+            standing,
+            ..Default::default()
+        };
+        list(f).data.iter().map(|i| i.id).collect::<Vec<_>>()
+    };
+    assert_eq!(standing(Standing::Open), vec![second.id]);
+    assert_eq!(standing(Standing::Settled), Vec::<InvoiceId>::new());
+    db.store
+        .update_invoice(scope, second.id, patch(json!({"status": "paid"})))
+        .unwrap();
+    assert_eq!(standing(Standing::Settled), vec![second.id]);
+    assert_eq!(standing(Standing::Open), Vec::<InvoiceId>::new());
 }
 
 /// Racing status changes and draft-only edits: each change is decided on the row as it is when

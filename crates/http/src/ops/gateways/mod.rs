@@ -40,7 +40,7 @@ impl Ops {
     fn require_gateway_admin(&self) -> Result<Scope, ApiError> {
         match &self.caller.permits {
             Permits::Key(_) => self.caller.require(ApiResource::Account, Access::Write),
-            Permits::Role(_) => self.caller.require_owner(),
+            Permits::Role(_) | Permits::Portal(_) => self.caller.require_owner(),
         }
     }
 

@@ -1,22 +1,22 @@
 //! The customer portal (SPEC §26): `GET /portal?token=…`, one page per customer and environment
-//! with every document of theirs that left draft. Each row leads to the document's own page,
-//! which pays, answers and downloads as it does from an email: the portal adds no second way.
+//! with every document of theirs that left draft, their PDFs and e-invoices, and the statement.
+//! Paying and answering happen on each document's own page, as from an email: the portal adds
+//! no second way.
 
 use super::{limit_public, money, query_token, render};
 use crate::error::ApiError;
-use crate::{blocking, AppState};
+use crate::ops::portal::{PortalDocument, PortalFile, PortalFormat, PortalView};
+use crate::ops::Ops;
+use crate::routes::einvoices::download;
+use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use invoicing_domain::credit_note::CreditNoteFilter;
-use invoicing_domain::invoice::{Invoice, InvoiceFilter};
-use invoicing_domain::invoice_status::InvoiceStatus;
+use chrono::Datelike;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::invoice::Invoice;
 use invoicing_domain::locale::Locale;
-use invoicing_domain::paging::{PageRequest, MAX_PER_PAGE};
-use invoicing_domain::payment::PaymentFilter;
 use invoicing_domain::payment_status::PaymentStatus;
-use invoicing_domain::portal::token_hash;
-use invoicing_domain::quotation::QuotationFilter;
-use invoicing_domain::quotation_status::QuotationStatus;
+use std::collections::HashMap;
 
 /// What the base template reads of a page.
 pub(crate) struct PortalLook {
@@ -25,7 +25,14 @@ pub(crate) struct PortalLook {
     pub footer: Option<String>,
 }
 
-/// A document as a row of the portal: its number, when, what, where it stands, and its page.
+/// A file of a row: what its link says (a catalogue key) and where it leads.
+pub(crate) struct FileLink {
+    pub label: &'static str,
+    pub href: String,
+}
+
+/// A document as a row of the portal: its number, when, what, where it stands, its page and
+/// its files.
 pub(crate) struct Row {
     pub number: String,
     pub date: String,
@@ -33,6 +40,7 @@ pub(crate) struct Row {
     pub status: &'static str,
     pub status_label: &'static str,
     pub link: String,
+    pub files: Vec<FileLink>,
 }
 
 /// One table of the portal: its anchor, its heading's key, what its links say, its rows.
@@ -43,6 +51,13 @@ pub(crate) struct Section {
     pub rows: Vec<Row>,
 }
 
+/// The statement's form: the period it offers first and the currencies to choose from.
+pub(crate) struct StatementForm {
+    pub from: String,
+    pub to: String,
+    pub currencies: Vec<&'static str>,
+}
+
 #[derive(Template)]
 #[template(path = "portal.html")]
 pub(crate) struct PortalPage {
@@ -51,11 +66,40 @@ pub(crate) struct PortalPage {
     title: String,
     merchant: String,
     customer: String,
+    token: String,
     /// The tables that have rows, open invoices first.
     sections: Vec<Section>,
+    statement: StatementForm,
+    newer: Option<String>,
+    older: Option<String>,
 }
 
-fn invoice_row(t: Locale, inv: &Invoice) -> Row {
+/// `token=…`, encoded for a query.
+fn token_query(token: &str) -> String {
+    serde_urlencoded::to_string([("token", token)]).unwrap_or_default()
+}
+
+/// Where a file of the portal is found.
+fn file_href(token: &str, kind: &str, id: i64, format: &str) -> String {
+    format!("/portal/{kind}/{id}/{format}?{}", token_query(token))
+}
+
+/// A PDF link, and the e-invoice's where the customer is a business that may want one.
+fn files(token: &str, kind: &str, id: i64, einvoice: bool) -> Vec<FileLink> {
+    let mut files = vec![FileLink {
+        label: "portal.pdf",
+        href: file_href(token, kind, id, "pdf"),
+    }];
+    if einvoice {
+        files.push(FileLink {
+            label: "portal.einvoice",
+            href: file_href(token, kind, id, "ubl"),
+        });
+    }
+    files
+}
+
+fn invoice_row(t: Locale, inv: &Invoice, token: &str, einvoice: bool) -> Row {
     let open = inv.status.is_open();
     Row {
         number: inv.invoice_number.clone(),
@@ -72,130 +116,48 @@ fn invoice_row(t: Locale, inv: &Invoice) -> Row {
         status: inv.status.as_str(),
         status_label: t.invoice_status(inv.status),
         link: inv.payment_link.clone(),
+        files: files(token, "invoices", inv.id.0, einvoice),
     }
 }
 
-/// The customer's documents that left draft, newest first, open invoices apart.
-#[utoipa::path(get, path = "/portal", tag = "public pages", operation_id = "customer_portal",
-    params(("token" = String, Query, description = "The capability token of the portal link")),
-    responses(
-        (status = 200, description = "The customer's portal", body = String, content_type = "text/html"),
-        (status = 404, description = "A token never made, revoked or expired (all alike)", body = crate::openapi::error_body::ErrorBody),
-        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
-    ))]
-pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    limit_public(&state, &req)?;
-    let missing = || ApiError::resource_missing("portal");
-    let token = query_token(&req).ok_or_else(missing)?;
-    let now = state.config.clock.now();
-    let repos = state.repos();
-    let page = PageRequest::new(1, MAX_PER_PAGE).ok_or_else(ApiError::internal)?;
-    let read = blocking(move || {
-        let (scope, customer_id) = repos.portal_owner(&token_hash(&token), now)?;
-        let customer = repos.get_customer(scope, customer_id)?;
-        let profile = repos.get_profile(scope)?;
-        let of_customer = Some(customer_id);
-        let invoices = repos.list_invoices(
-            scope,
-            &InvoiceFilter {
-                customer_id: of_customer,
-                ..InvoiceFilter::default()
-            },
-            page,
-        )?;
-        let quotations = repos.list_quotations(
-            scope,
-            &QuotationFilter {
-                customer_id: of_customer,
-                ..QuotationFilter::default()
-            },
-            page,
-        )?;
-        let credit_notes = repos.list_credit_notes(
-            scope,
-            &CreditNoteFilter {
-                customer_id: of_customer,
-                invoice_id: None,
-            },
-            page,
-        )?;
-        let payments = repos.list_payments(
-            scope,
-            &PaymentFilter {
-                customer_id: of_customer,
-                ..PaymentFilter::default()
-            },
-            page,
-        )?;
-        Ok((
-            customer,
-            profile,
-            invoices,
-            quotations,
-            credit_notes,
-            payments,
-        ))
-    })
-    .await
-    // Whatever is wrong with the token, the answer is the same.
-    .map_err(|e| {
-        if e.status.as_u16() == 500 {
-            e
-        } else {
-            missing()
-        }
-    })?;
-    let (customer, profile, invoices, quotations, credit_notes, payments) = read;
-    let t = customer.locale.unwrap_or(profile.locale);
-    let merchant = profile
-        .legal_name
-        .clone()
-        .unwrap_or_else(|| profile.name.clone());
-    let numbers: std::collections::HashMap<_, _> = invoices
-        .data
-        .iter()
-        .map(|i| (i.id, (i.invoice_number.clone(), i.payment_link.clone())))
-        .collect();
-    let shown: Vec<&Invoice> = invoices
-        .data
-        .iter()
-        .filter(|i| i.status != InvoiceStatus::Draft)
-        .collect();
-    let section = |id, heading, action, rows| Section {
+/// The page's tables, from what the operation read.
+fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
+    // An e-invoice is for a business: one with a VAT number or an electronic address.
+    let einvoice = v.customer.vat_id.is_some() || v.customer.electronic_address.is_some();
+    let invoice = |id| v.invoices_named.get(&id);
+    let section = |id, heading, action, rows: Vec<Row>| Section {
         id,
         heading,
         action,
         rows,
     };
-    let sections = vec![
+    vec![
         section(
             "open",
             "portal.open",
             "portal.pay",
-            shown
+            v.open
                 .iter()
-                .filter(|i| i.status.is_open())
-                .map(|i| invoice_row(t, i))
+                .map(|i| invoice_row(t, i, token, einvoice))
                 .collect(),
         ),
         section(
             "settled",
             "portal.settled",
             "portal.view",
-            shown
+            v.settled
+                .data
                 .iter()
-                .filter(|i| !i.status.is_open())
-                .map(|i| invoice_row(t, i))
+                .map(|i| invoice_row(t, i, token, einvoice))
                 .collect(),
         ),
         section(
             "quotations",
             "portal.quotations",
             "portal.view",
-            quotations
+            v.quotations
                 .data
                 .iter()
-                .filter(|q| q.status != QuotationStatus::Draft)
                 .map(|q| Row {
                     number: q.quote_number.clone(),
                     date: t.date(q.valid_until),
@@ -203,6 +165,7 @@ pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
                     status: q.status.as_str(),
                     status_label: t.quotation_status(q.status),
                     link: q.public_url.clone(),
+                    files: files(token, "quotations", q.id.0, false),
                 })
                 .collect(),
         ),
@@ -210,23 +173,19 @@ pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
             "credit-notes",
             "portal.credit_notes",
             "portal.view",
-            credit_notes
+            v.credit_notes
                 .data
                 .iter()
-                .map(|n| {
-                    let (invoice, link) = numbers.get(&n.invoice_id).cloned().unwrap_or_default();
-                    Row {
-                        number: n.credit_note_number.clone(),
-                        date: t.date(n.created_at.date_naive()),
-                        amount: money(t, n.total_cents, n.currency),
-                        status: "credited",
-                        status_label: t.text("portal.credited"),
-                        link: if invoice.is_empty() {
-                            String::new()
-                        } else {
-                            link
-                        },
-                    }
+                .map(|n| Row {
+                    number: n.credit_note_number.clone(),
+                    date: t.date(n.created_at.date_naive()),
+                    amount: money(t, n.total_cents, n.currency),
+                    status: "credited",
+                    status_label: t.text("portal.credited"),
+                    link: invoice(n.invoice_id)
+                        .map(|i| i.payment_link.clone())
+                        .unwrap_or_default(),
+                    files: files(token, "credit_notes", n.id.0, einvoice),
                 })
                 .collect(),
         ),
@@ -234,44 +193,190 @@ pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
             "payments",
             "portal.payments",
             "portal.view",
-            payments
+            v.payments
                 .data
                 .iter()
-                .filter(|p| p.status != PaymentStatus::Rejected)
-                .map(|p| {
-                    let (invoice, link) = numbers.get(&p.invoice_id).cloned().unwrap_or_default();
-                    Row {
-                        number: invoice,
-                        date: t.date(p.created_at.date_naive()),
-                        amount: money(t, p.amount_cents, p.currency),
-                        status: p.status.as_str(),
-                        status_label: t.text(match p.status {
-                            PaymentStatus::Pending => "payment.state.pending",
-                            PaymentStatus::Verified => "payment.state.verified",
-                            PaymentStatus::Rejected => "payment.state.rejected",
-                        }),
-                        link,
-                    }
+                .map(|p| Row {
+                    number: invoice(p.invoice_id)
+                        .map(|i| i.invoice_number.clone())
+                        .unwrap_or_default(),
+                    date: t.date(p.created_at.date_naive()),
+                    amount: money(t, p.amount_cents, p.currency),
+                    status: p.status.as_str(),
+                    status_label: t.text(match p.status {
+                        PaymentStatus::Pending => "payment.state.pending",
+                        PaymentStatus::Verified => "payment.state.verified",
+                        PaymentStatus::Rejected => "payment.state.rejected",
+                    }),
+                    link: invoice(p.invoice_id)
+                        .map(|i| i.payment_link.clone())
+                        .unwrap_or_default(),
+                    files: Vec::new(),
                 })
                 .collect(),
         ),
-    ];
+    ]
+    .into_iter()
+    .filter(|s| !s.rows.is_empty())
+    .collect()
+}
+
+/// The currencies the customer's documents on the page are in, the statement's choice.
+fn currencies(v: &PortalView) -> Vec<&'static str> {
+    let mut seen: Vec<Currency> = v
+        .open
+        .iter()
+        .chain(&v.settled.data)
+        .map(|i| i.currency)
+        .chain(v.quotations.data.iter().map(|q| q.currency))
+        .chain(v.credit_notes.data.iter().map(|n| n.currency))
+        .collect();
+    seen.sort_by_key(|c| c.code());
+    seen.dedup();
+    seen.into_iter().map(|c| c.code()).collect()
+}
+
+/// The query's `page`, from 1; anything else is the first page.
+fn page_number(req: &HttpRequest) -> u32 {
+    serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
+        .ok()
+        .and_then(|q| q.get("page").and_then(|p| p.parse::<u32>().ok()))
+        .filter(|p| (1..=10_000).contains(p))
+        .unwrap_or(1)
+}
+
+/// A path segment as one of an enumeration's snake_case names.
+fn word<T: serde::de::DeserializeOwned>(raw: &str) -> Option<T> {
+    serde_json::from_value(serde_json::Value::String(raw.into())).ok()
+}
+
+/// The query without its `token`: what an operation that takes the API's parameters reads.
+fn without_token(req: &HttpRequest) -> String {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(req.query_string()).unwrap_or_default();
+    // An emptied date field of the form means "the default", as an absent one does.
+    let kept: Vec<&(String, String)> = pairs
+        .iter()
+        .filter(|(k, v)| k != "token" && k != "page" && !v.is_empty())
+        .collect();
+    serde_urlencoded::to_string(kept).unwrap_or_default()
+}
+
+/// The operations of the request's portal link; every way of not holding one is 404, alike.
+async fn portal_ops(state: &AppState, req: &HttpRequest) -> Result<(Ops, String), ApiError> {
+    limit_public(state, req)?;
+    let missing = || ApiError::resource_missing("portal");
+    let token = query_token(req).ok_or_else(missing)?;
+    let ops = Ops::for_portal(state, &token).await.map_err(|e| {
+        if e.status.as_u16() == 500 {
+            e
+        } else {
+            missing()
+        }
+    })?;
+    Ok((ops, token))
+}
+
+/// The customer's documents that left draft, newest first, open invoices apart.
+#[utoipa::path(get, path = "/portal", tag = "public pages", operation_id = "customer_portal",
+    params(
+        ("token" = String, Query, description = "The capability token of the portal link"),
+        ("page" = Option<u32>, Query, description = "Older documents, 50 of each kind a page (from 1)"),
+    ),
+    responses(
+        (status = 200, description = "The customer's portal", body = String, content_type = "text/html"),
+        (status = 404, description = "A token never made, revoked or expired (all alike)", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
+    ))]
+pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let (ops, token) = portal_ops(&state, &req).await?;
+    let number = page_number(&req);
+    let view = ops.portal_view(number).await?;
+    let today = ops.today().await?;
+    let t = view.customer.locale.unwrap_or(view.profile.locale);
+    let merchant = view
+        .profile
+        .legal_name
+        .clone()
+        .unwrap_or_else(|| view.profile.name.clone());
+    let at_page = |n: u32| format!("/portal?{}&page={n}", token_query(&token));
+    let first_of_year = today.with_ordinal(1).unwrap_or(today);
     render(PortalPage {
         title: t.fill("portal.title", &[("merchant", &merchant)]),
-        customer: customer.name.clone(),
-        sections: sections
-            .into_iter()
-            .filter(|s| !s.rows.is_empty())
-            .collect(),
+        customer: view.customer.name.clone(),
+        sections: sections(t, &view, &token),
+        statement: StatementForm {
+            from: first_of_year.to_string(),
+            to: today.to_string(),
+            currencies: currencies(&view),
+        },
+        newer: (number > 1).then(|| at_page(number - 1)),
+        older: view.has_more().then(|| at_page(number + 1)),
         doc: PortalLook {
             lang: t.code(),
-            brand_color: profile
+            brand_color: view
+                .profile
                 .brand_color
                 .map(|c| c.to_string())
                 .unwrap_or_else(|| super::DEFAULT_BRAND_COLOR.into()),
-            footer: profile.invoice_footer.clone(),
+            footer: view.profile.invoice_footer.clone(),
         },
+        token,
         merchant,
         t,
     })
+}
+
+/// One of the customer's documents as a file: its PDF, or its e-invoice (UBL or CII).
+#[utoipa::path(get, path = "/portal/{kind}/{id}/{format}", tag = "public pages", operation_id = "portal_file",
+    params(
+        ("kind" = String, Path, description = "`invoices`, `quotations` or `credit_notes`"),
+        ("id" = i64, Path, description = "The document's id"),
+        ("format" = String, Path, description = "`pdf`, or `ubl` or `cii` for an invoice's or credit note's e-invoice"),
+        ("token" = String, Query, description = "The capability token of the portal link"),
+    ),
+    responses(
+        (status = 200, description = "The PDF (inline) or the e-invoice (an attachment)", content_type = "application/pdf", body = Vec<u8>),
+        (status = 404, description = "No such document of the customer, a draft, a quotation as an e-invoice, or a token never made, revoked or expired", body = crate::openapi::error_body::ErrorBody),
+        (status = 422, description = "An e-invoice that lacks what EN 16931 needs (`einvoice_incomplete`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
+    ))]
+pub async fn file(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (ops, _) = portal_ops(&state, &req).await?;
+    let (kind, id, format) = path.into_inner();
+    let missing = || ApiError::resource_missing("document");
+    let kind: PortalDocument = word(&kind).ok_or_else(missing)?;
+    let format: PortalFormat = word(&format).ok_or_else(missing)?;
+    let id: i64 = id.parse().map_err(|_| missing())?;
+    match ops.portal_file(kind, id, format).await? {
+        PortalFile::Pdf(doc) => crate::pdf::respond(doc).await,
+        PortalFile::EInvoice(file) => Ok(download(file)),
+    }
+}
+
+/// The customer's statement as a PDF, for the period and currency asked (SPEC §22).
+#[utoipa::path(get, path = "/portal/statement", tag = "public pages", operation_id = "portal_statement",
+    params(
+        ("token" = String, Query, description = "The capability token of the portal link"),
+        ("from" = Option<chrono::NaiveDate>, Query, description = "First day (default: 1 January of `to`'s year)"),
+        ("to" = Option<chrono::NaiveDate>, Query, description = "Last day (default: today)"),
+        ("currency" = Option<String>, Query, description = "ISO 4217 code (default: the customer's documents' currency)"),
+    ),
+    responses(
+        (status = 200, description = "The statement's PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 400, description = "A date or currency that is not one, or `from` after `to` (`invalid_parameter`)", body = crate::openapi::error_body::ErrorBody),
+        (status = 404, description = "A token never made, revoked or expired (all alike)", body = crate::openapi::error_body::ErrorBody),
+        (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
+    ))]
+pub async fn statement(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let (ops, _) = portal_ops(&state, &req).await?;
+    let doc = ops.portal_statement(&without_token(&req)).await?;
+    crate::pdf::respond(doc).await
 }
