@@ -5,13 +5,16 @@ use crate::jobs::JobRunner;
 use anyhow::{anyhow, Result};
 use chrono::{DateTime, Utc};
 use invoicing_domain::credit_note::CreditNoteId;
+use invoicing_domain::customer::CustomerId;
 use invoicing_domain::email::{EmailJob, EmailKind, EmailSubject, SendOutcome};
 use invoicing_domain::invoice::InvoiceId;
+use invoicing_domain::portal::{self, PortalLink};
 use invoicing_domain::ports::{
-    CreditNoteRepository, EmailQueue, InvoiceRepository, QuotationRepository, RepoError,
-    RepoResult, ReportRepository,
+    CreditNoteRepository, EmailQueue, InvoiceRepository, PortalRepository, QuotationRepository,
+    RepoError, RepoResult, ReportRepository,
 };
 use invoicing_domain::quotation::QuotationId;
+use invoicing_domain::time::whole_seconds;
 use invoicing_domain::webhook_delivery::RetrySchedule;
 use invoicing_mail::{compose, Letter, Mailer, Sender, SmtpSettings};
 use invoicing_render as render;
@@ -58,6 +61,34 @@ impl MailRunner {
         MailRunner { store, config }
     }
 
+    /// A new link to the customer's portal for an email that goes to the customer's own
+    /// address alone (SPEC §26): a copy sent elsewhere opens its document, not all of them.
+    fn portal_link(
+        &self,
+        job: &EmailJob,
+        customer: CustomerId,
+        customer_email: Option<&str>,
+    ) -> RepoResult<Option<String>> {
+        let own = |address: &String| {
+            customer_email.is_some_and(|email| address.eq_ignore_ascii_case(email))
+        };
+        if !(job.cc.is_empty() && !job.to.is_empty() && job.to.iter().all(own)) {
+            return Ok(None);
+        }
+        let expires_at = whole_seconds(Utc::now() + chrono::Duration::days(portal::DEFAULT_DAYS));
+        let token = match self
+            .store
+            .create_portal_link(job.scope, customer, expires_at)
+        {
+            Ok(token) => token,
+            // A customer deleted since: the email goes without the link.
+            Err(RepoError::NotFound) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let url = self.store.public_url();
+        Ok(Some(PortalLink::new(&url, &token, expires_at).url))
+    }
+
     /// The message as the document stands now; a document or render failure that retrying
     /// cannot fix fails it at once.
     fn deliver(&self, job: &EmailJob) -> SendOutcome {
@@ -79,7 +110,14 @@ impl MailRunner {
                     let reply_to = shown.parties.issuer.email.clone();
                     let zone = shown.parties.issuer.time_zone;
                     let paid_on = shown.invoice.paid_at.map(|t| zone.today(t));
-                    (render::invoice_document(shown), reply_to, paid_on, zone)
+                    let customer = shown.invoice.customer_id;
+                    (
+                        render::invoice_document(shown),
+                        reply_to,
+                        paid_on,
+                        zone,
+                        customer,
+                    )
                 })
             }
             EmailSubject::Quotation(id) => self
@@ -88,7 +126,14 @@ impl MailRunner {
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
                     let zone = shown.parties.issuer.time_zone;
-                    (render::quotation_document(shown), reply_to, None, zone)
+                    let customer = shown.quotation.customer_id;
+                    (
+                        render::quotation_document(shown),
+                        reply_to,
+                        None,
+                        zone,
+                        customer,
+                    )
                 }),
             EmailSubject::CreditNote(id) => self
                 .store
@@ -96,7 +141,14 @@ impl MailRunner {
                 .map(|shown| {
                     let reply_to = shown.parties.issuer.email.clone();
                     let zone = shown.parties.issuer.time_zone;
-                    (render::credit_note_document(shown), reply_to, None, zone)
+                    let customer = shown.credit_note.customer_id;
+                    (
+                        render::credit_note_document(shown),
+                        reply_to,
+                        None,
+                        zone,
+                        customer,
+                    )
                 }),
             EmailSubject::Statement(of) => self
                 .store
@@ -110,10 +162,11 @@ impl MailRunner {
                         reply_to,
                         None,
                         zone,
+                        of.customer,
                     )
                 }),
         };
-        let (document, reply_to, paid_on, zone) = match loaded {
+        let (document, reply_to, paid_on, zone, customer) = match loaded {
             Ok(loaded) => loaded,
             Err(e @ RepoError::Unavailable(_)) => {
                 return SendOutcome::Transient(format!("reading the document: {e}"))
@@ -123,6 +176,10 @@ impl MailRunner {
         let pdf = match render::render_pdf(&document) {
             Ok(pdf) => pdf,
             Err(e) => return SendOutcome::Permanent(format!("rendering the PDF: {e}")),
+        };
+        let portal = match self.portal_link(job, customer, document.buyer.email.as_deref()) {
+            Ok(portal) => portal,
+            Err(e) => return SendOutcome::Transient(format!("making the portal link: {e}")),
         };
         let letter = Letter {
             kind: job.kind,
@@ -135,6 +192,7 @@ impl MailRunner {
             reply_to: reply_to.as_deref(),
             paid_on,
             today: zone.today(Utc::now()),
+            portal_link: portal.as_deref(),
         };
         let message_id = match &job.message_id {
             Some(id) => id.clone(),

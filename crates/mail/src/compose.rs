@@ -58,6 +58,8 @@ pub struct Letter<'a> {
     /// The merchant's date as the letter is written (SPEC §27): a reminder before it says "is
     /// due", on or after it "was due".
     pub today: NaiveDate,
+    /// A link to the customer's portal (SPEC §26), for an email to the customer alone.
+    pub portal_link: Option<&'a str>,
 }
 
 /// Text for a header: control characters (a line break would end the header, and lettre
@@ -137,6 +139,22 @@ fn standard_text(l: &Letter<'_>) -> String {
     .replace("\\n", "\n")
 }
 
+/// The standard text and, for the customer alone, where all their documents are.
+fn body_text(l: &Letter<'_>) -> String {
+    let text = standard_text(l);
+    match l.portal_link {
+        Some(portal) => {
+            let d = l.document;
+            let line = d.locale.fill(
+                "portal.email_link",
+                &[("merchant", d.seller.name.as_str()), ("link", portal)],
+            );
+            format!("{text}\n\n{line}")
+        }
+        None => text,
+    }
+}
+
 fn summary(l: &Letter<'_>) -> Vec<(&'static str, String)> {
     let d = l.document;
     let t = d.locale;
@@ -173,7 +191,7 @@ pub fn compose(sender: &Sender, l: Letter<'_>, message_id: &str) -> Result<Messa
     let d = l.document;
     let t = d.locale;
     let merchant = d.seller.name.clone();
-    let text = standard_text(&l);
+    let text = body_text(&l);
     let plain = match l.message {
         Some(note) => format!("{note}\n\n{text}\n\n-- \n{merchant}\n"),
         None => format!("{text}\n\n-- \n{merchant}\n"),
@@ -195,6 +213,7 @@ pub fn compose(sender: &Sender, l: Letter<'_>, message_id: &str) -> Result<Messa
         message: l.message,
         body: &text,
         link: d.payment_link.as_deref(),
+        portal_link: l.portal_link,
         link_label,
         summary: summary(&l).into_iter().collect(),
     };
@@ -298,6 +317,7 @@ mod tests {
             reply_to: None,
             paid_on: None,
             today: chrono::Utc::now().date_naive(),
+            portal_link: None,
         }
     }
 
@@ -323,6 +343,35 @@ mod tests {
         assert!(text.contains("€1,234.50"), "{text}");
         assert!(text.contains("Dec 24, 2026"), "{text}");
         assert!(!text.contains('{'), "every placeholder filled: {text}");
+    }
+
+    /// SPEC §26: an email to the customer names their portal, in their language, linked in the
+    /// HTML part too.
+    #[test]
+    fn an_email_to_the_customer_links_their_portal() {
+        let mut doc = quotation();
+        doc.locale = Locale::De;
+        let to = ["pat@example.com".to_string()];
+        let portal = "https://billing.example.com/portal?token=abc";
+        let mut l = letter(&doc, &to);
+        assert!(!body_text(&l).contains("/portal"));
+        l.portal_link = Some(portal);
+        let text = body_text(&l);
+        assert!(
+            text.ends_with(&format!(
+                "Alle Ihre Dokumente von Ørsted Design finden Sie an einem Ort: {portal}"
+            )),
+            "{text}"
+        );
+        let html = crate::html::paragraphs(&text, &[doc.payment_link.as_deref(), Some(portal)]);
+        assert!(
+            html.contains(&format!("<a href=\"{}\"", html::escape(portal))),
+            "{html}"
+        );
+        assert!(
+            html.contains("<a href=\"https://billing.example.com/quote/QUO-2026-000007?token=t\""),
+            "{html}"
+        );
     }
 
     #[test]
@@ -447,7 +496,7 @@ mod tests {
     fn the_html_escapes_what_the_merchant_typed() {
         let html = crate::html::paragraphs(
             "<script>alert(1)</script>\n\nSee https://x.example/?a=1&b=\"2\"",
-            Some("https://x.example/?a=1&b=\"2\""),
+            &[Some("https://x.example/?a=1&b=\"2\"")],
         );
         assert!(!html.contains("<script>"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");

@@ -17,13 +17,13 @@ pub(crate) fn escape(s: &str) -> String {
     out
 }
 
-/// Paragraphs of plain text as HTML, with `link` (if present) made clickable.
-pub(crate) fn paragraphs(text: &str, link: Option<&str>) -> String {
+/// Paragraphs of plain text as HTML, with `links` (those present) made clickable.
+pub(crate) fn paragraphs(text: &str, links: &[Option<&str>]) -> String {
     text.split("\n\n")
         .filter(|p| !p.trim().is_empty())
         .map(|p| {
             let mut html = escape(p).replace('\n', "<br>");
-            if let Some(link) = link.filter(|l| !l.is_empty()) {
+            for link in links.iter().flatten().filter(|l| !l.is_empty()) {
                 let escaped = escape(link);
                 html = html.replace(
                     &escaped,
@@ -44,6 +44,8 @@ pub(crate) struct Page<'a> {
     pub message: Option<&'a str>,
     pub body: &'a str,
     pub link: Option<&'a str>,
+    /// The customer's portal, linked where the body names it.
+    pub portal_link: Option<&'a str>,
     pub link_label: &'a str,
     pub summary: Vec<(&'a str, String)>,
 }
@@ -63,7 +65,7 @@ pub(crate) fn render(p: &Page<'_>) -> String {
             format!(
                 "<div dir=\"auto\" style=\"border-left:4px solid {};padding:4px 12px;margin:0 0 20px\">{}</div>",
                 p.accent,
-                paragraphs(m, None)
+                paragraphs(m, &[])
             )
         })
         .unwrap_or_default();
@@ -103,7 +105,7 @@ pub(crate) fn render(p: &Page<'_>) -> String {
         lang = p.locale.code(),
         title = escape(p.title),
         merchant = escape(p.merchant),
-        body = paragraphs(p.body, p.link),
+        body = paragraphs(p.body, &[p.link, p.portal_link]),
     )
 }
 
@@ -122,6 +124,7 @@ mod tests {
             message: Some("شكرا لتعاملكم معنا"),
             body: "Here is your invoice.",
             link: None,
+            portal_link: None,
             link_label: "Pay",
             summary: Vec::new(),
         });

@@ -23,6 +23,7 @@ pub fn compose_notice(
         message: None,
         body: &job.body,
         link: job.link.as_deref(),
+        portal_link: None,
         link_label: t.text(NewNotice::button_key(job.kind)),
         summary: Vec::new(),
     };

@@ -172,6 +172,10 @@ fn an_invoice_email_reaches_the_customer_in_their_language() {
         "{text}"
     );
     assert!(text.contains("fällig am"), "{text}");
+    assert!(
+        !text.contains("/portal?token="),
+        "a copy to someone else opens its document, not all of the customer's: {text}"
+    );
     let html = m.body_html(0).unwrap().to_string();
     assert!(html.contains("lang=\"de\""), "{html}");
     assert!(html.contains("Müller &amp; Söhne GmbH"));
@@ -269,6 +273,28 @@ fn a_statement_email_arrives_with_its_pdf() {
     );
     assert!(text.contains("Guten Tag Jürgen Groß"), "{text}");
     assert!(text.contains("297,50"), "the closing balance: {text}");
+    // To the customer alone: the way to all their documents (SPEC §26), which opens.
+    let portal = text
+        .split_whitespace()
+        .find(|w| w.starts_with(&format!("{PUBLIC_URL}/portal?token=")))
+        .unwrap_or_else(|| panic!("no portal link: {text}"));
+    assert!(
+        text.contains("Alle Ihre Dokumente von Default finden Sie an einem Ort"),
+        "{text}"
+    );
+    let html = m.body_html(0).unwrap().to_string();
+    assert!(html.contains(&format!("<a href=\"{portal}\"")), "{html}");
+    let path = portal.strip_prefix(PUBLIC_URL).unwrap();
+    let mut opened = api
+        .agent
+        .get(format!("{}{path}", server.https))
+        .call()
+        .expect("the portal opens");
+    let page = opened.body_mut().read_to_string().unwrap();
+    assert!(
+        page.contains(&number),
+        "the portal lists the invoice: {page}"
+    );
     let pdf = m
         .attachments()
         .find(|p| p.attachment_name() == Some(&format!("{reference}.pdf")))

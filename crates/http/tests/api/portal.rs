@@ -126,6 +126,17 @@ async fn a_customer_sees_their_documents_and_nobody_elses(h: Harness) {
         );
     }
     assert!(!shows(&draft, "invoice_number"), "a draft's number");
+    let invoice_page = open["payment_link"].as_str().unwrap();
+    let shown = send_raw(
+        &app,
+        h.anonymous(Method::GET, invoice_page.strip_prefix(PUBLIC_URL).unwrap()),
+    )
+    .await
+    .text();
+    assert!(
+        !shown.contains("portal-link"),
+        "a service that mails nothing offers no login by email"
+    );
     let to_pay = html
         .split("id=\"open\"")
         .nth(1)
@@ -253,6 +264,18 @@ async fn a_customer_asks_for_a_link_by_email(h: Harness) {
     let app = init_service(build_app(h.state.clone())).await;
     let key = h.key.clone();
     let open = document(&app, &h, &key, "invoices", "ada@example.com", 1000, false).await;
+    // Every document page leads there (a page of a service that mails links).
+    let invoice_page = open["payment_link"].as_str().unwrap();
+    let shown = send_raw(
+        &app,
+        h.anonymous(Method::GET, invoice_page.strip_prefix(PUBLIC_URL).unwrap()),
+    )
+    .await
+    .text();
+    assert!(
+        shown.contains("<a id=\"portal-link\" href=\"/portal/login\">All your documents from"),
+        "{shown}"
+    );
     let page = send_raw(&app, h.anonymous(Method::GET, "/portal/login")).await;
     assert_eq!(page.status, 200);
     assert!(page.text().contains("name=\"email\""), "{}", page.text());

@@ -67,6 +67,19 @@ pub(crate) struct DocumentView {
     pub tax: String,
     pub total: String,
     pub notes: Option<String>,
+    /// "All your documents from …", leading to the portal's login (SPEC §26), where the
+    /// service mails its links.
+    pub portal: Option<String>,
+}
+
+impl DocumentView {
+    /// Offers the portal where a customer can ask for its link by email.
+    pub(crate) fn offer_portal(&mut self, mail_enabled: bool) {
+        self.portal = mail_enabled.then(|| {
+            self.t
+                .fill("portal.page_link", &[("merchant", self.merchant.as_str())])
+        });
+    }
 }
 
 /// The parts of a document the page needs, borrowed from an invoice or a quotation.
@@ -154,6 +167,7 @@ impl From<DocumentParts> for DocumentView {
             tax: money(t, d.tax_cents, cur),
             total: money(t, d.total_cents, cur),
             notes: d.notes,
+            portal: None,
         }
     }
 }

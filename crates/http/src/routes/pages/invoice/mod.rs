@@ -73,6 +73,7 @@ pub async fn page(
     let paid = public.invoice.status == InvoiceStatus::Paid;
     let due = money(t, public.invoice.amount_due_cents, public.invoice.currency);
     let mut page = InvoicePage::new(public, shown);
+    page.doc.offer_portal(state.config.mail_enabled);
     if query.contains_key("reported") {
         page.thanks = Some(thanks(t, &merchant));
     }

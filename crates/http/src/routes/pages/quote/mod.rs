@@ -38,7 +38,9 @@ pub async fn page(
     let public = blocking(move || repos.view_public_quotation(&number, &token))
         .await
         .map_err(missing_as("quotation"))?;
-    render(QuotePage::new(public, shown, state.config.clock.now()))
+    let mut page = QuotePage::new(public, shown, state.config.clock.now());
+    page.doc.offer_portal(state.config.mail_enabled);
+    render(page)
 }
 
 /// The quotation's PDF for its prospect; opening it does not mark the quotation viewed.

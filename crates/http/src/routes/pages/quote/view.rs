@@ -10,7 +10,7 @@ use invoicing_domain::quotation_status::QuotationStatus;
 #[derive(Template)]
 #[template(path = "quote.html")]
 pub(super) struct QuotePage {
-    doc: DocumentView,
+    pub(super) doc: DocumentView,
     title: String,
     status: &'static str,
     status_label: &'static str,
