@@ -9,7 +9,7 @@ use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::credit_note::{CreditNote, CreditNoteFilter, CreditNoteId};
 use invoicing_domain::customer::{Customer, CustomerId};
 use invoicing_domain::invoice::{Invoice, InvoiceFilter, InvoiceId, Standing};
-use invoicing_domain::paging::{Page, PageRequest, MAX_PER_PAGE};
+use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::payment::{Payment, PaymentFilter};
 use invoicing_domain::payment_status::PaymentStatus;
 use invoicing_domain::portal::token_hash;
@@ -51,13 +51,13 @@ impl Ops {
 /// How many of each kind of document a portal page lists.
 pub const PORTAL_PER_PAGE: u32 = 50;
 
-/// What one portal page shows of its customer: on the first page every open invoice (up to a
-/// list's most), on each page a page of the rest of each kind of document, newest first.
+/// What one portal page shows of its customer: a page of each kind of document, newest first,
+/// open invoices apart.
 pub struct PortalView {
     pub customer: Customer,
     pub profile: Profile,
     pub page: u32,
-    pub open: Vec<Invoice>,
+    pub open: Page<Invoice>,
     pub settled: Page<Invoice>,
     pub quotations: Page<Quotation>,
     pub credit_notes: Page<CreditNote>,
@@ -69,7 +69,8 @@ pub struct PortalView {
 impl PortalView {
     /// Whether older documents follow this page.
     pub fn has_more(&self) -> bool {
-        self.settled.has_more
+        self.open.has_more
+            || self.settled.has_more
             || self.quotations.has_more
             || self.credit_notes.has_more
             || self.payments.has_more
@@ -132,9 +133,6 @@ impl Ops {
         let request = PageRequest::new(page, PORTAL_PER_PAGE)
             .ok_or_else(|| ApiError::invalid_parameter("page", "must be a whole number from 1"))?
             .uncounted();
-        let first = PageRequest::new(1, MAX_PER_PAGE)
-            .ok_or_else(ApiError::internal)?
-            .uncounted();
         self.run(scope, "portal", move |r, s| {
             let customer_id = Some(customer);
             let invoices = |standing, page| {
@@ -145,10 +143,7 @@ impl Ops {
                 };
                 r.list_invoices(s, &filter, page)
             };
-            let open = match page {
-                1 => invoices(Standing::Open, first)?.data,
-                _ => Vec::new(),
-            };
+            let open = invoices(Standing::Open, request)?;
             let settled = invoices(Standing::Settled, request)?;
             let quotations = QuotationFilter {
                 customer_id,

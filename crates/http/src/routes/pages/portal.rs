@@ -137,6 +137,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
             "portal.open",
             "portal.pay",
             v.open
+                .data
                 .iter()
                 .map(|i| invoice_row(t, i, token, einvoice))
                 .collect(),
@@ -225,6 +226,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
 fn currencies(v: &PortalView) -> Vec<&'static str> {
     let mut seen: Vec<Currency> = v
         .open
+        .data
         .iter()
         .chain(&v.settled.data)
         .map(|i| i.currency)
