@@ -544,7 +544,8 @@ fn customer_opens_their_portal_on_a_phone() {
         assert_eq!(status, 200, "{sent}");
         sent
     };
-    let customer = json!({"name": "Jana Kunde", "email": "jana@example.de", "locale": "de"});
+    let customer = json!({"name": "Jana Kunde", "email": "jana@example.de", "locale": "de",
+        "company": "Kunde GmbH", "vat_id": "DE987654321"});
     let line = json!([{"description": "Beratung", "quantity": 1, "unit_price_cents": 123_456_789, "tax_rate": 19}]);
     let open = send(
         json!({"customer": customer, "currency": "EUR", "line_items": line}),
@@ -578,7 +579,22 @@ fn customer_opens_their_portal_on_a_phone() {
     assert!(to_pay[0].contains("1.469.135,79 €"), "{}", to_pay[0]);
     let quotes = browser.texts("#quotations tbody tr");
     assert!(quotes[0].contains(quote["quote_number"].as_str().unwrap()));
+    // Each document's files, and the statement, in the customer's words.
+    let files = browser.texts("#open td.actions");
+    assert!(
+        files[0].contains("PDF") && files[0].contains("E-Rechnung (XML)"),
+        "{files:?}"
+    );
+    let statement = browser.texts("#statement button");
+    assert_eq!(statement, ["Kontoauszug herunterladen (PDF)"]);
     dashboard::check(&browser, axe_source().as_deref(), "the portal on a phone");
+    browser.screenshot(&dir.join("portal-360.png"));
+    let desktop = Browser::start_sized(1280, 900);
+    desktop.goto(&page);
+    desktop.wait_for("#statement");
+    dashboard::check(&desktop, axe_source().as_deref(), "the portal on a desktop");
+    desktop.screenshot(&dir.join("portal-1280.png"));
+    drop(desktop);
     browser.goto(&format!("{}/portal/login", server.https));
     browser.wait_for("h1");
     browser.wait_for("#no-mail");
@@ -602,7 +618,12 @@ fn customer_opens_their_portal_on_a_phone() {
         "{}",
         browser.title()
     );
+    drop(browser);
     assert!(server.stop().success());
+    // KEEP_SCREENSHOTS=1 keeps the pictures (and the data) to look at.
+    if std::env::var_os("KEEP_SCREENSHOTS").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 #[test]
