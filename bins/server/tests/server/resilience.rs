@@ -195,12 +195,30 @@ fn a_frozen_postgres_is_503_in_time_and_the_server_recovers_by_itself() {
     let ada = json!({"name": "Ada", "email": "ada@example.com"});
     let bob = json!({"name": "Bob", "email": "bob@example.com"});
     // Several connections in the pool, all of which the freeze will strand.
+    let mut customer = Value::Null;
     for _ in 0..4 {
         let r = request(&agent, "POST", &customers, &key, None, Some(&ada)).unwrap();
         assert!(r.status == 200 || r.status == 201, "{}", r.body);
+        customer = r.body["id"].clone();
     }
+    let link = format!("{customers}/{customer}/portal_link");
+    let r = request(&agent, "POST", &link, &key, None, None).unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let portal = format!(
+        "{}{}",
+        server.https,
+        r.body["url"]
+            .as_str()
+            .unwrap()
+            .strip_prefix(PUBLIC_URL)
+            .unwrap()
+    );
 
     proxy.freeze();
+    // A customer's link is not "gone" because the database is.
+    assert_unavailable_in_time("the customer's portal", || {
+        request(&agent, "GET", &portal, &key, None, None)
+    });
     assert_unavailable_in_time("a list", || {
         request(&agent, "GET", &customers, &key, None, None)
     });

@@ -269,13 +269,9 @@ async fn portal_ops(state: &AppState, req: &HttpRequest) -> Result<(Ops, String)
     limit_public(state, req)?;
     let missing = || ApiError::resource_missing("portal");
     let token = query_token(req).ok_or_else(missing)?;
-    let ops = Ops::for_portal(state, &token).await.map_err(|e| {
-        if e.status.as_u16() == 500 {
-            e
-        } else {
-            missing()
-        }
-    })?;
+    // A token never made, revoked or expired is "No such portal", alike; a database that
+    // does not answer is 503, never a 404 that tells a customer their link is gone.
+    let ops = Ops::for_portal(state, &token).await?;
     Ok((ops, token))
 }
 
