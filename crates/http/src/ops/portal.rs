@@ -97,7 +97,7 @@ pub enum PortalFormat {
 
 /// A file of the portal, ready to answer.
 pub enum PortalFile {
-    Pdf(invoicing_render::Document),
+    Pdf(Box<invoicing_render::Document>),
     EInvoice(EInvoiceFile),
 }
 
@@ -221,7 +221,7 @@ impl Ops {
                 let inv = &shown.invoice;
                 theirs(inv.customer_id, inv.status.is_public(), "invoice")?;
                 Ok(match syntax {
-                    None => PortalFile::Pdf(crate::pdf::invoice_document(shown)),
+                    None => PortalFile::Pdf(Box::new(crate::pdf::invoice_document(shown))),
                     Some(syntax) => PortalFile::EInvoice(einvoices::invoice_file(&shown, syntax)?),
                 })
             }
@@ -229,7 +229,9 @@ impl Ops {
                 let shown = self.credit_note_shown(Id::of(CreditNoteId(id))).await?;
                 theirs(shown.credit_note.customer_id, true, "credit note")?;
                 Ok(match syntax {
-                    None => PortalFile::Pdf(invoicing_render::credit_note_document(shown)),
+                    None => {
+                        PortalFile::Pdf(Box::new(invoicing_render::credit_note_document(shown)))
+                    }
                     Some(syntax) => {
                         PortalFile::EInvoice(einvoices::credit_note_file(&shown, syntax)?)
                     }
@@ -244,7 +246,9 @@ impl Ops {
                     "quotation",
                 )?;
                 match syntax {
-                    None => Ok(PortalFile::Pdf(crate::pdf::quotation_document(shown))),
+                    None => Ok(PortalFile::Pdf(Box::new(crate::pdf::quotation_document(
+                        shown,
+                    )))),
                     Some(_) => Err(ApiError::resource_missing("e-invoice")),
                 }
             }

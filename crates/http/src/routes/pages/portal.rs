@@ -351,7 +351,7 @@ pub async fn file(
     let format: PortalFormat = word(&format).ok_or_else(missing)?;
     let id: i64 = id.parse().map_err(|_| missing())?;
     match ops.portal_file(kind, id, format).await? {
-        PortalFile::Pdf(doc) => crate::pdf::respond(doc).await,
+        PortalFile::Pdf(doc) => crate::pdf::respond(*doc).await,
         PortalFile::EInvoice(file) => Ok(download(file)),
     }
 }
