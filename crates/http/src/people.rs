@@ -41,6 +41,7 @@ struct ErrorPage<'a> {
     heading: &'a str,
     message: &'a str,
     way_on: &'a str,
+    way_on_href: &'a str,
 }
 
 /// Whether `req` is a person's browser outside the API: it asks for HTML.
@@ -62,11 +63,18 @@ pub fn error_page(req: &HttpRequest, status: StatusCode) -> Option<HttpResponse>
         500..=599 => ("people.error_title", "people.down_body"),
         _ => ("people.error_title", "people.other_body"),
     };
+    // A customer whose portal link ended asks for a new one; anyone else may be a merchant.
+    let (way_on, way_on_href) = if req.path().starts_with("/portal") {
+        ("people.portal", "/portal/login")
+    } else {
+        ("people.merchant", "/dashboard")
+    };
     let body = ErrorPage {
         lang: t.code(),
         heading: t.text(heading),
         message: t.text(message),
-        way_on: t.text("people.merchant"),
+        way_on: t.text(way_on),
+        way_on_href,
     }
     .render()
     .ok()?;

@@ -215,9 +215,23 @@ impl Ops {
                 Err(ApiError::resource_missing(what))
             }
         };
+        // Another tenant's id is "no such document" here, as another customer's is: the API's
+        // 403 would tell a link's holder which ids exist elsewhere.
+        let hidden = |what: &'static str| {
+            move |e: ApiError| {
+                if e.status.as_u16() == 403 {
+                    ApiError::resource_missing(what)
+                } else {
+                    e
+                }
+            }
+        };
         match kind {
             PortalDocument::Invoices => {
-                let shown = self.invoice_shown(Id::of(InvoiceId(id))).await?;
+                let shown = self
+                    .invoice_shown(Id::of(InvoiceId(id)))
+                    .await
+                    .map_err(hidden("invoice"))?;
                 let inv = &shown.invoice;
                 theirs(inv.customer_id, inv.status.is_public(), "invoice")?;
                 Ok(match syntax {
@@ -226,7 +240,10 @@ impl Ops {
                 })
             }
             PortalDocument::CreditNotes => {
-                let shown = self.credit_note_shown(Id::of(CreditNoteId(id))).await?;
+                let shown = self
+                    .credit_note_shown(Id::of(CreditNoteId(id)))
+                    .await
+                    .map_err(hidden("credit note"))?;
                 theirs(shown.credit_note.customer_id, true, "credit note")?;
                 Ok(match syntax {
                     None => {
@@ -238,7 +255,10 @@ impl Ops {
                 })
             }
             PortalDocument::Quotations => {
-                let shown = self.quotation_shown(Id::of(QuotationId(id))).await?;
+                let shown = self
+                    .quotation_shown(Id::of(QuotationId(id)))
+                    .await
+                    .map_err(hidden("quotation"))?;
                 let q = &shown.quotation;
                 theirs(
                     q.customer_id,

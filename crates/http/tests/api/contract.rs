@@ -352,7 +352,8 @@ async fn bad_path_ids_are_missing_resources_of_their_kind() {
     let mut checked = 0;
     for e in route_table::endpoints() {
         // The dashboard's pages answer a bad id with a 404 page (tests/api/dashboard.rs).
-        if !e.path.contains("{id}") || e.path.starts_with("/dashboard") {
+        // The portal reads a document's id after its token (tests/api/portal.rs).
+        if !e.path.contains("{id}") || !e.path.starts_with("/api") {
             continue;
         }
         for method in e.actix_methods() {

@@ -395,6 +395,17 @@ async fn a_customer_downloads_their_files_and_statement(h: Harness) {
     );
     assert_eq!(r.status, 200, "{}", r.body);
     let other = document(&app, &h, &key, "invoices", "bob@example.com", 5000, false).await;
+    let stranger = h.stranger_key("Other shop");
+    let foreign = document(
+        &app,
+        &h,
+        &stranger,
+        "invoices",
+        "x@example.com",
+        5000,
+        false,
+    )
+    .await;
 
     let (page, token) = portal_of(&app, &h, &customer.body["id"]).await;
     let html = send_raw(&app, h.anonymous(Method::GET, &page)).await.text();
@@ -427,6 +438,15 @@ async fn a_customer_downloads_their_files_and_statement(h: Harness) {
     );
     for (href, why) in [
         (file("invoices", &other["id"], "pdf"), "another customer's"),
+        (file("invoices", &foreign["id"], "pdf"), "another account's"),
+        (
+            file("invoices", &foreign["id"], "ubl"),
+            "another account's e-invoice",
+        ),
+        (
+            format!("/portal/invoices/{id}/pdf?token=x&token={token}"),
+            "a second token",
+        ),
         (file("invoices", &draft.body["id"], "pdf"), "a draft"),
         (file("quotations", &q, "ubl"), "a quotation as an e-invoice"),
         (file("payments", &id, "pdf"), "no such kind"),
@@ -437,7 +457,31 @@ async fn a_customer_downloads_their_files_and_statement(h: Harness) {
         let r = send_raw(&app, h.anonymous(Method::GET, &href)).await;
         assert_eq!(r.status, 404, "{why}: {href}");
         assert!(!r.text().contains("%PDF"), "{why}");
+        assert!(r.text().contains("resource_missing"), "{why}: {}", r.text());
     }
+    // Pages are whole numbers from 1, given once.
+    for bad in ["0", "-1", "abc", "1.5", "10001", "1&page=2"] {
+        let r = send_raw(
+            &app,
+            h.anonymous(Method::GET, &format!("{page}&page={bad}")),
+        )
+        .await;
+        assert_eq!(r.status, 400, "page={bad}");
+        assert!(r.text().contains("invalid_parameter"), "{}", r.text());
+    }
+    // A person whose link ended reads a page that leads to asking for a new one.
+    let ended = send_raw(
+        &app,
+        h.anonymous(Method::GET, "/portal?token=ended")
+            .insert_header(("accept", "text/html")),
+    )
+    .await;
+    assert_eq!(ended.status, 404);
+    assert!(
+        ended.text().contains("href=\"/portal/login\""),
+        "{}",
+        ended.text()
+    );
 
     // The statement: the invoice and its credit note with the balance, as a PDF.
     let year = chrono::Utc::now().format("%Y");

@@ -233,11 +233,16 @@ pub(crate) fn form_token() -> ObjectBuilder {
 }
 
 pub(crate) fn query_token(req: &HttpRequest) -> Option<String> {
-    valid_token(
-        serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
-            .ok()?
-            .remove("token"),
-    )
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string()).ok()?;
+    let mut tokens = pairs
+        .into_iter()
+        .filter(|(k, _)| k == "token")
+        .map(|(_, v)| v);
+    // Two tokens name no one document: which one was meant is not for the page to guess.
+    match (tokens.next(), tokens.next()) {
+        (Some(token), None) => valid_token(Some(token)),
+        _ => None,
+    }
 }
 
 /// A page's own "not found": the same answer for an unknown number and a wrong token.

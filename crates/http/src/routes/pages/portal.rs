@@ -16,7 +16,6 @@ use invoicing_domain::currency::Currency;
 use invoicing_domain::invoice::Invoice;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::payment_status::PaymentStatus;
-use std::collections::HashMap;
 
 /// What the base template reads of a page.
 pub(crate) struct PortalLook {
@@ -43,10 +42,12 @@ pub(crate) struct Row {
     pub files: Vec<FileLink>,
 }
 
-/// One table of the portal: its anchor, its heading's key, what its links say, its rows.
+/// One table of the portal: its anchor, its heading's key, what its date is, what its links
+/// say, its rows.
 pub(crate) struct Section {
     pub id: &'static str,
     pub heading: &'static str,
+    pub date: &'static str,
     pub action: &'static str,
     pub rows: Vec<Row>,
 }
@@ -103,6 +104,7 @@ fn invoice_row(t: Locale, inv: &Invoice, token: &str, einvoice: bool) -> Row {
     let open = inv.status.is_open();
     Row {
         number: inv.invoice_number.clone(),
+        // The open ones' table heads its dates "Due date", the others' "Date".
         date: t.date(if open { inv.due_date } else { inv.issue_date }),
         amount: money(
             t,
@@ -125,9 +127,10 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
     // An e-invoice is for a business: one with a VAT number or an electronic address.
     let einvoice = v.customer.vat_id.is_some() || v.customer.electronic_address.is_some();
     let invoice = |id| v.invoices_named.get(&id);
-    let section = |id, heading, action, rows: Vec<Row>| Section {
+    let section = |id, heading, date, action, rows: Vec<Row>| Section {
         id,
         heading,
+        date,
         action,
         rows,
     };
@@ -135,6 +138,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
         section(
             "open",
             "portal.open",
+            "field.due_date",
             "portal.pay",
             v.open
                 .data
@@ -145,6 +149,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
         section(
             "settled",
             "portal.settled",
+            "field.date",
             "portal.view",
             v.settled
                 .data
@@ -155,6 +160,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
         section(
             "quotations",
             "portal.quotations",
+            "field.valid_until",
             "portal.view",
             v.quotations
                 .data
@@ -173,6 +179,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
         section(
             "credit-notes",
             "portal.credit_notes",
+            "field.date",
             "portal.view",
             v.credit_notes
                 .data
@@ -193,6 +200,7 @@ fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
         section(
             "payments",
             "portal.payments",
+            "field.date",
             "portal.view",
             v.payments
                 .data
@@ -238,13 +246,34 @@ fn currencies(v: &PortalView) -> Vec<&'static str> {
     seen.into_iter().map(|c| c.code()).collect()
 }
 
-/// The query's `page`, from 1; anything else is the first page.
-fn page_number(req: &HttpRequest) -> u32 {
-    serde_urlencoded::from_str::<HashMap<String, String>>(req.query_string())
-        .ok()
-        .and_then(|q| q.get("page").and_then(|p| p.parse::<u32>().ok()))
-        .filter(|p| (1..=10_000).contains(p))
-        .unwrap_or(1)
+/// The deepest page the portal shows (50 of each kind a page: 500,000 documents of each).
+const LAST_PAGE: u32 = 10_000;
+
+/// The query's `page`, 1 when absent; anything but one whole number from 1 to [`LAST_PAGE`]
+/// is 400.
+fn page_number(req: &HttpRequest) -> Result<u32, ApiError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(req.query_string()).unwrap_or_default();
+    let pages: Vec<&String> = pairs
+        .iter()
+        .filter(|(k, _)| k == "page")
+        .map(|(_, v)| v)
+        .collect();
+    let refused = || {
+        ApiError::invalid_parameter(
+            "page",
+            format!("must be one whole number from 1 to {LAST_PAGE}"),
+        )
+    };
+    match pages.as_slice() {
+        [] => Ok(1),
+        [page] => page
+            .parse::<u32>()
+            .ok()
+            .filter(|p| (1..=LAST_PAGE).contains(p))
+            .ok_or_else(refused),
+        _ => Err(refused()),
+    }
 }
 
 /// A path segment as one of an enumeration's snake_case names.
@@ -279,16 +308,17 @@ async fn portal_ops(state: &AppState, req: &HttpRequest) -> Result<(Ops, String)
 #[utoipa::path(get, path = "/portal", tag = "public pages", operation_id = "customer_portal",
     params(
         ("token" = String, Query, description = "The capability token of the portal link"),
-        ("page" = Option<u32>, Query, description = "Older documents, 50 of each kind a page (from 1)"),
+        ("page" = Option<u32>, Query, description = "Older documents, 50 of each kind a page (1 to 10000)", minimum = 1, maximum = 10000),
     ),
     responses(
         (status = 200, description = "The customer's portal", body = String, content_type = "text/html"),
+        (status = 400, description = "A page that is not one whole number from 1 to 10000 (`invalid_parameter`)", body = crate::openapi::error_body::ErrorBody),
         (status = 404, description = "A token never made, revoked or expired (all alike)", body = crate::openapi::error_body::ErrorBody),
         (status = 429, description = "Too many page views from this address (`rate_limited`)", body = crate::openapi::error_body::ErrorBody),
     ))]
 pub async fn page(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let (ops, token) = portal_ops(&state, &req).await?;
-    let number = page_number(&req);
+    let number = page_number(&req)?;
     let view = ops.portal_view(number).await?;
     let today = ops.today().await?;
     let t = view.customer.locale.unwrap_or(view.profile.locale);
