@@ -9,6 +9,9 @@ use crate::rows::{lock_scoped, now_db, returning, scoped};
 use crate::schema::{line_items, products};
 use crate::store::{Store, TxError};
 use diesel::prelude::*;
+use invoicing_domain::currency::Currency;
+use invoicing_domain::document_lines::{LineDrafts, Lines};
+use invoicing_domain::einvoice::TaxRounding;
 use invoicing_domain::paging::{Page, PageRequest};
 use invoicing_domain::ports::{ProductRepository, RepoError, RepoResult};
 use invoicing_domain::product::{NewProduct, Product, ProductFilter, ProductId, ProductPatch};
@@ -88,6 +91,25 @@ fn delete(conn: &mut AnyConnection, scope: Scope, id: ProductId) -> Result<(), T
 }
 
 impl ProductRepository for Store {
+    fn price_lines(
+        &self,
+        scope: Scope,
+        currency: Option<Currency>,
+        drafts: &LineDrafts,
+        rounding: Option<TaxRounding>,
+    ) -> RepoResult<Lines> {
+        self.read(|conn| {
+            let defaults = crate::documents::account_defaults(conn, scope)?;
+            crate::documents::resolve_lines(
+                conn,
+                scope,
+                currency.unwrap_or(defaults.currency),
+                drafts,
+                rounding.unwrap_or(defaults.tax_rounding),
+            )
+        })
+    }
+
     fn create_product(&self, scope: Scope, new: NewProduct) -> RepoResult<Product> {
         self.write(|conn| insert(conn, scope, &new))
     }

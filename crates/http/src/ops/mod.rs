@@ -18,6 +18,7 @@ mod keys;
 mod payment_requests;
 mod payments;
 pub mod portal;
+mod priced_lines;
 mod products;
 mod quotations;
 mod recurring;

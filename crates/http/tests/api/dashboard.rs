@@ -1336,6 +1336,106 @@ async fn save_and_send_leaves_nothing_behind_when_the_send_is_refused(h: Harness
     assert_eq!(found.body["data"][0]["status"], "sent");
 }
 
+/// Issue 54: the form shows what its lines come to, computed by the server with the rules
+/// saving uses (the account's document-level rounding included), on "Update totals", and the
+/// saved invoice's total is the one shown; lines that cannot be priced say why, beside them.
+async fn the_form_totals_its_lines_as_saving_does(h: Harness) {
+    let app = app!(h);
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let s = sign_in(&app, "owner@example.com").await;
+    let r = call!(
+        &app,
+        h.req(Method::PATCH, "/api/v1/account"),
+        json!({"tax_rounding": "document"})
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Two lines of 0.25 at 10 %: rounded per line the tax would be 0.06, per document 0.05.
+    let fields = [
+        ("customer.name", "Ada Lovelace"),
+        ("customer.email", "ada@example.com"),
+        ("currency", "EUR"),
+        ("line_count", "2"),
+        ("line_items[0].description", "Stamp"),
+        ("line_items[0].quantity", "1"),
+        ("line_items[0].unit_price", "0.25"),
+        ("line_items[0].tax_rate", "10"),
+        ("line_items[1].description", "Stamp"),
+        ("line_items[1].quantity", "1"),
+        ("line_items[1].unit_price", "0.25"),
+        ("line_items[1].tax_rate", "10"),
+    ];
+    let blank = send_raw(&app, s.get("/dashboard/invoices/new"))
+        .await
+        .text();
+    assert!(
+        !blank.contains("id=\"running-totals\""),
+        "nothing typed, no totals"
+    );
+    let mut asked = fields.to_vec();
+    asked.push(("action", "totals"));
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &asked)).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = r.text();
+    let shown = page
+        .split("id=\"running-total\">")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_else(|| panic!("no running total: {page}"))
+        .to_string();
+    assert!(shown.contains("0.55"), "{shown}");
+    assert!(
+        page.contains("Tax (10%)") || page.contains("Tax (10 %)"),
+        "{page}"
+    );
+    assert!(page.contains("value=\"Stamp\""), "typed values kept");
+    assert_eq!(
+        h.db.store
+            .list_invoices(
+                Scope::new(h.account, Environment::Test),
+                &Default::default(),
+                Default::default()
+            )
+            .unwrap()
+            .total,
+        0,
+        "nothing saved"
+    );
+    let mut save = fields.to_vec();
+    save.push(("action", "save"));
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &save)).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let id = r
+        .header("location")
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let saved = call!(&app, h.req(Method::GET, &format!("/api/v1/invoices/{id}")));
+    assert_eq!(
+        saved.body["total_cents"], 55,
+        "the total shown is the total saved"
+    );
+    // Editing the draft shows its totals as they stand.
+    let edit = send_raw(&app, s.get(&format!("/dashboard/invoices/{id}/edit")))
+        .await
+        .text();
+    assert!(
+        edit.contains("id=\"running-total\">€0.55") || edit.contains("0.55"),
+        "{edit}"
+    );
+    // A price that is no amount: said beside its field, no totals.
+    let mut bad = asked.clone();
+    bad.retain(|(k, _)| *k != "line_items[1].unit_price");
+    bad.push(("line_items[1].unit_price", "0.255"));
+    let r = send_raw(&app, s.post("/dashboard/invoices/new", &bad)).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(!r.text().contains("id=\"running-totals\""));
+    assert!(r.text().contains("aria-invalid=\"true\""), "{}", r.text());
+}
+
 http_tests!(
     save_and_send_leaves_nothing_behind_when_the_send_is_refused,
     every_screen_switches_environment_and_takes_its_notice,
@@ -1351,6 +1451,7 @@ http_tests!(
     pages_need_a_live_session,
     forged_posts_are_refused_and_change_nothing,
     a_day_of_billing_through_the_forms,
+    the_form_totals_its_lines_as_saving_does,
     roles_tenants_and_environments_are_kept_apart,
 );
 

@@ -54,6 +54,8 @@ pub(crate) struct Typed {
     pub delivery_date: String,
     pub service_start: String,
     pub service_end: String,
+    /// "Update totals" was pressed: what the lines come to is asked for, refusals included.
+    pub totals_asked: bool,
 }
 
 impl Typed {
@@ -76,6 +78,7 @@ impl Typed {
             delivery_date: String::new(),
             service_start: String::new(),
             service_end: String::new(),
+            totals_asked: false,
         }
     }
 
@@ -189,6 +192,7 @@ impl Typed {
             delivery_date: form.raw("delivery_date"),
             service_start: form.raw("service_period.start"),
             service_end: form.raw("service_period.end"),
+            totals_asked: form.get("action") == Some("totals"),
         }
     }
 
@@ -244,8 +248,8 @@ impl Typed {
             .collect()
     }
 
-    /// Adds or removes a line as the pressed button asks; whether it did (the form is then
-    /// shown again instead of saved).
+    /// Adds or removes a line as the pressed button asks, or only brings the totals up to date;
+    /// whether it did (the form is then shown again instead of saved).
     pub(super) fn edit_lines(&mut self, form: &Form) -> bool {
         match form.get("action").unwrap_or("save") {
             "add_line" => {
@@ -265,6 +269,7 @@ impl Typed {
                 }
                 true
             }
+            "totals" => true,
             _ => false,
         }
     }

@@ -22,7 +22,6 @@ use invoicing_domain::money::Money;
 use invoicing_domain::parties::{address_lines_in, Parties, TaxIdentifier};
 use invoicing_domain::ports::{RepoResult, Repositories};
 use invoicing_domain::profile::Logo;
-use std::collections::HashMap;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 
 /// The accent of a page whose merchant chose no colour.
