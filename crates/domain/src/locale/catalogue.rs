@@ -119,6 +119,20 @@ impl Locale {
             .filter(|v| !v.is_empty())
     }
 
+    /// `key`'s text for `n` things, chosen by CLDR's plural rules for the language: the
+    /// catalogue holds `key.one`, `key.other` and whichever other categories the language has
+    /// (`few`, `many`), each with `{n}` where the count goes ("1 open invoice", "2 offene
+    /// Rechnungen"). A category the catalogue lacks falls back to `other`.
+    pub fn count(self, key: &str, n: i64) -> String {
+        let category = plural_category(self, n);
+        let text = self
+            .lookup(&format!("{key}.{category}"))
+            .or_else(|| self.lookup(&format!("{key}.other")))
+            .or_else(|| Locale::En.lookup(&format!("{key}.other")))
+            .unwrap_or(key);
+        substitute(text, &[("n", &self.integer(n))])
+    }
+
     /// [`Locale::text`] with `{name}` placeholders replaced by their values, in one pass so a
     /// value that itself contains braces is never expanded again. Unknown placeholders are left
     /// as written.
@@ -153,6 +167,28 @@ fn substitute(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The CLDR plural category of `n` in the language (`one`, `other`, …). European Portuguese
+/// (the catalogue's) counts 0 as plural, as Brazil does not.
+fn plural_category(locale: Locale, n: i64) -> &'static str {
+    use intl_pluralrules::{PluralCategory, PluralRuleType, PluralRules};
+    let tag = match locale {
+        Locale::Pt => "pt-PT",
+        other => other.code(),
+    };
+    let rules = tag
+        .parse::<unic_langid::LanguageIdentifier>()
+        .ok()
+        .and_then(|id| PluralRules::create(id, PluralRuleType::CARDINAL).ok());
+    match rules.and_then(|r| r.select(n).ok()) {
+        Some(PluralCategory::ZERO) => "zero",
+        Some(PluralCategory::ONE) => "one",
+        Some(PluralCategory::TWO) => "two",
+        Some(PluralCategory::FEW) => "few",
+        Some(PluralCategory::MANY) => "many",
+        Some(PluralCategory::OTHER) | None => "other",
+    }
 }
 
 /// The `{name}` placeholders of a text, sorted and de-duplicated.
@@ -268,6 +304,45 @@ mod tests {
         assert_eq!(substitute("{unknown} {", &[("a", "1")]), "{unknown} {");
         assert_eq!(substitute("}{a", &[("a", "1")]), "}{a");
         assert_eq!(substitute("é{a}ü", &[("a", "ß")]), "éßü");
+    }
+
+    /// Issue 54: counts read right in every language, by CLDR's rules (French counts 0 as
+    /// singular, European Portuguese as plural).
+    #[test]
+    fn counts_take_the_languages_plural_forms() {
+        let open = "dash.home.open_count";
+        assert_eq!(Locale::En.count(open, 1), "1 open invoice");
+        assert_eq!(Locale::En.count(open, 2), "2 open invoices");
+        assert_eq!(Locale::En.count(open, 0), "0 open invoices");
+        assert_eq!(Locale::En.count(open, 1200), "1,200 open invoices");
+        assert_eq!(Locale::De.count(open, 1), "1 offene Rechnung");
+        assert_eq!(Locale::De.count(open, 2), "2 offene Rechnungen");
+        assert_eq!(Locale::De.count(open, 1200), "1.200 offene Rechnungen");
+        assert_eq!(Locale::Fr.count(open, 0), "0 facture non réglée");
+        assert_eq!(Locale::Fr.count(open, 2), "2 factures non réglées");
+        assert_eq!(Locale::Pt.count(open, 0), "0 faturas em aberto");
+        assert_eq!(Locale::Pt.count(open, 1), "1 fatura em aberto");
+        assert_eq!(Locale::Nl.count(open, 1), "1 openstaande factuur");
+        assert_eq!(Locale::Es.count(open, 3), "3 facturas pendientes");
+        assert_eq!(
+            Locale::En.count("dash.recurring.every_months", 1),
+            "Every month"
+        );
+        assert_eq!(
+            Locale::De.count("dash.recurring.every_weeks", 2),
+            "Alle 2 Wochen"
+        );
+        // Every counted key has its singular and its plural in every language.
+        let en = parsed(Locale::En).entries;
+        for key in en.keys().filter_map(|k| k.strip_suffix(".one")) {
+            for l in Locale::all() {
+                assert!(l.lookup(&format!("{key}.one")).is_some(), "{l} {key}.one");
+                assert!(
+                    l.lookup(&format!("{key}.other")).is_some(),
+                    "{l} {key}.other"
+                );
+            }
+        }
     }
 
     #[test]

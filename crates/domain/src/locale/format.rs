@@ -197,6 +197,11 @@ impl Locale {
         self.conventions().thousandths(quantity.thousandths())
     }
 
+    /// A count of things, grouped as the locale groups digits: en `1,200`, de `1.200`.
+    pub fn integer(self, n: i64) -> String {
+        self.conventions().thousandths(n.saturating_mul(1000))
+    }
+
     /// A tax rate, without trailing zeros, in the locale's percent pattern: en/nl/pt `19%`,
     /// de/es `19 %` (U+00A0), fr `19 %` (U+202F); de `7,5 %`.
     pub fn percent(self, rate: TaxRate) -> String {

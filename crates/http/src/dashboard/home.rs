@@ -80,13 +80,10 @@ pub(crate) async fn home(me: Visitor, state: web::Data<AppState>, req: HttpReque
         .map(|o| Figure {
             currency: o.currency.code(),
             outstanding: money(t, o.outstanding_cents, o.currency),
-            open_label: t.fill("dash.home.open_count", &[("n", &o.open_count.to_string())]),
+            open_label: t.count("dash.home.open_count", o.open_count),
             has_overdue: o.overdue_count > 0,
             overdue: money(t, o.overdue_cents, o.currency),
-            overdue_label: t.fill(
-                "dash.home.overdue_count",
-                &[("n", &o.overdue_count.to_string())],
-            ),
+            overdue_label: t.count("dash.home.overdue_count", o.overdue_count),
         })
         .collect();
     let pending = ops.pending_payments(five).await?;

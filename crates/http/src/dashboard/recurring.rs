@@ -34,7 +34,7 @@ fn cadence(t: Locale, r: &RecurringInvoice) -> String {
         Interval::Month => "dash.recurring.every_months",
         Interval::Year => "dash.recurring.every_years",
     };
-    t.fill(key, &[("n", &r.interval_count.to_string())])
+    t.count(key, i64::from(r.interval_count))
 }
 
 pub(crate) struct Row {

@@ -461,6 +461,9 @@ async fn a_day_of_billing_through_the_forms(h: Harness) {
     assert_eq!(api.body["status"], "sent");
     assert_eq!(api.body["total_cents"], 39700);
     assert_eq!(api.body["line_items"].as_array().unwrap().len(), 2);
+    // Home counts it in words that agree with the number (issue 54).
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    assert!(home.contains("<p>1 open invoice</p>"), "{home}");
     let page = send_raw(&app, s.get(&path)).await.text();
     assert!(
         page.contains("397,00") || page.contains("397.00"),
