@@ -1367,6 +1367,14 @@ async fn the_form_totals_its_lines_as_saving_does(h: Harness) {
         ("line_items[1].unit_price", "0.25"),
         ("line_items[1].tax_rate", "10"),
     ];
+    // A first day: Home and an empty list lead to a new invoice.
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    assert!(home.contains("id=\"home-new-invoice\" href=\"/dashboard/invoices/new\""));
+    let list = send_raw(&app, s.get("/dashboard/invoices")).await.text();
+    assert!(
+        list.contains("No invoices here yet. <a href=\"/dashboard/invoices/new\">New invoice</a>"),
+        "{list}"
+    );
     let blank = send_raw(&app, s.get("/dashboard/invoices/new"))
         .await
         .text();
