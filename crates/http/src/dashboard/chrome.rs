@@ -162,8 +162,25 @@ impl Chrome {
             .collect()
     }
 
-    pub fn is(&self, nav: Nav) -> bool {
-        self.nav == nav
+    /// The sections the navigation lists (Settings for owners only): where each is, its name,
+    /// whether it is the current one.
+    pub fn sections(&self) -> Vec<(&'static str, &'static str, bool)> {
+        let all = [
+            (Nav::Home, "/dashboard"),
+            (Nav::Invoices, "/dashboard/invoices"),
+            (Nav::Quotations, "/dashboard/quotations"),
+            (Nav::Customers, "/dashboard/customers"),
+            (Nav::Payments, "/dashboard/payments"),
+            (Nav::Products, "/dashboard/products"),
+            (Nav::CreditNotes, "/dashboard/credit-notes"),
+            (Nav::Recurring, "/dashboard/recurring"),
+            (Nav::Reports, "/dashboard/reports"),
+            (Nav::Settings, "/dashboard/settings"),
+        ];
+        all.into_iter()
+            .filter(|(nav, _)| *nav != Nav::Settings || self.owner)
+            .map(|(nav, href)| (href, self.t.text(nav.title_key()), self.nav == nav))
+            .collect()
     }
 
     /// The language menu: each locale with its own name, the current one marked.

@@ -6,7 +6,7 @@
 //! Every password typed into a signed-in page goes through [`password_matches`]: the sign-in
 //! throttle counts its failures, so a stolen session cannot guess the password either.
 
-use super::chrome::{Chrome, Nav};
+use super::chrome::Chrome;
 use super::form::Form;
 use super::session::Visitor;
 use super::{page, Answer, Refusal};

@@ -262,6 +262,22 @@ fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&st
         .contains("NASA-1962"));
     check(&browser, axe, "home with a payment to verify");
     shot("home");
+    // On a phone the sections fold into a menu; a wide screen lists them (issue 54).
+    let shown = |css: &str| {
+        browser.execute(&format!(
+            "return getComputedStyle(document.querySelector({css:?})).display !== 'none';"
+        ))
+    };
+    let phone = width < 500;
+    assert_eq!(shown(".sections-menu"), serde_json::Value::Bool(phone));
+    assert_eq!(shown("nav.sections"), serde_json::Value::Bool(!phone));
+    if phone {
+        click(".sections-menu summary");
+        assert!(browser.text(".sections-menu").contains("Invoices"));
+        check(&browser, axe, "home with the menu open");
+        shot("home-menu");
+        click(".sections-menu summary");
+    }
     click("form[action$='/verify'] button");
     browser.wait_for(".notice");
     browser.goto(&invoice_page);

@@ -2,7 +2,7 @@
 //! its fields are named as the send body's (`email.to`, `email.subject`).
 
 use super::doc::Doc;
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::Form;
 use crate::dashboard::session::Visitor;
 use crate::dashboard::{page, Answer};

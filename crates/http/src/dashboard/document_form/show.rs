@@ -3,7 +3,7 @@
 
 use super::typed::Typed;
 use super::Kind;
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::field_errors;
 use crate::dashboard::session::Visitor;
 use crate::dashboard::{page, Answer};

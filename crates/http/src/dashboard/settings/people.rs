@@ -4,7 +4,7 @@
 //! changing a role and removing ask for the password again when it is not recent.
 
 use super::section_chrome;
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::{field_errors, is_field_mistake, path_number, Form};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;

@@ -9,7 +9,7 @@
 //! the keys' form asks for the password in a field of its own.
 
 use super::section_chrome;
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::{field_errors, is_field_mistake};
 use crate::dashboard::reauth::{ask_unless_recent, confirmed_in_form, password_is_recent, InForm};
 use crate::dashboard::session::Visitor;

@@ -5,7 +5,7 @@
 
 mod form;
 
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::{field_errors, is_field_mistake, path_number};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;

@@ -4,7 +4,7 @@
 mod fields;
 
 use super::{emails, section_chrome};
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::{field_errors, is_field_mistake};
 use crate::dashboard::session::Visitor;
 use crate::dashboard::Posted;

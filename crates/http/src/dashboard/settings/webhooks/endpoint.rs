@@ -2,7 +2,7 @@
 //! secret, deleting it, and redelivering an event.
 
 use super::form::{status_of, Typed};
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;

@@ -8,7 +8,7 @@
 pub mod endpoint;
 mod form;
 
-use crate::dashboard::chrome::{Chrome, Nav};
+use crate::dashboard::chrome::Chrome;
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;
