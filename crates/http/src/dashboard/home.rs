@@ -24,6 +24,8 @@ pub(crate) struct Figure {
 pub(crate) struct PendingPayment {
     pub id: i64,
     pub invoice_id: i64,
+    /// The invoice it pays, by its number.
+    pub invoice: String,
     pub customer: String,
     pub amount: String,
     pub method: String,
@@ -87,6 +89,8 @@ pub(crate) async fn home(me: Visitor, state: web::Data<AppState>, req: HttpReque
         })
         .collect();
     let pending = ops.pending_payments(five).await?;
+    let paid = pending.data.iter().map(|p| p.invoice_id).collect();
+    let numbers = ops.invoice_numbers(paid).await?;
     let overdue = ops.overdue_invoices(five).await?;
     let quotations = ops.quotations_awaiting_answer(five).await?;
     let mut ids: Vec<_> = overdue.data.iter().map(|i| i.customer_id).collect();
@@ -134,6 +138,7 @@ pub(crate) async fn home(me: Visitor, state: web::Data<AppState>, req: HttpReque
                     x: super::payments::extras::Extras::of(t, &p),
                     id: p.id.0,
                     invoice_id: p.invoice_id.0,
+                    invoice: numbers.get(&p.invoice_id).cloned().unwrap_or_default(),
                     customer: name(p.customer_id),
                     amount: money(t, p.amount_cents, p.currency),
                     method: t

@@ -97,6 +97,27 @@ impl Ops {
 }
 
 impl Ops {
+    /// The numbers of these invoices of the caller's tenant, read together (rows that name
+    /// invoices by id: the payments to verify).
+    pub async fn invoice_numbers(
+        &self,
+        ids: Vec<InvoiceId>,
+    ) -> Result<std::collections::HashMap<InvoiceId, String>, ApiError> {
+        let scope = self.caller.require(ApiResource::Invoices, Access::Read)?;
+        if ids.is_empty() {
+            return Ok(std::collections::HashMap::new());
+        }
+        self.run(scope, "invoice", move |r, s| {
+            let wanted: Vec<_> = ids.into_iter().map(|id| (s, id)).collect();
+            Ok(r.get_invoices(&wanted)?
+                .into_iter()
+                .flatten()
+                .map(|i| (i.id, i.invoice_number))
+                .collect())
+        })
+        .await
+    }
+
     /// Payments waiting for the merchant to verify or reject them, in the list's order.
     pub async fn pending_payments(&self, page: PageRequest) -> Result<Page<Payment>, ApiError> {
         let scope = self.caller.require(ApiResource::Payments, Access::Read)?;

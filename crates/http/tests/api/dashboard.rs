@@ -771,8 +771,26 @@ async fn every_screen_renders_within_its_statement_budget_for_every_role(h: Harn
             }
         }
     }
-    // Another language: the user's choice, kept in a cookie.
+    // Home names the invoice each payment to verify is for (issue 54), within the budget.
     let s = sign_in(&app, "owner@example.com").await;
+    let pending = call!(&app, h.req(Method::GET, "/api/v1/payments?status=pending"));
+    let pending = pending.body["data"].as_array().unwrap().clone();
+    assert!(
+        !pending.is_empty(),
+        "the screens' data has a payment to verify"
+    );
+    let home = send_raw(&app, s.get("/dashboard")).await.text();
+    for p in pending {
+        let path = format!("/api/v1/invoices/{}", p["invoice_id"]);
+        let invoice = call!(&app, h.req(Method::GET, &path));
+        let number = invoice.body["invoice_number"].as_str().unwrap();
+        let link = format!(
+            "<a href=\"/dashboard/invoices/{}\">{number}</a>",
+            p["invoice_id"]
+        );
+        assert!(home.contains(&link), "{link} in {home}");
+    }
+    // Another language: the user's choice, kept in a cookie.
     let r = send_raw(
         &app,
         s.post(
