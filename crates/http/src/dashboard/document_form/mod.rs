@@ -9,6 +9,7 @@
 pub(crate) mod routes;
 pub(super) mod save;
 mod show;
+mod totals;
 mod typed;
 
 use crate::dashboard::chrome::Nav;
