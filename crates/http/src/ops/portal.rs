@@ -49,14 +49,13 @@ impl Ops {
 }
 
 /// How many of each kind of document a portal page lists.
-pub const PORTAL_PER_PAGE: u32 = 50;
+const PORTAL_PER_PAGE: u32 = 50;
 
 /// What one portal page shows of its customer: a page of each kind of document, newest first,
 /// open invoices apart.
 pub struct PortalView {
     pub customer: Customer,
     pub profile: Profile,
-    pub page: u32,
     pub open: Page<Invoice>,
     pub settled: Page<Invoice>,
     pub quotations: Page<Quotation>,
@@ -182,7 +181,6 @@ impl Ops {
             Ok(PortalView {
                 customer: r.get_customer(s, customer)?,
                 profile: r.get_profile(s)?,
-                page,
                 open,
                 settled,
                 quotations,
