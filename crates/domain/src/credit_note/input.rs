@@ -3,6 +3,7 @@
 use super::CreditReason;
 use crate::document::LineDrafts;
 use crate::document_lines::LineItemInput;
+use crate::einvoice::parse_reference;
 use crate::email::EmailInput;
 use crate::money::{Money, MAX_AMOUNT};
 use crate::supply::{ServicePeriodInput, Supply};
@@ -32,6 +33,11 @@ pub struct CreditNoteInput {
     pub delivery_date: Option<String>,
     /// The days of the services credited (BG-14).
     pub service_period: Option<ServicePeriodInput>,
+    /// The buyer's reference (BT-10) the credit note quotes; absent or blank, the invoice's.
+    /// Peppol wants it or `purchase_order` on every credit note.
+    pub buyer_reference: Option<String>,
+    /// The buyer's purchase order (BT-13); absent or blank, the invoice's.
+    pub purchase_order: Option<String>,
     /// Refund its `refund_due_cents` at once (SPEC §25) from the invoice's payments, newest
     /// first (a card payment through Stripe); needs `payments:write` too.
     pub refund: Option<bool>,
@@ -56,6 +62,9 @@ pub struct NewCreditNote {
     pub content: CreditContent,
     /// When the supply credited was made; `None` takes the invoice's.
     pub supply: Option<Supply>,
+    /// The buyer's references it quotes; `None` takes the invoice's.
+    pub buyer_reference: Option<String>,
+    pub purchase_order: Option<String>,
 }
 
 impl CreditNoteInput {
@@ -77,6 +86,8 @@ impl CreditNoteInput {
         };
         let memo = optional_text(&mut v, "memo", self.memo, MEMO_MAX);
         let supply = Supply::parse(&mut v, self.delivery_date, self.service_period);
+        let buyer_reference = parse_reference(&mut v, "buyer_reference", self.buyer_reference);
+        let purchase_order = parse_reference(&mut v, "purchase_order", self.purchase_order);
         let content = match (self.line_items, self.amount_cents) {
             (Some(_), Some(_)) => {
                 v.push("amount_cents", "give line_items or amount_cents, not both");
@@ -99,6 +110,8 @@ impl CreditNoteInput {
                     memo,
                     content,
                     supply,
+                    buyer_reference,
+                    purchase_order,
                 },
                 self.email,
             )),

@@ -40,6 +40,10 @@ pub struct CreditNote {
     pub delivery_date: Option<chrono::NaiveDate>,
     /// The days of the services credited (BG-14).
     pub service_period: Option<crate::supply::ServicePeriod>,
+    /// The buyer's reference quoted (BT-10): the invoice's unless the request gave its own.
+    pub buyer_reference: Option<String>,
+    /// The buyer's purchase order quoted (BT-13): the invoice's unless the request gave its own.
+    pub purchase_order: Option<String>,
     pub livemode: bool,
     #[serde(serialize_with = "crate::time::serialize")]
     pub created_at: DateTime<Utc>,

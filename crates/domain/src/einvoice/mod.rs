@@ -4,13 +4,21 @@
 //! stored is always something the standard can express.
 
 mod codes;
+mod identifiers;
+#[cfg(test)]
+mod peppol_tests;
 mod readiness;
 mod rounding;
 #[cfg(test)]
 mod tests;
 
 pub use codes::{eas_schemes, is_eas_scheme, is_unit_code, is_vatex_code};
-pub use readiness::{check, vat_breakdown, Missing, Readiness, Reason, Subject, VatGroup};
+pub use identifiers::{
+    checked_scheme, identifier_fault, is_peppol_scheme, normalise_identifier, CheckedScheme,
+};
+pub use readiness::{
+    check, over_peppol, vat_breakdown, Missing, Readiness, Reason, Subject, VatGroup,
+};
 pub use rounding::{allocate_document_tax, TaxRounding};
 
 use crate::contact::{parse_phone, Email, NAME_MAX};
@@ -73,7 +81,9 @@ impl VatId {
 
 /// Where a party receives e-invoices (BT-34, BT-49): an identifier in a scheme of the EAS code
 /// list, such as `{"scheme": "0204", "id": "991-01234-56"}` (a German Leitweg-ID) or
-/// `{"scheme": "EM", "id": "invoices@example.com"}`.
+/// `{"scheme": "EM", "id": "invoices@example.com"}`. Where the scheme defines a check digit or a
+/// fixed form (`0208`, `0088`, `0192`…) the identifier must pass it; spaces and dots typed in
+/// such numbers are dropped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ElectronicAddress {
@@ -104,12 +114,20 @@ impl ElectronicAddressInput {
                 false
             }
         });
-        let id = required_text(v, &format!("{at}.id"), self.id, IDENTIFIER_MAX)
-            .map(|s| s.trim().to_string());
-        Some(ElectronicAddress {
-            scheme: scheme?,
-            id: id?,
-        })
+        let id = required_text(v, &format!("{at}.id"), self.id, IDENTIFIER_MAX);
+        let scheme = scheme?;
+        let id = normalise_identifier(&scheme, &id?);
+        if let Some(check) = identifier_fault(&scheme, &id) {
+            v.push(
+                format!("{at}.id"),
+                Problem::Identifier {
+                    scheme: check.scheme,
+                    english: check.english,
+                },
+            );
+            return None;
+        }
+        Some(ElectronicAddress { scheme, id })
     }
 }
 

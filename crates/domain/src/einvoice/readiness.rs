@@ -2,7 +2,7 @@
 //! business term that is missing with the field that fills it. The exporters write only what
 //! this calls ready, so no file that breaks a rule ever leaves the service.
 
-use super::TaxCategory;
+use super::{identifier_fault, is_peppol_scheme, TaxCategory};
 use crate::currency::Currency;
 use crate::decimal::TaxRate;
 use crate::document::LineItemView;
@@ -49,6 +49,12 @@ pub enum Reason {
     SellerVatId,
     BuyerVatId,
     Rounding(TaxRate),
+    PeppolReference,
+    PeppolSellerAddress,
+    /// An electronic address in a scheme (its EAS code) Peppol does not deliver to.
+    PeppolScheme(&'static str),
+    /// An identifier that fails its scheme's (EAS code) check digits.
+    IdentifierCheck(&'static str),
 }
 
 impl Reason {
@@ -66,6 +72,10 @@ impl Reason {
             Reason::SellerVatId => "einvoice.seller_vat_id",
             Reason::BuyerVatId => "einvoice.buyer_vat_id",
             Reason::Rounding(_) => "einvoice.rounding",
+            Reason::PeppolReference => "einvoice.peppol_reference",
+            Reason::PeppolSellerAddress => "einvoice.peppol_seller_address",
+            Reason::PeppolScheme(_) => "einvoice.peppol_scheme",
+            Reason::IdentifierCheck(_) => "einvoice.identifier_check",
         }
     }
 
@@ -77,6 +87,9 @@ impl Reason {
                 Some(("category", c.code().to_string()))
             }
             Reason::Rounding(rate) => Some(("rate", rate.to_string())),
+            Reason::PeppolScheme(scheme) | Reason::IdentifierCheck(scheme) => {
+                Some(("scheme", scheme.to_string()))
+            }
             _ => None,
         };
         let values: Vec<(&str, &str)> = value.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -128,6 +141,9 @@ pub struct Subject<'a> {
     pub issuer: &'a Issuer,
     pub recipient: &'a Recipient,
     pub lines: &'a [LineItemView],
+    /// BT-10 and BT-13, of which Peppol wants one.
+    pub buyer_reference: Option<&'a str>,
+    pub purchase_order: Option<&'a str>,
 }
 
 /// One VAT breakdown group (BG-23): the lines of one category and rate, with the sums of their
@@ -212,6 +228,9 @@ pub fn check(doc: Subject<'_>) -> Readiness {
         .collect();
     vat_ids(&mut found, &doc, &categories);
     rounding(&mut found, doc.currency, doc.lines);
+    if over_peppol(doc.recipient) {
+        peppol(&mut found, &doc);
+    }
     Readiness {
         ready: found.0.is_empty(),
         missing: found.0,
@@ -325,6 +344,63 @@ fn rounding(found: &mut Found, currency: Currency, lines: &[LineItemView]) {
         );
         if (i128::from(g.tax) * to_hundredths - expected).abs() >= 100 {
             found.add("BR-CO-17", "tax_rounding", Reason::Rounding(g.rate));
+        }
+    }
+}
+
+/// Whether a document to this buyer travels over Peppol, so that Peppol BIS Billing 3.0's rules
+/// apply beside EN 16931's: the customer's electronic address is a Peppol participant
+/// identifier (a scheme on Peppol's list). The buyer's address is thereby there (R010); a
+/// customer whose address is an email (`EM`), or who has none, receives the file otherwise, and
+/// a seller's own Peppol address alone does not make every customer a participant.
+pub fn over_peppol(buyer: &Recipient) -> bool {
+    buyer
+        .electronic_address
+        .as_ref()
+        .is_some_and(|a| is_peppol_scheme(&a.scheme))
+}
+
+/// The rules of Peppol BIS Billing 3.0 that a document's data decides (the rest hold for every
+/// file the exporters write).
+fn peppol(found: &mut Found, doc: &Subject<'_>) {
+    let blank = |r: Option<&str>| r.is_none_or(|r| r.trim().is_empty());
+    if blank(doc.buyer_reference) && blank(doc.purchase_order) {
+        found.add(
+            "PEPPOL-EN16931-R003",
+            "buyer_reference",
+            Reason::PeppolReference,
+        );
+    }
+    match &doc.issuer.electronic_address {
+        None => found.add(
+            "PEPPOL-EN16931-R020",
+            "account.electronic_address",
+            Reason::PeppolSellerAddress,
+        ),
+        Some(a) if !is_peppol_scheme(&a.scheme) => found.add(
+            "PEPPOL-EN16931-CL008",
+            "account.electronic_address.scheme",
+            Reason::PeppolScheme(super::eas_schemes().find(|s| *s == a.scheme).unwrap_or("?")),
+        ),
+        Some(_) => {}
+    }
+    // Identifiers stored before their schemes' checks were enforced at input.
+    let addresses = [
+        (
+            &doc.issuer.electronic_address,
+            "account.electronic_address.id",
+        ),
+        (
+            &doc.recipient.electronic_address,
+            "customer.electronic_address.id",
+        ),
+    ];
+    for (address, field) in addresses {
+        if let Some(check) = address
+            .as_ref()
+            .and_then(|a| identifier_fault(&a.scheme, &a.id))
+        {
+            found.add(check.rule, field, Reason::IdentifierCheck(check.scheme));
         }
     }
 }

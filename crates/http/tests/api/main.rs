@@ -33,6 +33,7 @@ mod local_days;
 mod payment_requests;
 mod payments;
 mod pdf;
+mod peppol;
 mod portal;
 mod products;
 mod quotations;

@@ -69,7 +69,8 @@ pub(crate) async fn save_new(
                 reminders: None,
                 delivery_date: non_blank(&typed.delivery_date),
                 service_period: typed.service_period(),
-                ..Default::default()
+                buyer_reference: non_blank(&typed.buyer_reference),
+                purchase_order: non_blank(&typed.purchase_order),
             };
             // "Save and send" is one operation: a refused send leaves no draft behind.
             if sends {
@@ -203,6 +204,8 @@ pub(crate) async fn save_edit(
                 notes: Some(non_blank(&typed.notes)),
                 delivery_date: Some(non_blank(&typed.delivery_date)),
                 service_period: Some(typed.service_period()),
+                buyer_reference: Some(non_blank(&typed.buyer_reference)),
+                purchase_order: Some(non_blank(&typed.purchase_order)),
                 ..InvoicePatchInput::default()
             };
             match input.parse() {

@@ -184,6 +184,8 @@ fn has_place(kind: Kind, field: &str) -> bool {
         "service_period",
         "service_period.start",
         "service_period.end",
+        "buyer_reference",
+        "purchase_order",
         "interval",
         "interval_count",
         "end_date",
@@ -239,13 +241,13 @@ mod tests {
                 "line_items[1].unit_price".to_string(),
                 "too big".to_string(),
             ),
-            ("buyer_reference".to_string(), "is too long".to_string()),
+            ("metadata".to_string(), "is too long".to_string()),
         ]);
         let placed = with_places(Kind::Invoice, errors);
         assert_eq!(placed["due_date"], "is not a date");
         assert_eq!(placed["line_items[1].unit_price"], "too big");
-        assert_eq!(placed["form"], "buyer_reference: is too long");
-        assert!(!placed.contains_key("buyer_reference"));
+        assert_eq!(placed["form"], "metadata: is too long");
+        assert!(!placed.contains_key("metadata"));
         let quote = with_places(
             Kind::Quotation,
             HashMap::from([("due_date".to_string(), "x".to_string())]),

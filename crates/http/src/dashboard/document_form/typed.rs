@@ -54,6 +54,9 @@ pub(crate) struct Typed {
     pub delivery_date: String,
     pub service_start: String,
     pub service_end: String,
+    /// An invoice's buyer references (BT-10, BT-13), which public bodies and Peppol ask for.
+    pub buyer_reference: String,
+    pub purchase_order: String,
     /// "Update totals" was pressed: what the lines come to is asked for, refusals included.
     pub totals_asked: bool,
 }
@@ -78,6 +81,8 @@ impl Typed {
             delivery_date: String::new(),
             service_start: String::new(),
             service_end: String::new(),
+            buyer_reference: String::new(),
+            purchase_order: String::new(),
             totals_asked: false,
         }
     }
@@ -137,6 +142,8 @@ impl Typed {
             delivery_date: day_text(inv.delivery_date),
             service_start: day_text(inv.service_period.map(|p| p.start)),
             service_end: day_text(inv.service_period.map(|p| p.end)),
+            buyer_reference: inv.buyer_reference.clone().unwrap_or_default(),
+            purchase_order: inv.purchase_order.clone().unwrap_or_default(),
             ..Typed::blank(inv.currency)
         }
     }
@@ -192,6 +199,8 @@ impl Typed {
             delivery_date: form.raw("delivery_date"),
             service_start: form.raw("service_period.start"),
             service_end: form.raw("service_period.end"),
+            buyer_reference: form.raw("buyer_reference"),
+            purchase_order: form.raw("purchase_order"),
             totals_asked: form.get("action") == Some("totals"),
         }
     }
@@ -203,6 +212,19 @@ impl Typed {
             "service_period.start" => &self.service_start,
             _ => &self.service_end,
         }
+    }
+
+    /// What the reference field `name` holds.
+    pub fn reference_field(&self, name: &str) -> &str {
+        match name {
+            "buyer_reference" => &self.buyer_reference,
+            _ => &self.purchase_order,
+        }
+    }
+
+    /// Whether the references are worth showing open: filled in, or refused.
+    pub fn has_references(&self) -> bool {
+        !self.buyer_reference.trim().is_empty() || !self.purchase_order.trim().is_empty()
     }
 
     /// The service period as the API takes it: none when both days are blank.

@@ -98,12 +98,9 @@ pub(crate) async fn action(
             let input = CreditNoteInput {
                 reason: form.text("reason"),
                 memo: form.text("memo"),
-                line_items: None,
                 amount_cents: Some(amount.minor()),
-                email: None,
-                delivery_date: None,
-                service_period: None,
-                refund: None,
+                // The rest as the invoice has them (its references and supply).
+                ..CreditNoteInput::default()
             };
             let note = ops.create_credit_note(id, input).await?;
             return Ok(see_other(&format!(

@@ -37,6 +37,9 @@ impl EInvoiceView {
                 f if f.starts_with("line_items") && draft => {
                     Some(format!("/dashboard/invoices/{invoice_id}/edit"))
                 }
+                "buyer_reference" if draft => Some(format!(
+                    "/dashboard/invoices/{invoice_id}/edit#buyer_reference"
+                )),
                 _ => None,
             }
         };
