@@ -67,6 +67,10 @@ RULES = [
     # E-invoice data (SPEC §23) against lists and rules no pattern states: an IBAN's check
     # digits, units and VATEX codes outside the official lists, a VAT category against the rate.
     (r"bank_account\.iban", r"must be a valid IBAN"),
+    # An electronic address's identifier against its scheme's check digits or form (0208
+    # Belgian enterprise numbers, 0088 GLNs, 9925 Belgian VAT numbers…): the scheme is another
+    # field, and a check digit is arithmetic no pattern states.
+    (r"(customer\.)?electronic_address\.id", r"must be an? .+"),
     (r"time_zone", r"must be an IANA time zone name, .+"),
     (r"line_items\[N\]\.unit", r"must be a UN/ECE Recommendation 20 unit code, .+"),
     (r"line_items\[N\]\.tax_exemption_reason", r"is not a code of the VATEX list .+"),
