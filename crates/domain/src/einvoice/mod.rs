@@ -3,6 +3,7 @@
 //! reasons, and how a document rounds its tax. Each is parsed once here, at the edge, so what is
 //! stored is always something the standard can express.
 
+mod audience;
 mod codes;
 mod identifiers;
 #[cfg(test)]
@@ -12,13 +13,12 @@ mod rounding;
 #[cfg(test)]
 mod tests;
 
+pub use audience::{applies, for_business, over_peppol};
 pub use codes::{eas_schemes, is_eas_scheme, is_unit_code, is_vatex_code};
 pub use identifiers::{
     checked_scheme, identifier_fault, is_peppol_scheme, normalise_identifier, CheckedScheme,
 };
-pub use readiness::{
-    check, over_peppol, vat_breakdown, Missing, Readiness, Reason, Subject, VatGroup,
-};
+pub use readiness::{check, vat_breakdown, Missing, Readiness, Reason, Subject, VatGroup};
 pub use rounding::{allocate_document_tax, TaxRounding};
 
 use crate::contact::{parse_phone, Email, NAME_MAX};

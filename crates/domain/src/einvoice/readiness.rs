@@ -2,7 +2,7 @@
 //! business term that is missing with the field that fills it. The exporters write only what
 //! this calls ready, so no file that breaks a rule ever leaves the service.
 
-use super::{identifier_fault, is_peppol_scheme, TaxCategory};
+use super::{identifier_fault, is_peppol_scheme, over_peppol, TaxCategory};
 use crate::currency::Currency;
 use crate::decimal::TaxRate;
 use crate::document::LineItemView;
@@ -346,18 +346,6 @@ fn rounding(found: &mut Found, currency: Currency, lines: &[LineItemView]) {
             found.add("BR-CO-17", "tax_rounding", Reason::Rounding(g.rate));
         }
     }
-}
-
-/// Whether a document to this buyer travels over Peppol, so that Peppol BIS Billing 3.0's rules
-/// apply beside EN 16931's: the customer's electronic address is a Peppol participant
-/// identifier (a scheme on Peppol's list). The buyer's address is thereby there (R010); a
-/// customer whose address is an email (`EM`), or who has none, receives the file otherwise, and
-/// a seller's own Peppol address alone does not make every customer a participant.
-pub fn over_peppol(buyer: &Recipient) -> bool {
-    buyer
-        .electronic_address
-        .as_ref()
-        .is_some_and(|a| is_peppol_scheme(&a.scheme))
 }
 
 /// The rules of Peppol BIS Billing 3.0 that a document's data decides (the rest hold for every

@@ -1,10 +1,13 @@
 //! A document's timeline (SPEC §21, "Audit"): its events, the oldest first, each with who
-//! caused it.
+//! caused it: a person by their email address, a key by its visible part, once (an event whose
+//! own words say who, "Viewed by the customer", names nobody again).
 
 use super::views::moment;
-use invoicing_domain::event::{Event, EVENT_TYPES};
+use crate::ops::Timeline;
+use invoicing_domain::event::EVENT_TYPES;
 use invoicing_domain::locale::Locale;
 use invoicing_domain::tenant::Actor;
+use std::collections::HashMap;
 
 pub(crate) struct TimelineRow {
     pub when: String,
@@ -62,23 +65,36 @@ const EVENT_KEYS: &[&str] = &[
     "dash.event.email.failed",
 ];
 
-/// Who caused it, in the user's language.
-fn actor(t: Locale, actor: Actor) -> String {
+/// The events whose text already says who caused them.
+const SAYS_WHO: &[&str] = &["invoice.viewed", "quotation.viewed"];
+
+/// Who caused it, in the user's language, named where the account knows the name.
+fn actor(t: Locale, actor: Actor, names: &HashMap<Actor, String>) -> String {
+    let named = |key, id: i64| match names.get(&actor) {
+        Some(name) => t.fill(key, &[("name", name)]),
+        None => t.fill(&format!("{key}_id"), &[("id", &id.to_string())]),
+    };
     match actor {
-        Actor::ApiKey(id) => t.fill("dash.actor.api_key", &[("id", &id.to_string())]),
-        Actor::User(id) => t.fill("dash.actor.user", &[("id", &id.to_string())]),
+        Actor::ApiKey(id) => named("dash.actor.api_key", id),
+        Actor::User(id) => named("dash.actor.user", id),
         Actor::System => t.text("dash.actor.system").to_string(),
         Actor::Customer => t.text("dash.actor.customer").to_string(),
     }
 }
 
-pub(crate) fn timeline_rows(t: Locale, events: Vec<Event>) -> Vec<TimelineRow> {
-    events
+pub(crate) fn timeline_rows(t: Locale, timeline: Timeline) -> Vec<TimelineRow> {
+    let names = timeline.names;
+    timeline
+        .events
         .into_iter()
         .map(|e| TimelineRow {
             when: moment(t, e.created_at),
             what: label(t, &e.event_type),
-            who: actor(t, e.actor),
+            who: if SAYS_WHO.contains(&e.event_type.as_str()) {
+                String::new()
+            } else {
+                actor(t, e.actor, &names)
+            },
         })
         .collect()
 }

@@ -7,6 +7,8 @@ use crate::query::ListQuery;
 use invoicing_domain::api_key::{Access, ApiResource};
 use invoicing_domain::event::{Event, EventFilter, EventId, EVENT_TYPES};
 use invoicing_domain::paging::Page;
+use invoicing_domain::tenant::Actor;
+use std::collections::HashMap;
 
 fn filter(q: &ListQuery) -> Result<EventFilter, ApiError> {
     let known = |t: &str| EVENT_TYPES.iter().find(|k| **k == t).map(|k| k.to_string());
@@ -43,12 +45,33 @@ impl Ops {
     }
 }
 
+/// A document's events, the oldest first, with the names of the people and keys that caused
+/// them.
+pub struct Timeline {
+    pub events: Vec<Event>,
+    /// Each user's email address and each key's visible part (`sk_test_…4f2a`), by id: read only
+    /// when an event names one.
+    pub names: HashMap<Actor, String>,
+}
+
 impl Ops {
     /// A document's events, the oldest first (at most 200): its timeline.
-    pub async fn timeline(&self, kind: &'static str, id: i64) -> Result<Vec<Event>, ApiError> {
+    pub async fn timeline(&self, kind: &'static str, id: i64) -> Result<Timeline, ApiError> {
         let scope = self.caller.require(ApiResource::Events, Access::Read)?;
         self.run(scope, "event", move |r, s| {
-            r.object_events(s, kind, id, 200)
+            let events = r.object_events(s, kind, id, 200)?;
+            let mut names = HashMap::new();
+            if events.iter().any(|e| matches!(e.actor, Actor::User(_))) {
+                for m in r.list_members(s.account_id)? {
+                    names.insert(Actor::User(m.user.id.0), m.user.email.to_string());
+                }
+            }
+            if events.iter().any(|e| matches!(e.actor, Actor::ApiKey(_))) {
+                for k in r.list_keys(s.account_id)? {
+                    names.insert(Actor::ApiKey(k.id.0), format!("{}…{}", k.prefix, k.last4));
+                }
+            }
+            Ok(Timeline { events, names })
         })
         .await
     }

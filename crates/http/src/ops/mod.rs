@@ -42,6 +42,7 @@ use std::sync::Arc;
 
 pub use account::refuse_logo;
 pub use emails::EmailDraft;
+pub use events::Timeline;
 pub use invoices::{invoice_reads, InvoiceReads};
 pub use keys::IssuedKey;
 pub use quotations::Origin;

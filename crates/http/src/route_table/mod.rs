@@ -200,7 +200,7 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         dashboard::customers::detail::delete,
         dashboard::customers::portal::portal,
         dashboard::statement::pdf,
-        dashboard::statement::email,
+        dashboard::statement::post,
         dashboard::quotations::list,
         dashboard::quotations::form::new_page,
         dashboard::quotations::form::save_new,

@@ -1213,6 +1213,22 @@ async fn a_second_factor_is_asked_after_the_password_and_each_code_works_once(h:
         .map(|(at, _)| text[at + 10..at + 21].to_string())
         .collect();
     assert_eq!(codes.len(), 10, "{text}");
+    // Kept by a download of the same codes (a data URI: they are stored nowhere readable), or
+    // copied.
+    let file = text
+        .split("id=\"recovery-codes-file\" href=\"data:text/plain;charset=utf-8;base64,")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a download link");
+    use base64::Engine;
+    let file = base64::engine::general_purpose::STANDARD
+        .decode(file)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(file).unwrap(),
+        codes.join("\r\n") + "\r\n"
+    );
+    assert!(text.contains("data-copy=\"recovery-codes\""), "{text}");
     let owner_id =
         h.db.store
             .find_user_by_email(&UserEmail::parse("owner@example.com").unwrap())

@@ -34,6 +34,7 @@ mod payment_requests;
 mod payments;
 mod pdf;
 mod peppol;
+mod plain_words;
 mod portal;
 mod products;
 mod quotations;

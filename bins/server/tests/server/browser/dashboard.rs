@@ -214,9 +214,11 @@ fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&st
     browser.wait_for("[id='line_items[0].description']");
     check(&browser, axe, "new invoice");
     if width < 500 {
-        // A select cannot wrap its choice: on a phone the VAT category gets the line's width.
+        // A select cannot wrap its choice: on a phone the VAT category (under the line's
+        // "More") gets the line's width.
         let widths = browser.execute(
-            "const w = id => document.getElementById(id).getBoundingClientRect().width; \
+            "document.querySelector('.line-more').open = true; \
+             const w = id => document.getElementById(id).getBoundingClientRect().width; \
              return [w('line_items[0].tax_category'), w('line_items[0].description')];",
         );
         assert_eq!(widths[0], widths[1], "{widths}");

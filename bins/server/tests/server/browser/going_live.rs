@@ -136,6 +136,8 @@ fn going_live(name: &str, database: Option<&str>) {
     browser.fill("[id='line_items[0].unit_price']", "1.453,00");
     browser.clear("[id='line_items[0].tax_rate']");
     browser.fill("[id='line_items[0].tax_rate']", "0");
+    // The VAT category and its reason are under the line's "More".
+    tap(&browser, ".line-more summary");
     choose(&browser, "[id='line_items[0].tax_category']", "E");
     browser.fill(
         "[id='line_items[0].tax_exemption_reason']",

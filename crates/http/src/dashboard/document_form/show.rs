@@ -34,7 +34,38 @@ struct FormPage {
     totals: Option<RunningTotals>,
 }
 
+/// The units a line is counted in most often (UN/ECE Recommendation 20), with their labels'
+/// keys: what the form offers by name.
+const UNITS: [(&str, &str); 12] = [
+    ("C62", "dash.unit.C62"),
+    ("HUR", "dash.unit.HUR"),
+    ("DAY", "dash.unit.DAY"),
+    ("WEE", "dash.unit.WEE"),
+    ("MON", "dash.unit.MON"),
+    ("ANN", "dash.unit.ANN"),
+    ("KGM", "dash.unit.KGM"),
+    ("MTR", "dash.unit.MTR"),
+    ("MTK", "dash.unit.MTK"),
+    ("LTR", "dash.unit.LTR"),
+    ("SET", "dash.unit.SET"),
+    ("LS", "dash.unit.LS"),
+];
+
 impl FormPage {
+    /// The units a line may be counted in, each as a word of the user's language with its code
+    /// as the value; a line's own code outside the list stays offered, as its code.
+    fn units(&self, current: &str) -> Vec<(String, String)> {
+        let mut units: Vec<(String, String)> = UNITS
+            .iter()
+            .map(|(code, key)| (code.to_string(), self.c.tr(key).to_string()))
+            .collect();
+        let current = current.trim();
+        if !current.is_empty() && !UNITS.iter().any(|(code, _)| *code == current) {
+            units.push((current.to_string(), current.to_string()));
+        }
+        units
+    }
+
     /// The VAT categories a line may name (SPEC §23), with their labels' keys.
     fn tax_categories(&self) -> [(&'static str, &'static str); 7] {
         [

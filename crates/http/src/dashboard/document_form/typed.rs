@@ -30,6 +30,25 @@ pub(crate) struct LineField {
     pub tax_exemption_reason: String,
 }
 
+impl LineField {
+    /// The unit the line is counted in: one (`C62`) unless it says.
+    pub fn unit_or_default(&self) -> &str {
+        match self.unit.trim() {
+            "" => invoicing_domain::einvoice::DEFAULT_UNIT,
+            unit => unit,
+        }
+    }
+
+    /// Whether the line says more than most do (a unit other than one, a VAT category other
+    /// than the standard rate its rate implies, an exemption reason), so its "More" is shown
+    /// open.
+    pub fn has_more(&self) -> bool {
+        self.unit_or_default() != invoicing_domain::einvoice::DEFAULT_UNIT
+            || !matches!(self.tax_category.trim(), "" | "S")
+            || !self.tax_exemption_reason.trim().is_empty()
+    }
+}
+
 /// What the form holds, as typed.
 pub(crate) struct Typed {
     pub customer_id: String,

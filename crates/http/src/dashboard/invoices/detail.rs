@@ -167,6 +167,14 @@ pub(crate) async fn detail(
             },
         )
     });
+    let einvoice = EInvoiceView::of(
+        readiness,
+        &parties,
+        t,
+        inv.customer_id.0,
+        inv.id.0,
+        inv.status == InvoiceStatus::Draft,
+    );
     let (customer, customer_email) = (parties.recipient.name, parties.recipient.email);
     let credit_left = inv.total_cents - inv.amount_credited_cents;
     let allowed = Allowed::of(inv.status, inv.amount_due_cents, credit_left, c.can_write);
@@ -232,9 +240,9 @@ pub(crate) async fn detail(
                 .data
                 .into_iter()
                 .map(|e| EmailRow {
-                    kind: e.kind.as_str(),
+                    kind: crate::dashboard::settings::emails::kind_label(t, e.kind),
                     to: e.to.join(", "),
-                    status: e.status.as_str(),
+                    status: crate::dashboard::settings::emails::status_label(t, e.status),
                     when: moment(t, e.created_at),
                     problem: e.last_error.unwrap_or_default(),
                 })
@@ -255,13 +263,7 @@ pub(crate) async fn detail(
                 })
                 .collect(),
             mail: state.config.mail_enabled,
-            einvoice: EInvoiceView::of(
-                readiness,
-                t,
-                inv.customer_id.0,
-                inv.id.0,
-                inv.status == InvoiceStatus::Draft,
-            ),
+            einvoice,
             number: inv.invoice_number,
             c,
         },

@@ -1,12 +1,18 @@
-//! The invoice screen's e-invoice panel: whether the invoice is an e-invoice yet, and for each
-//! missing term the screen where it is filled in.
+//! The invoice screen's e-invoice panel: shown where e-invoices concern the invoice (a business
+//! customer, or a merchant who sends them), it says in one line whether the invoice is an
+//! e-invoice yet and opens to each missing term with the screen where it is filled in.
 
-use invoicing_domain::einvoice::Readiness;
+use invoicing_domain::einvoice::{self, Readiness};
 use invoicing_domain::locale::Locale;
+use invoicing_domain::parties::Parties;
 
 /// Whether the invoice is an e-invoice yet, and what to fill in where.
 pub(crate) struct EInvoiceView {
+    /// E-invoices concern this invoice: else the panel is not shown.
+    pub applies: bool,
     pub ready: bool,
+    /// "Not yet an e-invoice: 3 things missing".
+    pub summary: String,
     /// Term, message in the user's language, and the screen where it is filled in.
     pub missing: Vec<(&'static str, String, Option<String>)>,
 }
@@ -14,6 +20,7 @@ pub(crate) struct EInvoiceView {
 impl EInvoiceView {
     pub(super) fn of(
         r: Readiness,
+        parties: &Parties,
         t: Locale,
         customer_id: i64,
         invoice_id: i64,
@@ -44,7 +51,9 @@ impl EInvoiceView {
             }
         };
         EInvoiceView {
+            applies: einvoice::applies(&parties.issuer, &parties.recipient),
             ready: r.ready,
+            summary: t.count("dash.einvoice.missing_count", r.missing.len() as i64),
             missing: r
                 .missing
                 .into_iter()

@@ -12,7 +12,7 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use invoicing_domain::email::{EmailStatus, OutgoingEmail};
+use invoicing_domain::email::{EmailKind, EmailStatus, OutgoingEmail};
 use invoicing_domain::locale::Locale;
 
 pub(crate) struct Row {
@@ -36,6 +36,18 @@ pub(crate) fn status_label(t: Locale, s: EmailStatus) -> &'static str {
     })
 }
 
+/// What an email was about, in the user's words ("Invoice", "Payment reminder").
+pub(crate) fn kind_label(t: Locale, k: EmailKind) -> &'static str {
+    t.text(match k {
+        EmailKind::Invoice => "dash.email.kind.invoice",
+        EmailKind::Quotation => "dash.email.kind.quotation",
+        EmailKind::Reminder => "dash.email.kind.reminder",
+        EmailKind::Receipt => "dash.email.kind.receipt",
+        EmailKind::CreditNote => "dash.email.kind.credit_note",
+        EmailKind::Statement => "dash.email.kind.statement",
+    })
+}
+
 fn row(t: Locale, e: OutgoingEmail) -> Row {
     let document = match (e.invoice_id, e.quotation_id, e.credit_note_id) {
         (_, _, Some(id)) => Some(format!("/dashboard/credit-notes/{id}")),
@@ -45,7 +57,7 @@ fn row(t: Locale, e: OutgoingEmail) -> Row {
     };
     Row {
         when: moment(t, e.created_at),
-        kind: e.kind.as_str(),
+        kind: kind_label(t, e.kind),
         document,
         to: e
             .to

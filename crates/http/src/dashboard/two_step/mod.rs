@@ -37,6 +37,22 @@ struct TwoStepPage {
     codes: Vec<String>,
 }
 
+impl TwoStepPage {
+    /// The codes one per line, as the Copy button copies them.
+    fn codes_text(&self) -> String {
+        self.codes.join("\n")
+    }
+
+    /// The codes as a text file to download: a data URI, since they are kept nowhere else.
+    fn codes_file(&self) -> String {
+        let text = self.codes.join("\r\n") + "\r\n";
+        format!(
+            "data:text/plain;charset=utf-8;base64,{}",
+            STANDARD.encode(text)
+        )
+    }
+}
+
 /// The QR code of an `otpauth://` URL, as an SVG data URI (drawn here, nothing fetched).
 fn qr_data_uri(url: &str) -> Result<String, ApiError> {
     let code = qrcode::QrCode::new(url.as_bytes()).map_err(|_| ApiError::internal())?;

@@ -92,8 +92,10 @@ fn invoice_row(t: Locale, inv: &Invoice, token: &str, einvoice: bool) -> Row {
 
 /// The page's tables, from what the operation read.
 pub(super) fn sections(t: Locale, v: &PortalView, token: &str) -> Vec<Section> {
-    // An e-invoice is for a business: one with a VAT number or an electronic address.
-    let einvoice = v.customer.vat_id.is_some() || v.customer.electronic_address.is_some();
+    let einvoice = invoicing_domain::einvoice::for_business(
+        v.customer.vat_id.as_ref(),
+        v.customer.electronic_address.as_ref(),
+    );
     let invoice = |id| v.invoices_named.get(&id);
     let section = |id, heading, date, action, rows: Vec<Row>| Section {
         id,
