@@ -167,6 +167,7 @@ pub fn dashboard_endpoints() -> Vec<Endpoint> {
         documents::serve_dashboard,
         dashboard::assets::stylesheet,
         dashboard::assets::copy_script,
+        dashboard::assets::totals_script,
         dashboard::assets::favicon,
         dashboard::sign_in::login_page,
         dashboard::sign_in::login,

@@ -228,6 +228,21 @@ fn a_day_of_billing_on(width: u32, height: u32, name: &str, database: Option<&st
     browser.fill("[id='line_items[0].quantity']", "3");
     browser.fill("[id='line_items[0].unit_price']", "120.00");
     browser.fill("[id='line_items[0].tax_rate']", "20");
+    // The totals follow the typing (3 × 120.00 plus 20 %), without pressing "Update totals".
+    let mut shown = serde_json::Value::Null;
+    for _ in 0..100 {
+        shown = browser.execute(
+            "const t = document.getElementById('running-total'); return t ? t.textContent : '';",
+        );
+        if shown.as_str().is_some_and(|t| t.contains("432.00")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        shown.as_str().is_some_and(|t| t.contains("432.00")),
+        "running total: {shown}"
+    );
     click("button[value='add_line']");
     browser.wait_for("[id='line_items[1].description']");
     assert_eq!(
