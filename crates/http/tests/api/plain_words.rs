@@ -162,4 +162,49 @@ async fn invoices_speak_plainly(h: Harness) {
     );
 }
 
-http_tests!(invoices_speak_plainly);
+/// A new account's lists say what to do, and lead to doing it.
+async fn empty_lists_say_what_to_do(h: Harness) {
+    let app = init_service(build_app(h.state.clone())).await;
+    member(&h, h.account, "owner@example.com", Role::Owner);
+    let owner = sign_in(&app, "owner@example.com").await;
+    for (path, words, new) in [
+        (
+            "/dashboard/customers",
+            "No customers here yet.",
+            Some("/dashboard/customers/new"),
+        ),
+        (
+            "/dashboard/products",
+            "No products here yet.",
+            Some("/dashboard/products/new"),
+        ),
+        (
+            "/dashboard/recurring",
+            "No recurring invoices here yet.",
+            Some("/dashboard/recurring/new"),
+        ),
+        ("/dashboard/payments", "No payments here yet.", None),
+        ("/dashboard/credit-notes", "No credit notes here yet.", None),
+        (
+            "/dashboard/invoices",
+            "No invoices here yet.",
+            Some("/dashboard/invoices/new"),
+        ),
+    ] {
+        let page = send_raw(&app, owner.get(path)).await.text();
+        let empty = page
+            .split("<p class=\"empty\" id=\"empty\">")
+            .nth(1)
+            .and_then(|rest| rest.split("</p>").next())
+            .unwrap_or_else(|| panic!("{path}: {page}"));
+        assert!(empty.starts_with(words), "{path}: {empty}");
+        if let Some(new) = new {
+            assert!(
+                empty.contains(&format!("href=\"{new}\"")),
+                "{path}: {empty}"
+            );
+        }
+    }
+}
+
+http_tests!(invoices_speak_plainly, empty_lists_say_what_to_do);
