@@ -10,8 +10,8 @@ mod ubl;
 mod xml;
 
 pub use model::{
-    amount, check_credit_note, check_invoice, check_invoice_with, credit_note_model, invoice_model,
-    Kind, Model, ModelError,
+    amount, check_credit_note, check_invoice, check_invoice_with, credit_note_model,
+    credit_note_model_for, invoice_model, invoice_model_for, Kind, Model, ModelError,
 };
 
 /// The two syntaxes of EN 16931.

@@ -2,11 +2,14 @@
 //! Amounts are never recomputed: the breakdown sums the lines' stored figures, and each amount
 //! is written with its currency's exponent.
 
+use crate::Syntax;
 use chrono::NaiveDate;
 use invoicing_domain::credit_note::PublicCreditNote;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::document::LineItemView;
-use invoicing_domain::einvoice::{self, vat_breakdown, Readiness, Subject, TaxCategory, VatGroup};
+use invoicing_domain::einvoice::{
+    self, vat_breakdown, Missing, Readiness, Subject, TaxCategory, VatGroup,
+};
 use invoicing_domain::invoice::{Invoice, PublicInvoice};
 use invoicing_domain::invoice_status::InvoiceStatus;
 use invoicing_domain::parties::{Issuer, Parties, Recipient};
@@ -159,7 +162,19 @@ fn kept(mut r: Readiness) -> Readiness {
     r
 }
 
+/// Whether a file claiming EN 16931 alone (the CII, the Factur-X PDF) can be written: Peppol's
+/// rules are for the UBL that travels over Peppol ([`peppol_ready`]).
 fn ready(r: Readiness) -> Result<(), ModelError> {
+    if r.missing.iter().all(Missing::is_peppol) {
+        Ok(())
+    } else {
+        Err(ModelError::Incomplete(r))
+    }
+}
+
+/// Whether the UBL of a document that travels over Peppol can be written: every rule, Peppol's
+/// included; the refusal lists them all.
+fn peppol_ready(r: Readiness) -> Result<(), ModelError> {
     if r.ready {
         Ok(())
     } else {
@@ -167,7 +182,29 @@ fn ready(r: Readiness) -> Result<(), ModelError> {
     }
 }
 
-/// The model of a sent invoice: its kept parties, stored lines and verified payments.
+/// The model of a sent invoice for a file in `syntax`.
+pub fn invoice_model_for(p: &PublicInvoice, syntax: Syntax) -> Result<Model<'_>, ModelError> {
+    let model = invoice_model(p)?;
+    if syntax == Syntax::Ubl {
+        peppol_ready(check_invoice(p))?;
+    }
+    Ok(model)
+}
+
+/// The model of a credit note for a file in `syntax`.
+pub fn credit_note_model_for(
+    p: &PublicCreditNote,
+    syntax: Syntax,
+) -> Result<Model<'_>, ModelError> {
+    let model = credit_note_model(p)?;
+    if syntax == Syntax::Ubl {
+        peppol_ready(check_credit_note(p))?;
+    }
+    Ok(model)
+}
+
+/// The model of a sent invoice, as EN 16931 alone needs it (the CII, the Factur-X PDF): its kept
+/// parties, stored lines and verified payments.
 pub fn invoice_model(p: &PublicInvoice) -> Result<Model<'_>, ModelError> {
     let i = &p.invoice;
     if i.status == InvoiceStatus::Draft {

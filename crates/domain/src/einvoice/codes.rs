@@ -15,7 +15,9 @@ pub fn is_vatex_code(code: &str) -> bool {
     listed(include_str!("codes/vatex.txt"), &code.to_ascii_uppercase())
 }
 
-/// The CEF EAS electronic address schemes (`0088`, `0204`, `9930`, `EM`…).
+/// The CEF EAS electronic address schemes (`0088`, `0204`, `9930`, `EM`…), less `0219` and
+/// `0220`: Factur-X 1.09's list, which the CII and the PDFs' embedded invoices are held to, does
+/// not take them yet (FX-SCH-A-000571), and Peppol's does not either.
 pub fn is_eas_scheme(code: &str) -> bool {
     listed(include_str!("codes/eas.txt"), code)
 }

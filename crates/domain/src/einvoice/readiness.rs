@@ -98,6 +98,12 @@ impl Reason {
 }
 
 impl Missing {
+    /// One of Peppol BIS Billing 3.0's rules: binding on the UBL that travels over Peppol, not
+    /// on a file that claims EN 16931 alone.
+    pub fn is_peppol(&self) -> bool {
+        self.term.starts_with("PEPPOL-")
+    }
+
     /// What is missing in `locale`'s words, with the line it is about.
     pub fn text(&self, locale: Locale) -> String {
         let mut text = self.reason.text(locale);

@@ -12,7 +12,29 @@ use std::collections::HashMap;
 pub(crate) struct TimelineRow {
     pub when: String,
     pub what: &'static str,
-    pub who: String,
+    pub who: Who,
+}
+
+/// Who caused an event, as words around a name ("by {name}") so the name (an email address, a
+/// key's visible part) is kept whole on a narrow screen; all empty when the event says who.
+#[derive(Default)]
+pub(crate) struct Who {
+    pub before: String,
+    pub name: String,
+    pub after: String,
+}
+
+impl Who {
+    pub fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.name.is_empty() && self.after.is_empty()
+    }
+
+    fn said(text: String) -> Who {
+        Who {
+            before: text,
+            ..Who::default()
+        }
+    }
 }
 
 /// The text of an event type: `dash.event.<type>` (every type of [`EVENT_TYPES`] has one).
@@ -69,16 +91,25 @@ const EVENT_KEYS: &[&str] = &[
 const SAYS_WHO: &[&str] = &["invoice.viewed", "quotation.viewed"];
 
 /// Who caused it, in the user's language, named where the account knows the name.
-fn actor(t: Locale, actor: Actor, names: &HashMap<Actor, String>) -> String {
-    let named = |key, id: i64| match names.get(&actor) {
-        Some(name) => t.fill(key, &[("name", name)]),
-        None => t.fill(&format!("{key}_id"), &[("id", &id.to_string())]),
+fn actor(t: Locale, actor: Actor, names: &HashMap<Actor, String>) -> Who {
+    let named = |key: &str, id: i64| match names.get(&actor) {
+        Some(name) => {
+            // The sentence around the name: the catalogue places it ("über … {name}").
+            let sentence = t.fill(key, &[("name", "\u{1}")]);
+            let (before, after) = sentence.split_once('\u{1}').unwrap_or((&sentence, ""));
+            Who {
+                before: before.to_string(),
+                name: name.clone(),
+                after: after.to_string(),
+            }
+        }
+        None => Who::said(t.fill(&format!("{key}_id"), &[("id", &id.to_string())])),
     };
     match actor {
         Actor::ApiKey(id) => named("dash.actor.api_key", id),
         Actor::User(id) => named("dash.actor.user", id),
-        Actor::System => t.text("dash.actor.system").to_string(),
-        Actor::Customer => t.text("dash.actor.customer").to_string(),
+        Actor::System => Who::said(t.text("dash.actor.system").to_string()),
+        Actor::Customer => Who::said(t.text("dash.actor.customer").to_string()),
     }
 }
 
@@ -91,7 +122,7 @@ pub(crate) fn timeline_rows(t: Locale, timeline: Timeline) -> Vec<TimelineRow> {
             when: moment(t, e.created_at),
             what: label(t, &e.event_type),
             who: if SAYS_WHO.contains(&e.event_type.as_str()) {
-                String::new()
+                Who::default()
             } else {
                 actor(t, e.actor, &names)
             },

@@ -39,7 +39,7 @@ pub(crate) fn invoice_file(
     shown: &PublicInvoice,
     syntax: Syntax,
 ) -> Result<EInvoiceFile, ApiError> {
-    let model = einvoice::invoice_model(shown).map_err(refused)?;
+    let model = einvoice::invoice_model_for(shown, syntax).map_err(refused)?;
     Ok(EInvoiceFile {
         filename: format!("{}.xml", shown.invoice.invoice_number),
         bytes: einvoice::write(&model, syntax),
@@ -51,7 +51,7 @@ pub(crate) fn credit_note_file(
     shown: &PublicCreditNote,
     syntax: Syntax,
 ) -> Result<EInvoiceFile, ApiError> {
-    let model = einvoice::credit_note_model(shown).map_err(refused)?;
+    let model = einvoice::credit_note_model_for(shown, syntax).map_err(refused)?;
     Ok(EInvoiceFile {
         filename: format!("{}.xml", shown.credit_note.credit_note_number),
         bytes: einvoice::write(&model, syntax),

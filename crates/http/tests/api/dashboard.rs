@@ -474,7 +474,7 @@ async fn a_day_of_billing_through_the_forms(h: Harness) {
         "the payment link"
     );
     assert!(
-        page.contains("by owner@example.com"),
+        page.contains("by <span class=\"whole\">owner@example.com</span>"),
         "the timeline names who did it"
     );
     // The customer reports a transfer; the home screen lists it; verify it there.

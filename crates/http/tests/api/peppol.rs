@@ -243,6 +243,19 @@ async fn peppol_rules_are_readiness_refusals_and_bad_check_digits_are_refused(h:
             "electronic_address.id"
         );
     }
+    // Schemes Factur-X does not take yet are refused, not written into a CII that fails.
+    for scheme in ["0219", "0220"] {
+        let r = call!(
+            &app,
+            h.req(Method::PATCH, "/api/v1/account"),
+            json!({"electronic_address": {"scheme": scheme, "id": "ODD220"}})
+        );
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(
+            r.body["error"]["details"][0]["param"],
+            "electronic_address.scheme"
+        );
+    }
     let account = call!(&app, h.req(Method::GET, "/api/v1/account"));
     assert_eq!(account.body["electronic_address"], Value::Null);
     let customers = call!(&app, h.req(Method::GET, "/api/v1/customers"));
@@ -301,6 +314,15 @@ async fn peppol_rules_are_readiness_refusals_and_bad_check_digits_are_refused(h:
         r.body["error"]["details"][0]["term"],
         "PEPPOL-EN16931-CL008"
     );
+    // Peppol's rules bind the UBL only: the CII and the PDF's Factur-X claim EN 16931 alone.
+    let cii = send_raw(
+        &app,
+        h.req(Method::GET, &format!("{draft}/einvoice?syntax=cii")),
+    )
+    .await;
+    assert_eq!(cii.status, 200, "{}", cii.text());
+    let pdf = send_raw(&app, h.req(Method::GET, &format!("{draft}/pdf"))).await;
+    assert!(pdf.bytes.windows(12).any(|w| w == b"factur-x.xml"));
 
     // Its credit note, from an invoice that quoted nothing: R003 names the credit's own field.
     let r = call!(

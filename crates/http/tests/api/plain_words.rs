@@ -126,8 +126,14 @@ async fn invoices_speak_plainly(h: Harness) {
     let page = send_raw(&app, owner.get(&format!("/dashboard/invoices/{business}")))
         .await
         .text();
-    assert!(page.contains("by owner@example.com"), "{page}");
-    assert!(page.contains("with API key sk_test_"), "{page}");
+    assert!(
+        page.contains("by <span class=\"whole\">owner@example.com</span>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("with API key <span class=\"whole\">sk_test_"),
+        "{page}"
+    );
     assert!(!page.contains("by user "), "{page}");
     assert!(
         !page.contains("<span class=\"who\">by the customer</span>"),
