@@ -5,6 +5,7 @@
 use super::Refusal;
 use crate::error::ApiError;
 use crate::form_body::{require_form, FormBody};
+use actix_web::http::StatusCode;
 use actix_web::HttpRequest;
 use invoicing_domain::currency::Currency;
 use invoicing_domain::locale::Locale;
@@ -183,6 +184,15 @@ pub(crate) fn with_value(query: &str, name: &str, value: &str) -> String {
 /// One URL query component, percent-encoded.
 pub(crate) fn encode_component(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// A form's answer: 200 as first shown, 422 when it comes back with refusals beside its fields.
+pub(crate) fn status_of(errors: &std::collections::HashMap<String, String>) -> StatusCode {
+    if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@ use crate::dashboard::form::Form;
 use crate::dashboard::session::Visitor;
 use crate::dashboard::{page, Answer};
 use crate::ops::EmailDraft;
-use actix_web::http::StatusCode;
 use actix_web::HttpRequest;
 use askama::Template;
 use invoicing_domain::email::EmailInput;
@@ -97,11 +96,7 @@ pub(super) async fn show(
 ) -> Answer {
     let t = crate::dashboard::locale_of(req);
     let title = t.fill("dash.compose.title", &[("attachment", &draft.attachment)]);
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = crate::dashboard::form::status_of(&errors);
     page(
         status,
         ComposePage {

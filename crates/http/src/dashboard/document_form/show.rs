@@ -9,7 +9,6 @@ use crate::dashboard::session::Visitor;
 use crate::dashboard::{page, Answer};
 use crate::ops::Ops;
 use crate::AppState;
-use actix_web::http::StatusCode;
 use actix_web::HttpRequest;
 use askama::Template;
 use std::collections::HashMap;
@@ -152,11 +151,7 @@ pub(super) async fn show(
         errors
     };
     let errors = with_places(kind, errors);
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = crate::dashboard::form::status_of(&errors);
     page(
         status,
         FormPage {

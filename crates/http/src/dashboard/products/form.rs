@@ -9,7 +9,6 @@ use crate::dashboard::{page, see_other, Answer};
 use crate::error::ApiError;
 use crate::path_id::Id;
 use crate::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use invoicing_domain::api_key::{Access, ApiResource};
@@ -98,11 +97,7 @@ fn show(
     } else {
         t.text("dash.product.new").to_string()
     };
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = crate::dashboard::form::status_of(&errors);
     page(
         status,
         FormPage {

@@ -12,7 +12,6 @@ use crate::dashboard::views::moment;
 use crate::dashboard::Posted;
 use crate::dashboard::{locale_of, page, see_other, Answer};
 use crate::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use invoicing_domain::notice::role_key;
@@ -68,11 +67,7 @@ async fn show(state: &AppState, req: &HttpRequest, me: &Visitor, shown: Shown) -
     let (members, invitations) = me.ops(state).people().await?;
     let c = section_chrome(me, req, "dash.people.title");
     let t = c.t;
-    let status = if shown.errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = crate::dashboard::form::status_of(&shown.errors);
     page(
         status,
         PeoplePage {

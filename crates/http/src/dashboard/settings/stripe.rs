@@ -95,11 +95,9 @@ async fn show(state: &AppState, req: &HttpRequest, me: &Visitor, refused: Refuse
         Err(e) => return Err(e.into()),
     };
     let c = section_chrome(me, req, "dash.stripe.heading");
-    let status = refused.status.unwrap_or(if refused.errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    });
+    let status = refused
+        .status
+        .unwrap_or(crate::dashboard::form::status_of(&refused.errors));
     page(
         status,
         StripePage {

@@ -16,7 +16,6 @@ use crate::dashboard::{page, see_other, Answer};
 use crate::error::ApiError;
 use crate::ops::IssuedKey;
 use crate::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use chrono::Utc;
@@ -110,11 +109,7 @@ async fn show(
 ) -> Answer {
     let keys = me.ops(state).api_keys().await?;
     let c = section_chrome(me, req, "dash.keys.title");
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = crate::dashboard::form::status_of(&errors);
     page(
         status,
         KeysPage {

@@ -11,7 +11,6 @@ use crate::dashboard::Posted;
 use crate::dashboard::{page, see_other, Answer};
 use crate::error::ApiError;
 use crate::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest};
 use askama::Template;
 use fields::{Fields, ADDRESS_FIELDS, EINVOICE_FIELDS, TEXT_FIELDS};
@@ -105,11 +104,7 @@ fn show(
     errors: HashMap<String, String>,
     beside: Beside,
 ) -> Answer {
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = crate::dashboard::form::status_of(&errors);
     page(
         status,
         SettingsPage {

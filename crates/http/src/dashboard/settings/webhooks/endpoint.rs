@@ -1,8 +1,9 @@
 //! One webhook endpoint's screen: its settings and delivery log; saving them, a new signing
 //! secret, deleting it, and redelivering an event.
 
-use super::form::{status_of, Typed};
+use super::form::Typed;
 use crate::dashboard::chrome::Chrome;
+use crate::dashboard::form::status_of;
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank, path_number};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;

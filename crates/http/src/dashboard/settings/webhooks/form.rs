@@ -2,9 +2,7 @@
 //! point in it.
 
 use crate::dashboard::form::Form;
-use actix_web::http::StatusCode;
 use invoicing_domain::webhook::WebhookEndpoint;
-use std::collections::HashMap;
 
 /// An endpoint's form as typed.
 #[derive(Default)]
@@ -50,13 +48,5 @@ impl Typed {
         } else {
             self.events.clone()
         }
-    }
-}
-
-pub(super) fn status_of(errors: &HashMap<String, String>) -> StatusCode {
-    if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
     }
 }

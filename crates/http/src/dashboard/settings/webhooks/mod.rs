@@ -9,6 +9,7 @@ pub mod endpoint;
 mod form;
 
 use crate::dashboard::chrome::Chrome;
+use crate::dashboard::form::status_of;
 use crate::dashboard::form::{field_errors, is_field_mistake, non_blank};
 use crate::dashboard::reauth::ask_unless_recent;
 use crate::dashboard::session::Visitor;
@@ -18,7 +19,7 @@ use crate::dashboard::{page, Answer};
 use crate::AppState;
 use actix_web::{web, HttpRequest};
 use askama::Template;
-use form::{status_of, Typed};
+use form::Typed;
 use invoicing_domain::event::EVENT_TYPES;
 use invoicing_domain::webhook::{WebhookEndpoint, WebhookInput};
 use std::collections::HashMap;
