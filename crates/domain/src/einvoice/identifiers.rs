@@ -75,7 +75,7 @@ const CHECKED: &[CheckedScheme] = &[
     CheckedScheme {
         scheme: "0210",
         rule: "PEPPOL-COMMON-R045",
-        english: "must be an Italian codice fiscale: 16 characters, or 11 digits",
+        english: "must be an Italian codice fiscale: 16 characters ending in their check letter, or a company's 11 digits",
         valid: codice_fiscale,
     },
     CheckedScheme {
@@ -210,17 +210,20 @@ fn abn(id: &str) -> bool {
     id.as_bytes()[0] != b'0' && sum.is_multiple_of(89)
 }
 
-/// Italy's codice fiscale: a person's 16 characters (letters and digits in their places) or a
-/// company's 11 digits.
+/// Italy's codice fiscale: a company's 11 digits (the VAT number's, with its Luhn digit), or a
+/// person's 16 characters, letters and digits in their places, the last a check letter over the
+/// first fifteen (odd places by the decree's table, even places by their value, modulo 26).
 fn codice_fiscale(id: &str) -> bool {
     if digits(id, 11) {
-        return true;
+        return luhn(id);
     }
     let b = id.as_bytes();
-    let letter = |i: usize| b[i].is_ascii_alphabetic();
+    let letter = |i: usize| b[i].is_ascii_uppercase();
     let digit = |i: usize| b[i].is_ascii_digit();
-    id.len() == 16
-        && id.is_ascii()
+    let form = id.len() == 16
+        && id
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
         && (0..6).all(letter)
         && digit(6)
         && digit(7)
@@ -228,5 +231,31 @@ fn codice_fiscale(id: &str) -> bool {
         && digit(9)
         && digit(10)
         && digit(14)
-        && letter(15)
+        && letter(15);
+    if !form {
+        return false;
+    }
+    const ODD: [u32; 26] = [
+        1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24,
+        23,
+    ];
+    let rank = |c: u8| {
+        u32::from(if c.is_ascii_digit() {
+            c - b'0'
+        } else {
+            c - b'A'
+        })
+    };
+    let sum: u32 = b[..15]
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if i % 2 == 0 {
+                ODD[rank(c) as usize]
+            } else {
+                rank(c)
+            }
+        })
+        .sum();
+    u32::from(b[15] - b'A') == sum % 26
 }

@@ -22,7 +22,8 @@ fn identifiers_pass_their_schemes_checks() {
         ("0208", "0403170701"),
         ("0208", "0202239951"),
         ("0210", "RSSMRA85T10A562S"),
-        ("0210", "12345678901"),
+        ("0210", "12345678903"),
+        ("0210", "MRTMTT25D09F205Z"),
         ("0211", "IT00743110157"),
         ("9925", "BE0417497106"),
     ];
@@ -46,6 +47,8 @@ fn identifiers_pass_their_schemes_checks() {
         ("0208", "403170701"),
         ("0208", "BE0403170701"),
         ("0210", "RSSMRA85T10A56XS"),
+        ("0210", "RSSMRA85T10A562X"),
+        ("0210", "12345678904"),
         ("0211", "IT00743110158"),
         ("9925", "0417497106"),
         ("9925", "BE0417497107"),
@@ -206,6 +209,14 @@ fn peppol_rules_apply_when_the_buyer_is_a_participant() {
             ),
         ]
     );
+    // A scheme refused at input since (0219: Factur-X's list lacks it) is named, for any buyer.
+    assert_eq!(
+        terms(&belgian, &buyer(Some(address("0219", "X1"))), (None, None)),
+        [(
+            "BR-CL-25".into(),
+            "customer.electronic_address.scheme".into()
+        )]
+    );
     // A buyer who receives by email, or has no address, is not on Peppol: none of its rules.
     for other in [buyer(Some(address("EM", "x@example.be"))), buyer(None)] {
         assert!(!over_peppol(&other));
@@ -221,6 +232,7 @@ fn peppol_reasons_read_in_every_language() {
             Reason::PeppolSellerAddress,
             Reason::PeppolScheme("EM"),
             Reason::IdentifierCheck("0208"),
+            Reason::UnlistedScheme,
         ] {
             let text = reason.text(locale);
             assert!(!text.starts_with("einvoice."), "{locale:?} {text}");

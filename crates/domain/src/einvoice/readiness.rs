@@ -2,7 +2,7 @@
 //! business term that is missing with the field that fills it. The exporters write only what
 //! this calls ready, so no file that breaks a rule ever leaves the service.
 
-use super::{identifier_fault, is_peppol_scheme, over_peppol, TaxCategory};
+use super::{identifier_fault, is_eas_scheme, is_peppol_scheme, over_peppol, TaxCategory};
 use crate::currency::Currency;
 use crate::decimal::TaxRate;
 use crate::document::LineItemView;
@@ -55,6 +55,8 @@ pub enum Reason {
     PeppolScheme(&'static str),
     /// An identifier that fails its scheme's (EAS code) check digits.
     IdentifierCheck(&'static str),
+    /// An electronic address in a scheme that is not (or no longer) on the EAS list.
+    UnlistedScheme,
 }
 
 impl Reason {
@@ -76,6 +78,7 @@ impl Reason {
             Reason::PeppolSellerAddress => "einvoice.peppol_seller_address",
             Reason::PeppolScheme(_) => "einvoice.peppol_scheme",
             Reason::IdentifierCheck(_) => "einvoice.identifier_check",
+            Reason::UnlistedScheme => "einvoice.unlisted_scheme",
         }
     }
 
@@ -244,6 +247,22 @@ pub fn check(doc: Subject<'_>) -> Readiness {
 }
 
 fn parties(found: &mut Found, doc: &Subject<'_>) {
+    // BR-CL-25: an address kept from before its scheme was refused at input (0219, 0220).
+    let addresses = [
+        (
+            &doc.issuer.electronic_address,
+            "account.electronic_address.scheme",
+        ),
+        (
+            &doc.recipient.electronic_address,
+            "customer.electronic_address.scheme",
+        ),
+    ];
+    for (address, field) in addresses {
+        if address.as_ref().is_some_and(|a| !is_eas_scheme(&a.scheme)) {
+            found.add("BR-CL-25", field, Reason::UnlistedScheme);
+        }
+    }
     let seller_country = doc
         .issuer
         .address

@@ -6,6 +6,7 @@
 //! kept. The routes of each kind are thin handlers over the functions here (`routes.rs`); this
 //! file holds the document kinds and the entry points that open the form.
 
+mod line;
 pub(crate) mod routes;
 pub(super) mod save;
 mod show;

@@ -1,6 +1,7 @@
 //! What the document form holds, as typed: its fields and lines, read from a post or filled from
 //! a stored document, and turned into the lines the operations take.
 
+use super::line::{blank_line, is_blank, LineField};
 use super::Kind;
 use crate::dashboard::form::{non_blank, price_minor, Form};
 use invoicing_domain::currency::Currency;
@@ -16,38 +17,6 @@ use std::collections::HashMap;
 
 /// More lines than this are typed through the API.
 const MAX_LINES: usize = 100;
-
-pub(crate) struct LineField {
-    pub index: usize,
-    pub product: String,
-    pub description: String,
-    pub quantity: String,
-    pub unit_price: String,
-    pub tax_rate: String,
-    /// What e-invoices need (SPEC §23), kept through an edit.
-    pub unit: String,
-    pub tax_category: String,
-    pub tax_exemption_reason: String,
-}
-
-impl LineField {
-    /// The unit the line is counted in: one (`C62`) unless it says.
-    pub fn unit_or_default(&self) -> &str {
-        match self.unit.trim() {
-            "" => invoicing_domain::einvoice::DEFAULT_UNIT,
-            unit => unit,
-        }
-    }
-
-    /// Whether the line says more than most do (a unit other than one, a VAT category other
-    /// than the standard rate its rate implies, an exemption reason), so its "More" is shown
-    /// open.
-    pub fn has_more(&self) -> bool {
-        self.unit_or_default() != invoicing_domain::einvoice::DEFAULT_UNIT
-            || !matches!(self.tax_category.trim(), "" | "S")
-            || !self.tax_exemption_reason.trim().is_empty()
-    }
-}
 
 /// What the form holds, as typed.
 pub(crate) struct Typed {
@@ -314,24 +283,6 @@ impl Typed {
             _ => false,
         }
     }
-}
-
-fn blank_line(index: usize) -> LineField {
-    LineField {
-        index,
-        product: String::new(),
-        description: String::new(),
-        quantity: "1".into(),
-        unit_price: String::new(),
-        tax_rate: String::new(),
-        unit: String::new(),
-        tax_category: String::new(),
-        tax_exemption_reason: String::new(),
-    }
-}
-
-fn is_blank(l: &LineField) -> bool {
-    l.product.trim().is_empty() && l.description.trim().is_empty() && l.unit_price.trim().is_empty()
 }
 
 fn day_text(day: Option<chrono::NaiveDate>) -> String {
