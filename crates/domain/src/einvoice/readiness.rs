@@ -2,7 +2,9 @@
 //! business term that is missing with the field that fills it. The exporters write only what
 //! this calls ready, so no file that breaks a rule ever leaves the service.
 
-use super::{identifier_fault, is_eas_scheme, is_peppol_scheme, over_peppol, TaxCategory};
+use super::{
+    identifier_fault, is_eas_scheme, is_peppol_scheme, over_peppol, ElectronicAddress, TaxCategory,
+};
 use crate::currency::Currency;
 use crate::decimal::TaxRate;
 use crate::document::LineItemView;
@@ -246,21 +248,29 @@ pub fn check(doc: Subject<'_>) -> Readiness {
     }
 }
 
+/// Both parties' electronic addresses, each with the field that fills it in.
+fn addresses<'a>(doc: &Subject<'a>) -> [(Option<&'a ElectronicAddress>, &'static str); 2] {
+    [
+        (
+            doc.issuer.electronic_address.as_ref(),
+            "account.electronic_address",
+        ),
+        (
+            doc.recipient.electronic_address.as_ref(),
+            "customer.electronic_address",
+        ),
+    ]
+}
+
 fn parties(found: &mut Found, doc: &Subject<'_>) {
     // BR-CL-25: an address kept from before its scheme was refused at input (0219, 0220).
-    let addresses = [
-        (
-            &doc.issuer.electronic_address,
-            "account.electronic_address.scheme",
-        ),
-        (
-            &doc.recipient.electronic_address,
-            "customer.electronic_address.scheme",
-        ),
-    ];
-    for (address, field) in addresses {
-        if address.as_ref().is_some_and(|a| !is_eas_scheme(&a.scheme)) {
-            found.add("BR-CL-25", field, Reason::UnlistedScheme);
+    for (address, field) in addresses(doc) {
+        if address.is_some_and(|a| !is_eas_scheme(&a.scheme)) {
+            found.add(
+                "BR-CL-25",
+                &format!("{field}.scheme"),
+                Reason::UnlistedScheme,
+            );
         }
     }
     let seller_country = doc
@@ -398,22 +408,13 @@ fn peppol(found: &mut Found, doc: &Subject<'_>) {
         Some(_) => {}
     }
     // Identifiers stored before their schemes' checks were enforced at input.
-    let addresses = [
-        (
-            &doc.issuer.electronic_address,
-            "account.electronic_address.id",
-        ),
-        (
-            &doc.recipient.electronic_address,
-            "customer.electronic_address.id",
-        ),
-    ];
-    for (address, field) in addresses {
-        if let Some(check) = address
-            .as_ref()
-            .and_then(|a| identifier_fault(&a.scheme, &a.id))
-        {
-            found.add(check.rule, field, Reason::IdentifierCheck(check.scheme));
+    for (address, field) in addresses(doc) {
+        if let Some(check) = address.and_then(|a| identifier_fault(&a.scheme, &a.id)) {
+            found.add(
+                check.rule,
+                &format!("{field}.id"),
+                Reason::IdentifierCheck(check.scheme),
+            );
         }
     }
 }
