@@ -95,7 +95,7 @@ pub enum ModelError {
 }
 
 /// The references a document carries (BT-10, BT-13).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy)]
 struct Refs<'a> {
     buyer_reference: Option<&'a str>,
     purchase_order: Option<&'a str>,
@@ -162,55 +162,36 @@ fn kept(mut r: Readiness) -> Readiness {
     r
 }
 
-/// Whether a file claiming EN 16931 alone (the CII, the Factur-X PDF) can be written: Peppol's
-/// rules are for the UBL that travels over Peppol ([`peppol_ready`]).
-fn ready(r: Readiness) -> Result<(), ModelError> {
-    if r.missing.iter().all(Missing::is_peppol) {
-        Ok(())
-    } else {
+/// Whether a file in `syntax` can be written: the UBL of a document that travels over Peppol
+/// needs every rule, Peppol's included; a file claiming EN 16931 alone (the CII, the Factur-X
+/// PDF, any other UBL) needs EN 16931's. The refusal lists all that is missing.
+fn ready(r: Readiness, syntax: Syntax) -> Result<(), ModelError> {
+    let binding = |m: &Missing| syntax == Syntax::Ubl || !m.is_peppol();
+    if r.missing.iter().any(binding) {
         Err(ModelError::Incomplete(r))
-    }
-}
-
-/// Whether the UBL of a document that travels over Peppol can be written: every rule, Peppol's
-/// included; the refusal lists them all.
-fn peppol_ready(r: Readiness) -> Result<(), ModelError> {
-    if r.ready {
-        Ok(())
     } else {
-        Err(ModelError::Incomplete(r))
+        Ok(())
     }
 }
 
-/// The model of a sent invoice for a file in `syntax`.
-pub fn invoice_model_for(p: &PublicInvoice, syntax: Syntax) -> Result<Model<'_>, ModelError> {
-    let model = invoice_model(p)?;
-    if syntax == Syntax::Ubl {
-        peppol_ready(check_invoice(p))?;
-    }
-    Ok(model)
-}
-
-/// The model of a credit note for a file in `syntax`.
-pub fn credit_note_model_for(
-    p: &PublicCreditNote,
-    syntax: Syntax,
-) -> Result<Model<'_>, ModelError> {
-    let model = credit_note_model(p)?;
-    if syntax == Syntax::Ubl {
-        peppol_ready(check_credit_note(p))?;
-    }
-    Ok(model)
-}
-
-/// The model of a sent invoice, as EN 16931 alone needs it (the CII, the Factur-X PDF): its kept
-/// parties, stored lines and verified payments.
+/// The model of a sent invoice, as EN 16931 alone needs it (the CII, the Factur-X PDF).
 pub fn invoice_model(p: &PublicInvoice) -> Result<Model<'_>, ModelError> {
+    invoice_model_for(p, Syntax::Cii)
+}
+
+/// The model of a credit note, as EN 16931 alone needs it.
+pub fn credit_note_model(p: &PublicCreditNote) -> Result<Model<'_>, ModelError> {
+    credit_note_model_for(p, Syntax::Cii)
+}
+
+/// The model of a sent invoice for a file in `syntax`: its kept parties, stored lines and
+/// verified payments.
+pub fn invoice_model_for(p: &PublicInvoice, syntax: Syntax) -> Result<Model<'_>, ModelError> {
     let i = &p.invoice;
     if i.status == InvoiceStatus::Draft {
         return Err(ModelError::Draft);
     }
-    ready(check_invoice(p))?;
+    ready(check_invoice(p), syntax)?;
     Ok(Model {
         kind: Kind::Invoice,
         number: &i.invoice_number,
@@ -232,10 +213,13 @@ pub fn invoice_model(p: &PublicInvoice) -> Result<Model<'_>, ModelError> {
     })
 }
 
-/// The model of a credit note, referring to its invoice.
-pub fn credit_note_model(p: &PublicCreditNote) -> Result<Model<'_>, ModelError> {
+/// The model of a credit note for a file in `syntax`, referring to its invoice.
+pub fn credit_note_model_for(
+    p: &PublicCreditNote,
+    syntax: Syntax,
+) -> Result<Model<'_>, ModelError> {
     let c = &p.credit_note;
-    ready(check_credit_note(p))?;
+    ready(check_credit_note(p), syntax)?;
     Ok(Model {
         kind: Kind::CreditNote {
             invoice_number: p.invoice_number.clone(),
